@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+/**
+ * gatehouse CLI: `start`, `sandbox`, `commands validate|diff|sync`.
+ * Each verb lives in src/cli/<verb>.ts and is loaded only when used, so `commands validate` starts fast.
+ */
+import { pathToFileURL } from 'node:url';
+
+export interface CliIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+type Verb = (args: string[], io: CliIo) => Promise<number>;
+
+const VERBS: Record<string, () => Promise<Verb>> = {
+  start: async () => (await import('./cli/start.js')).run,
+  sandbox: async () => (await import('./cli/sandbox.js')).run,
+  commands: async () => (await import('./cli/commands.js')).run,
+};
+
+const USAGE = `usage: gatehouse <verb> [...]
+
+  start                                  run the bot (the embedded sandbox when no DISCORD_TOKEN is set)
+  sandbox [invoke ...]                   run the local sandbox alone, or invoke a command against a running one
+  commands validate FILE [--scope global|guild]
+                                         check a command list as it would be sent for one scope
+  commands diff                          print what a sync would change
+  commands sync [--dry-run]              sync every plugin's commands`;
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [verb, ...rest] = argv;
+  if (verb === undefined || verb === '-h' || verb === '--help' || verb === 'help') {
+    io.out(USAGE);
+    return verb === undefined ? 2 : 0;
+  }
+  const load = VERBS[verb];
+  if (!load) {
+    io.err(`gatehouse: unknown verb '${verb}'\n${USAGE}`);
+    return 2;
+  }
+  return (await load())(rest, io);
+}
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (invokedDirectly) {
+  const io: CliIo = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
+  main(process.argv.slice(2), io).then(
+    (code) => {
+      // Long-running verbs (start, sandbox) resolve only when they are done; others exit here.
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      io.err(`gatehouse: ${err instanceof Error ? err.message : String(err)}`);
+      process.exitCode = 1;
+    },
+  );
+}

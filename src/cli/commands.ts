@@ -1,0 +1,6 @@
+import type { CliIo } from '../cli.js';
+
+export async function run(_args: string[], io: CliIo): Promise<number> {
+  io.err('gatehouse commands: not implemented yet');
+  return 1;
+}

@@ -1,0 +1,320 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { resolve, relative } from 'node:path';
+import { z } from 'zod';
+import { registerSecret } from '../util/redact.js';
+import { INTENT_BITS, type IntentName } from '../api/intents.js';
+
+/**
+ * Configuration: `config/default.json` (checked in) <- `config/local.json` (git-ignored, optional)
+ * <- environment variables. Every layer is validated as one merged object; a problem names the key, the
+ * layer it came from and what was expected. Secret values are never echoed back.
+ */
+
+const snowflake = z.string().regex(/^\d{17,20}$/, 'expected a snowflake (a string of 17 to 20 digits)');
+const intentName = z.enum(Object.keys(INTENT_BITS) as [IntentName, ...IntentName[]]);
+const port = z.number().int().min(0).max(65_535);
+const loopbackHost = z.enum(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
+
+export const ConfigSchema = z.strictObject({
+  /** Bot token; when absent `start` runs against the embedded sandbox. */
+  token: z.string().min(1).optional(),
+  /** Defaults to the application of the token (GET /applications/@me). */
+  applicationId: snowflake.optional(),
+  /** REST base including the version segment; the gateway URL comes from GET /gateway/bot. */
+  apiUrl: z.url({ protocol: /^https?$/ }).default('https://discord.com/api/v10'),
+  /** Enables the Redis cache backend and cluster mode. */
+  redisUrl: z.string().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL').optional(),
+  intents: z
+    .union([z.number().int().nonnegative(), z.array(intentName)])
+    .default(['GUILDS', 'GUILD_MEMBERS']),
+  shards: z
+    .strictObject({
+      /** "auto" takes the recommended count from GET /gateway/bot. */
+      total: z.union([z.literal('auto'), z.number().int().positive()]).default('auto'),
+      /** Shard ids this process runs: "auto" = all of them (or claimed through Redis in cluster mode). */
+      ids: z.union([z.literal('auto'), z.array(z.number().int().nonnegative()).min(1)]).default('auto'),
+    })
+    .default({ total: 'auto', ids: 'auto' }),
+  gateway: z
+    .strictObject({
+      largeThreshold: z.number().int().min(50).max(250).default(50),
+      /** zlib-stream transport compression. */
+      compress: z.boolean().default(true),
+    })
+    .default({ largeThreshold: 50, compress: true }),
+  plugins: z
+    .strictObject({
+      dirs: z.array(z.string().min(1)).min(1).default(['plugins']),
+      /** Plugin names to skip. */
+      disabled: z.array(z.string()).default([]),
+      /** Per-plugin configuration sections, keyed by plugin name. */
+      config: z.record(z.string(), z.unknown()).default({}),
+    })
+    .default({ dirs: ['plugins'], disabled: [], config: {} }),
+  commands: z
+    .strictObject({
+      /** Sync commands on startup. */
+      sync: z.boolean().default(true),
+      /** Development mode: register every command in this guild instead of globally. */
+      devGuildId: snowflake.optional(),
+    })
+    .default({ sync: true }),
+  cache: z
+    .strictObject({
+      backend: z.enum(['auto', 'memory', 'redis']).default('auto'),
+      guilds: z.boolean().default(true),
+      members: z.boolean().default(true),
+      users: z.boolean().default(true),
+      roles: z.boolean().default(true),
+      entitlements: z.boolean().default(true),
+      /** Cap on cached members per guild (0 = no cap). */
+      maxMembersPerGuild: z.number().int().nonnegative().default(0),
+      /** Redis key prefix, so several bots can share one Redis. */
+      redisPrefix: z.string().min(1).default('gh'),
+    })
+    .default({
+      backend: 'auto',
+      guilds: true,
+      members: true,
+      users: true,
+      roles: true,
+      entitlements: true,
+      maxMembersPerGuild: 0,
+      redisPrefix: 'gh',
+    }),
+  http: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      host: loopbackHost.default('127.0.0.1'),
+      /** Health and metrics port; 0 picks a free one. */
+      port: port.default(9464),
+    })
+    .default({ enabled: true, host: '127.0.0.1', port: 9464 }),
+  log: z
+    .strictObject({
+      level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+      /** Pretty output; defaults to "when stdout is a TTY". */
+      pretty: z.boolean().optional(),
+    })
+    .default({ level: 'info' }),
+  sandbox: z
+    .strictObject({
+      port: port.default(0),
+      guilds: z.number().int().min(1).max(10_000).default(2),
+      membersPerGuild: z.number().int().min(1).max(100_000).default(25),
+      activities: z.boolean().default(true),
+    })
+    .default({ port: 0, guilds: 2, membersPerGuild: 25, activities: true }),
+});
+
+export type Config = z.output<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;
+
+/** Keys whose values must never be printed. */
+const SECRET_KEYS = new Set(['token']);
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Source = string;
+type Plain = Record<string, unknown>;
+
+interface Layer {
+  source: Source;
+  values: Plain;
+}
+
+/** Environment variables and the config path each one sets, with its parser. */
+const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; parse: (raw: string) => unknown }> = [
+  { env: 'DISCORD_TOKEN', path: ['token'], parse: (s) => s },
+  { env: 'DISCORD_APPLICATION_ID', path: ['applicationId'], parse: (s) => s },
+  { env: 'DISCORD_API_URL', path: ['apiUrl'], parse: (s) => s },
+  { env: 'REDIS_URL', path: ['redisUrl'], parse: (s) => s },
+  { env: 'GATEHOUSE_INTENTS', path: ['intents'], parse: parseIntents },
+  { env: 'GATEHOUSE_SHARD_TOTAL', path: ['shards', 'total'], parse: parseAutoOrNumber },
+  { env: 'GATEHOUSE_SHARD_IDS', path: ['shards', 'ids'], parse: parseShardIds },
+  { env: 'GATEHOUSE_PLUGIN_DIRS', path: ['plugins', 'dirs'], parse: parseList },
+  { env: 'GATEHOUSE_DEV_GUILD_ID', path: ['commands', 'devGuildId'], parse: (s) => s },
+  { env: 'GATEHOUSE_COMMAND_SYNC', path: ['commands', 'sync'], parse: parseBool },
+  { env: 'GATEHOUSE_CACHE_BACKEND', path: ['cache', 'backend'], parse: (s) => s },
+  { env: 'GATEHOUSE_HTTP_HOST', path: ['http', 'host'], parse: (s) => s },
+  { env: 'GATEHOUSE_HTTP_PORT', path: ['http', 'port'], parse: parseNumber },
+  { env: 'LOG_LEVEL', path: ['log', 'level'], parse: (s) => s },
+  { env: 'GATEHOUSE_SANDBOX_PORT', path: ['sandbox', 'port'], parse: parseNumber },
+];
+
+function parseNumber(raw: string): unknown {
+  const n = Number(raw);
+  return raw.trim() !== '' && Number.isFinite(n) ? n : raw;
+}
+function parseAutoOrNumber(raw: string): unknown {
+  return raw === 'auto' ? raw : parseNumber(raw);
+}
+function parseList(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+function parseShardIds(raw: string): unknown {
+  if (raw === 'auto') return raw;
+  const out: unknown[] = [];
+  for (const part of parseList(raw)) {
+    const range = /^(\d+)-(\d+)$/.exec(part);
+    if (range) {
+      const from = Number(range[1]);
+      const to = Number(range[2]);
+      for (let i = from; i <= to && out.length < 100_000; i++) out.push(i);
+    } else {
+      out.push(parseNumber(part));
+    }
+  }
+  return out;
+}
+function parseIntents(raw: string): unknown {
+  return /^\d+$/.test(raw.trim()) ? Number(raw) : parseList(raw);
+}
+function parseBool(raw: string): unknown {
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  return raw;
+}
+
+function isPlain(v: unknown): v is Plain {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function readJsonLayer(file: string, cwd: string): Layer | null {
+  if (!existsSync(file)) return null;
+  const source = relative(cwd, file) || file;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError([`${source}: not valid JSON (${(err as Error).message})`]);
+  }
+  if (!isPlain(parsed)) throw new ConfigError([`${source}: expected a JSON object at the top level`]);
+  return { source, values: parsed };
+}
+
+function envLayer(env: NodeJS.ProcessEnv): { layer: Layer; origins: Map<string, Source> } {
+  const values: Plain = {};
+  const origins = new Map<string, Source>();
+  for (const binding of ENV_BINDINGS) {
+    const raw = env[binding.env];
+    if (raw === undefined || raw === '') continue;
+    let node = values;
+    for (const key of binding.path.slice(0, -1)) {
+      const next = node[key];
+      node = isPlain(next) ? next : (node[key] = {});
+    }
+    node[binding.path[binding.path.length - 1]!] = binding.parse(raw);
+    origins.set(binding.path.join('.'), `environment variable ${binding.env}`);
+  }
+  return { layer: { source: 'environment', values }, origins };
+}
+
+/** Deep merge where objects merge key by key and anything else (arrays included) replaces. */
+function mergeInto(target: Plain, layer: Layer, origins: Map<string, Source>): void {
+  const walk = (dst: Plain, src: Plain, path: string[]): void => {
+    for (const [key, value] of Object.entries(src)) {
+      const here = [...path, key];
+      if (isPlain(value) && isPlain(dst[key])) {
+        walk(dst[key] as Plain, value, here);
+      } else {
+        dst[key] = isPlain(value) ? structuredClone(value) : value;
+        origins.set(here.join('.'), layer.source);
+      }
+    }
+  };
+  walk(target, layer.values, []);
+}
+
+function describeValue(path: string, value: unknown): string {
+  if (SECRET_KEYS.has(path)) return 'a secret value';
+  const json = JSON.stringify(value);
+  return json === undefined ? String(value) : json.length > 60 ? `${json.slice(0, 57)}...` : json;
+}
+
+function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let node: unknown = root;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+function originOf(origins: Map<string, Source>, path: ReadonlyArray<PropertyKey>): Source | undefined {
+  for (let n = path.length; n > 0; n--) {
+    const found = origins.get(path.slice(0, n).map(String).join('.'));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+export interface LoadConfigOptions {
+  /** Folder holding default.json and local.json; defaults to `<cwd>/config`. */
+  dir?: string;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Extra values applied last (CLI flags, tests). */
+  overrides?: ConfigInput;
+}
+
+/** Load, merge and validate configuration. Throws ConfigError listing every problem. */
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const cwd = options.cwd ?? process.cwd();
+  const dir = resolve(cwd, options.dir ?? 'config');
+  const env = options.env ?? process.env;
+  const origins = new Map<string, Source>();
+  const merged: Plain = {};
+
+  const layers: Layer[] = [];
+  const defaults = readJsonLayer(resolve(dir, 'default.json'), cwd);
+  if (defaults) layers.push(defaults);
+  const local = readJsonLayer(resolve(dir, 'local.json'), cwd);
+  if (local) layers.push(local);
+  for (const layer of layers) mergeInto(merged, layer, origins);
+
+  const { layer: fromEnv, origins: envOrigins } = envLayer(env);
+  mergeInto(merged, fromEnv, origins);
+  for (const [k, v] of envOrigins) origins.set(k, v);
+  if (options.overrides) mergeInto(merged, { source: 'overrides', values: options.overrides as Plain }, origins);
+
+  // Register before validating: a rejected token must not leak through an error message either.
+  if (typeof merged.token === 'string') registerSecret(merged.token);
+
+  const result = ConfigSchema.safeParse(merged);
+  if (!result.success) {
+    const problems = result.error.issues.flatMap((issue) => {
+      const keys =
+        issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
+      return keys.map((path) => {
+        const dotted = path.map(String).join('.') || '(root)';
+        const from = originOf(origins, path);
+        const where = from ? ` (from ${from})` : '';
+        if (issue.code === 'unrecognized_keys') return `${dotted}${where}: unknown key`;
+        const got = valueAt(merged, path);
+        const gotText = got === undefined ? 'nothing' : describeValue(dotted, got);
+        return `${dotted}${where}: ${issue.message}; got ${gotText}`;
+      });
+    });
+    throw new ConfigError(problems);
+  }
+  const config = result.data;
+  if (config.token) registerSecret(config.token);
+  return config;
+}
+
+/** Resolve the configured intents to a bit set. */
+export function intentBits(config: Pick<Config, 'intents'>): number {
+  if (typeof config.intents === 'number') return config.intents;
+  let bits = 0;
+  for (const name of config.intents) bits |= INTENT_BITS[name];
+  return bits;
+}

@@ -1,0 +1,181 @@
+/**
+ * The sandbox's programmatic surface: what tests, benchmarks and `npm start` rely on.
+ *
+ * This file is the contract between the sandbox and its users (gateway tests, plugin-host tests, the CLI).
+ * The implementation lives beside it (`createSandbox` in ./index.ts). Extending these interfaces is fine;
+ * changing or removing a member breaks other layers' tests, so do it only together with them.
+ */
+import type { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+
+/** Seed size for generated fixtures (deterministic for a given `seed`). */
+export interface SeedOptions {
+  guilds?: number; // default 2
+  membersPerGuild?: number; // default 25 (the bot itself is always a member of every guild)
+  rolesPerGuild?: number; // default 5
+  channelsPerGuild?: number; // default 3
+  skus?: number; // default 2 (one durable, one subscription)
+  /** PRNG seed so runs are reproducible. */
+  seed?: number;
+}
+
+export interface SandboxGatewayOptions {
+  /** Hello's heartbeat_interval. Default 41250. */
+  heartbeatIntervalMs?: number;
+  /** session_start_limit.max_concurrency. Default 1. */
+  maxConcurrency?: number;
+  /** Identify spacing window per max_concurrency bucket. Default 5000 (shorten in tests). */
+  identifyWindowMs?: number;
+  /** session_start_limit.total (and initial remaining). Default 1000. */
+  sessionStartLimit?: number;
+  /** GET /gateway/bot `shards`. Default: one per 1000 guilds, at least 1. */
+  recommendedShards?: number;
+  /** Client send limit per connection; over it the connection is closed with 4008. Default 120 / 60000. */
+  sendLimit?: { count: number; windowMs: number };
+  /** Window of the all-members op 8 limit (RATE_LIMITED). Default 30000. */
+  memberRequestWindowMs?: number;
+  /** Intent bits the application is allowed (privileged portal switches). Default: all documented. */
+  allowedIntents?: number;
+  /** How long a dropped session stays resumable. Default 120000. */
+  resumeWindowMs?: number;
+  /** Split each compressed message into WebSocket frames of at most this many bytes. Default: no split. */
+  maxFrameBytes?: number;
+}
+
+export interface SandboxRestOptions {
+  /** Global requests per second per token. Default 50. */
+  globalPerSecond?: number;
+  /** Command creates per day per scope. Default 200. */
+  dailyCommandCreates?: number;
+}
+
+export interface SandboxOptions {
+  /** '127.0.0.1' (default) or '::1'. Never anything else. */
+  host?: '127.0.0.1' | '::1';
+  /** One port serves REST, gateway and admin. 0 (default) picks a free one. */
+  port?: number;
+  botToken?: string;
+  applicationId?: string;
+  seed?: SeedOptions;
+  /** Activities enabled: EMBEDDED app flag and an automatically created entry-point command "Launch". */
+  activities?: boolean;
+  gateway?: SandboxGatewayOptions;
+  rest?: SandboxRestOptions;
+  logger?: Logger;
+}
+
+/** Fault injection, addressed by shard id (the newest live connection identified as that shard). */
+export interface SandboxFaults {
+  /** Stop answering heartbeats with op 11 (the client should detect a zombie). */
+  stopHeartbeatAcks(shardId: number): void;
+  /** Send op 7 RECONNECT. */
+  reconnect(shardId: number): void;
+  /** Send op 9 INVALID_SESSION with d = resumable (false also discards the session). */
+  invalidateSession(shardId: number, resumable: boolean): void;
+  /** Close the socket with the given code. */
+  close(shardId: number, code: number): void;
+  /** Send a frame that does not inflate (corrupt zlib-stream data, or invalid JSON without compression). */
+  corruptFrame(shardId: number): void;
+}
+
+/** What the sandbox observed on its gateway; tests count and time these. */
+export interface SandboxGatewayEvents {
+  connection: [{ connectionId: number; at: number }];
+  identify: [{ connectionId: number; shard: [number, number]; intents: number; at: number }];
+  resume: [{ connectionId: number; shard: [number, number]; sessionId: string; seq: number; at: number }];
+  dispatch: [{ connectionId: number; shardId: number; t: string; s: number }];
+  close: [{ connectionId: number; shardId: number | null; code: number; by: 'client' | 'server' }];
+}
+
+export interface SandboxCounters {
+  identifies: number;
+  resumes: number;
+  /** POST/PATCH/PUT/DELETE on command endpoints that reached the handler (including rejected ones). */
+  commandWrites: number;
+  /** Commands newly created (POST of a new name, or new entries in a bulk overwrite). */
+  commandCreates: number;
+  restRequests: number;
+  rest429s: number;
+}
+
+export interface InvokeOptions {
+  /** Command name as registered (default, unlocalized). */
+  name: string;
+  type?: 1 | 2 | 3 | 4;
+  /** Guild to invoke in; omitted = the bot DM (context BOT_DM). */
+  guildId?: string;
+  /** Invoking user; defaults to a seeded non-bot member of the guild. */
+  userId?: string;
+  /** Subcommand path, e.g. ['config', 'set']. */
+  subcommand?: string[];
+  /** Option values by name (for the innermost subcommand). Users/roles/channels by id. */
+  options?: Record<string, string | number | boolean>;
+  /** For USER / MESSAGE commands. */
+  targetId?: string;
+  locale?: string;
+  /** Installation context: guild install (default) or user install. */
+  integration?: 'guild' | 'user';
+}
+
+export interface AutocompleteOptions extends InvokeOptions {
+  /** Name of the option being typed; its value in `options` may be partial. */
+  focused: string;
+}
+
+/** One interaction the sandbox sent, with everything the app did in answer. */
+export interface InteractionRecord {
+  id: string;
+  token: string;
+  type: number;
+  payload: Record<string, unknown>;
+  /** Callback bodies in order ({ type, data }). */
+  callbacks: Array<{ type: number; data?: Record<string, unknown> }>;
+  /** The original response message as currently edited, if any. */
+  original: Record<string, unknown> | null;
+  followups: Array<Record<string, unknown>>;
+  /** Resolves with the first callback, rejects after `timeoutMs`. */
+  firstResponse(timeoutMs?: number): Promise<{ type: number; data?: Record<string, unknown> }>;
+}
+
+export interface SandboxState {
+  readonly guildIds: readonly string[];
+  /** The seeded user ids of a guild's members (the bot included). */
+  memberIds(guildId: string): string[];
+  addMember(guildId: string, member?: { id?: string; username?: string; roles?: string[]; nick?: string }): string;
+  updateMember(guildId: string, userId: string, patch: { nick?: string | null; roles?: string[] }): void;
+  removeMember(guildId: string, userId: string): void;
+  /** Create an entitlement (ENTITLEMENT_CREATE); returns its id. */
+  grantEntitlement(e: { skuId: string; userId?: string; guildId?: string; subscription?: boolean }): string;
+  /** Set ends_at (ENTITLEMENT_UPDATE). A cancellation without end emits nothing (spec section 3). */
+  endEntitlement(entitlementId: string, endsAt?: Date): void;
+  readonly skuIds: readonly string[];
+  /** Registered commands of a scope (guildId undefined = global). */
+  commands(guildId?: string): Array<Record<string, unknown>>;
+}
+
+export interface Sandbox {
+  /** REST base with the version segment, e.g. http://127.0.0.1:PORT/api/v10 */
+  readonly restUrl: string;
+  /** What GET /gateway/bot returns as `url`. */
+  readonly gatewayUrl: string;
+  /** Admin HTTP API base (loopback only). */
+  readonly adminUrl: string;
+  readonly botToken: string;
+  readonly applicationId: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly state: SandboxState;
+  readonly faults: SandboxFaults;
+  readonly counters: SandboxCounters;
+  readonly gatewayEvents: EventEmitter<SandboxGatewayEvents>;
+  /** Send an APPLICATION_COMMAND interaction over the gateway. */
+  invoke(options: InvokeOptions): Promise<InteractionRecord>;
+  /** Send an APPLICATION_COMMAND_AUTOCOMPLETE interaction over the gateway. */
+  autocomplete(options: AutocompleteOptions): Promise<InteractionRecord>;
+  interaction(id: string): InteractionRecord | undefined;
+  /** Issue an OAuth2 bearer token directly (as if a user had authorized), e.g. with permissions scope. */
+  issueBearerToken(scopes: string[], userId?: string): string;
+  close(): Promise<void>;
+}
+
+export type CreateSandbox = (options?: SandboxOptions) => Promise<Sandbox>;

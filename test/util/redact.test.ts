@@ -1,0 +1,61 @@
+import { describe, expect, it, afterEach } from 'vitest';
+import { Writable } from 'node:stream';
+import { clearSecrets, redact, redactError, registerSecret } from '../../src/util/redact.js';
+import { createLogger } from '../../src/runtime/logger.js';
+
+afterEach(() => clearSecrets());
+
+describe('redact', () => {
+  it('removes registered secrets wherever they occur', () => {
+    registerSecret('super-secret-value-1');
+    expect(redact('a super-secret-value-1 b super-secret-value-1')).toBe('a [redacted] b [redacted]');
+  });
+
+  it('removes token-shaped strings and Authorization credentials it was never told about', () => {
+    const token = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz0123';
+    expect(redact(`token=${token}`)).toBe('token=[redacted]');
+    expect(redact('Authorization: Bearer abcdefghijkl123')).toBe('Authorization: Bearer [redacted]');
+    expect(redact('a short Bot hi')).toBe('a short Bot hi');
+  });
+
+  it('scrubs error messages and stacks', () => {
+    registerSecret('another-secret-xyz');
+    const err = redactError(new Error('failed with another-secret-xyz'));
+    expect(err.message).toBe('failed with [redacted]');
+    expect(err.stack).not.toContain('another-secret-xyz');
+  });
+});
+
+describe('logger', () => {
+  function collect(): { stream: Writable; text: () => string } {
+    const chunks: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        chunks.push(chunk.toString());
+        cb();
+      },
+    });
+    return { stream, text: () => chunks.join('') };
+  }
+
+  it('never writes a registered secret, in messages, fields or errors', () => {
+    const secret = 'the-bot-token-0123456789';
+    registerSecret(secret);
+    const out = collect();
+    const log = createLogger({ pretty: false, destination: out.stream }).child({ component: 'test' });
+    log.info({ token: secret, nested: { header: `Bot ${secret}` } }, `using ${secret}`);
+    log.error({ err: new Error(`boom ${secret}`) }, 'failed');
+    const text = out.text();
+    expect(text).toContain('"component":"test"');
+    expect(text).toContain('[redacted]');
+    expect(text).not.toContain(secret);
+  });
+
+  it('redacts pretty output too', () => {
+    const secret = 'pretty-secret-0123456789';
+    registerSecret(secret);
+    const out = collect();
+    createLogger({ pretty: true, destination: out.stream }).warn(`leak ${secret}?`);
+    expect(out.text()).toContain('leak [redacted]?');
+  });
+});
