@@ -37,7 +37,7 @@ if (!redisAvailable) {
 }
 
 /** `describe` when Redis answers, `describe.skip` otherwise (never in CI: see above). */
-export const describeWithRedis: typeof describe = redisAvailable ? describe : describe.skip;
+export const describeWithRedis = describe.skipIf(!redisAvailable);
 
 /** A key prefix no other suite or run uses. */
 export function uniquePrefix(name: string): string {
