@@ -1,0 +1,255 @@
+import {
+  InteractionResponseType,
+  MessageFlags,
+  type APIApplicationCommandInteraction,
+  type APIApplicationCommandAutocompleteInteraction,
+  type APIApplicationCommandOptionChoice,
+  type APIInteractionResponse,
+  type APIInteractionResponseCallbackData,
+  type APIMessage,
+  type APIModalInteractionResponseCallbackData,
+  type APIUser,
+  type APIInteractionGuildMember,
+} from 'discord-api-types/v10';
+import type { InteractionTransport } from './transport.js';
+import type { FocusedOption, OptionValue } from './options.js';
+import type { Logger } from 'pino';
+import { FollowUpLimitError, InteractionStateError } from './errors.js';
+
+/** Text, or a message body plus `ephemeral` as a shorthand for the EPHEMERAL flag. */
+export type ReplyInput = string | (APIInteractionResponseCallbackData & { ephemeral?: boolean });
+
+/** Follow-ups allowed per interaction when the app is installed only to the user (spec section 8). */
+export const USER_INSTALL_FOLLOW_UP_LIMIT = 5;
+
+export type ResponseState = 'pending' | 'deferred' | 'replied';
+
+function toMessage(input: ReplyInput): APIInteractionResponseCallbackData {
+  if (typeof input === 'string') return { content: input };
+  const { ephemeral, ...body } = input;
+  if (ephemeral) body.flags = (body.flags ?? 0) | MessageFlags.Ephemeral;
+  return body;
+}
+
+/** True when only the user-install key authorized the interaction (owners `{ "1": user_id }`). */
+export function isUserInstallOnly(interaction: { authorizing_integration_owners?: object }): boolean {
+  const owners = interaction.authorizing_integration_owners;
+  if (owners === undefined) return false;
+  const keys = Object.keys(owners);
+  return keys.length > 0 && keys.every((k) => k === '1');
+}
+
+/** What the host hands every handler besides the interaction: its plugin's logger, config and the cache. */
+export interface ContextServices<TCache = unknown> {
+  readonly log: Logger;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly cache: TCache;
+}
+
+/** Fields shared by command and autocomplete contexts. */
+abstract class BaseContext<
+  TInteraction extends APIApplicationCommandInteraction | APIApplicationCommandAutocompleteInteraction,
+  TCache,
+> {
+  readonly user: APIUser;
+  readonly member: APIInteractionGuildMember | undefined;
+  readonly log: Logger;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly cache: TCache;
+
+  constructor(
+    readonly interaction: TInteraction,
+    protected readonly transport: InteractionTransport,
+    services: ContextServices<TCache>,
+  ) {
+    this.log = services.log;
+    this.config = services.config;
+    this.cache = services.cache;
+    this.member = interaction.member;
+    // In guilds the user is inside member; in DMs at top level (reference §14.1).
+    this.user = (interaction.member?.user ?? interaction.user) as APIUser;
+  }
+
+  get applicationId(): string {
+    return this.interaction.application_id;
+  }
+  get guildId(): string | undefined {
+    return this.interaction.guild_id;
+  }
+  get channelId(): string | undefined {
+    return this.interaction.channel?.id ?? this.interaction.channel_id;
+  }
+  get locale(): string | undefined {
+    return this.interaction.locale;
+  }
+  get commandName(): string {
+    return this.interaction.data.name;
+  }
+}
+
+/**
+ * The context a command handler gets. Every response goes through one queue so that calls issued without
+ * awaiting (and the deadline guard) reach the service in the order they were made and never race.
+ */
+export class CommandContext<
+  TOptions = Record<string, OptionValue | undefined>,
+  TCache = unknown,
+> extends BaseContext<APIApplicationCommandInteraction, TCache> {
+  private stateValue: ResponseState = 'pending';
+  /** Set synchronously when an acknowledgement is under way, so the guard never sends a second one. */
+  private acknowledging = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  private followUps = 0;
+
+  constructor(
+    interaction: APIApplicationCommandInteraction,
+    transport: InteractionTransport,
+    services: ContextServices<TCache>,
+    readonly options: TOptions,
+    /** Subcommand group and subcommand names, outermost first. */
+    readonly path: readonly string[],
+  ) {
+    super(interaction, transport, services);
+  }
+
+  get state(): ResponseState {
+    return this.stateValue;
+  }
+  /** True once the interaction has been acknowledged (replied, deferred, modal or activity). */
+  get acknowledged(): boolean {
+    return this.stateValue !== 'pending' || this.acknowledging;
+  }
+  /** For USER and MESSAGE commands: the id of the user or message the command targets. */
+  get targetId(): string | undefined {
+    return 'target_id' in this.interaction.data ? this.interaction.data.target_id : undefined;
+  }
+
+  private enqueue<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(op, op);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private acknowledge(body: APIInteractionResponse, next: ResponseState): Promise<void> {
+    if (this.acknowledged) {
+      return Promise.reject(new InteractionStateError('this interaction has already been acknowledged'));
+    }
+    this.acknowledging = true;
+    return this.enqueue(async () => {
+      try {
+        await this.transport.callback(this.interaction.id, this.interaction.token, body);
+        this.stateValue = next;
+      } finally {
+        this.acknowledging = false;
+      }
+    });
+  }
+
+  /** Answer with a message; after a defer this fills in the deferred ("thinking") message instead. */
+  reply(input: ReplyInput): Promise<void> {
+    if (this.stateValue === 'deferred') return this.editReply(input).then(() => undefined);
+    return this.acknowledge(
+      { type: InteractionResponseType.ChannelMessageWithSource, data: toMessage(input) },
+      'replied',
+    );
+  }
+
+  /** Acknowledge now and answer later (the user sees "thinking"). Only EPHEMERAL is allowed as a flag. */
+  defer(options: { ephemeral?: boolean } = {}): Promise<void> {
+    if (this.stateValue === 'deferred' || this.acknowledging) return this.queue.then(() => undefined);
+    return this.acknowledge(
+      {
+        type: InteractionResponseType.DeferredChannelMessageWithSource,
+        ...(options.ephemeral ? { data: { flags: MessageFlags.Ephemeral } } : {}),
+      },
+      'deferred',
+    );
+  }
+
+  /** Edit the original response (the reply, or the deferred message). */
+  editReply(input: ReplyInput): Promise<APIMessage> {
+    return this.enqueue(async () => {
+      if (this.stateValue === 'pending') {
+        throw new InteractionStateError('editReply needs a reply or a defer first');
+      }
+      const { flags: _ignored, ...body } = toMessage(input);
+      const message = await this.transport.editOriginal(this.applicationId, this.interaction.token, body);
+      this.stateValue = 'replied';
+      return message;
+    });
+  }
+
+  deleteReply(): Promise<void> {
+    return this.enqueue(async () => {
+      if (this.stateValue === 'pending') throw new InteractionStateError('there is no reply to delete');
+      await this.transport.deleteOriginal(this.applicationId, this.interaction.token);
+    });
+  }
+
+  /** Send another message. User-installed apps get at most five per interaction; the sixth throws here. */
+  followUp(input: ReplyInput): Promise<APIMessage> {
+    const limited = isUserInstallOnly(this.interaction);
+    if (limited && this.followUps >= USER_INSTALL_FOLLOW_UP_LIMIT) {
+      return Promise.reject(new FollowUpLimitError(USER_INSTALL_FOLLOW_UP_LIMIT));
+    }
+    this.followUps++;
+    return this.enqueue(async () => {
+      if (this.stateValue === 'pending') throw new InteractionStateError('followUp needs a reply or a defer first');
+      return this.transport.followUp(this.applicationId, this.interaction.token, toMessage(input));
+    });
+  }
+
+  showModal(modal: APIModalInteractionResponseCallbackData): Promise<void> {
+    return this.acknowledge({ type: InteractionResponseType.Modal, data: modal }, 'replied');
+  }
+
+  /** Launch the app's Activity (callback type 12); for apps with Activities enabled. */
+  launchActivity(): Promise<void> {
+    return this.acknowledge({ type: InteractionResponseType.LaunchActivity }, 'replied');
+  }
+
+  /** Wait for every response call made so far. */
+  settled(): Promise<void> {
+    return this.queue.then(() => undefined);
+  }
+}
+
+export type AutocompleteChoice = APIApplicationCommandOptionChoice;
+
+/** Choices per autocomplete answer (reference §14.4). */
+export const AUTOCOMPLETE_CHOICE_LIMIT = 25;
+
+export class AutocompleteContext<
+  TOptions = Record<string, OptionValue | undefined>,
+  TCache = unknown,
+> extends BaseContext<APIApplicationCommandAutocompleteInteraction, TCache> {
+  private responded = false;
+
+  constructor(
+    interaction: APIApplicationCommandAutocompleteInteraction,
+    transport: InteractionTransport,
+    services: ContextServices<TCache>,
+    /** Options filled so far; required ones may be missing, and values may be partial. */
+    readonly options: Partial<TOptions>,
+    readonly focused: FocusedOption,
+    readonly path: readonly string[],
+  ) {
+    super(interaction, transport, services);
+  }
+
+  get answered(): boolean {
+    return this.responded;
+  }
+
+  /** Answer with up to 25 choices (extra ones are cut, and the count returned says how many were sent). */
+  async respond(choices: readonly AutocompleteChoice[]): Promise<number> {
+    if (this.responded) throw new InteractionStateError('this autocomplete interaction was already answered');
+    this.responded = true;
+    const sent = choices.slice(0, AUTOCOMPLETE_CHOICE_LIMIT);
+    await this.transport.callback(this.interaction.id, this.interaction.token, {
+      type: InteractionResponseType.ApplicationCommandAutocompleteResult,
+      data: { choices: sent },
+    });
+    return sent.length;
+  }
+}
