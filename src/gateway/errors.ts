@@ -1,0 +1,101 @@
+/**
+ * Typed gateway errors. Messages name the shard, the code and the cause, never a token: shards register the
+ * token with the redactor, and nothing here interpolates payloads that could carry one.
+ */
+
+/** Base class, so callers can tell gateway failures from everything else with one `instanceof`. */
+export class GatewayError extends Error {
+  override readonly name: string = 'GatewayError';
+}
+
+/** A close code after which reconnecting cannot help: the shard stops and never retries. */
+export class GatewayFatalCloseError extends GatewayError {
+  override readonly name = 'GatewayFatalCloseError';
+  constructor(
+    readonly shardId: number,
+    readonly code: number,
+    /** Short name of the code, e.g. "Authentication failed". */
+    readonly codeName: string,
+    /** What probably caused it and what to do. */
+    readonly hint: string,
+    readonly reason: string,
+  ) {
+    super(
+      `Shard ${shardId} stopped: the gateway closed the connection with ${code} (${codeName}). ${hint}` +
+        (reason ? ` Server reason: "${reason}".` : ''),
+    );
+  }
+}
+
+/** The manager refuses to start because the daily session budget cannot cover the identifies it needs. */
+export class SessionStartLimitError extends GatewayError {
+  override readonly name = 'SessionStartLimitError';
+  constructor(
+    readonly remaining: number,
+    readonly needed: number,
+    readonly resetAfterMs: number,
+  ) {
+    super(
+      `Refusing to start: ${needed} shard(s) need to identify but session_start_limit.remaining is ${remaining} ` +
+        `(resets in ${Math.ceil(resetAfterMs / 1000)} s). Identifying beyond the limit gets the bot token reset.`,
+    );
+  }
+}
+
+/** An op 8 member request the service rate limited, when the caller asked not to retry (or retries ran out). */
+export class MemberRequestRateLimitedError extends GatewayError {
+  override readonly name = 'MemberRequestRateLimitedError';
+  constructor(
+    readonly guildId: string,
+    readonly nonce: string,
+    /** Seconds the service asked to wait. */
+    readonly retryAfter: number,
+    readonly attempts: number,
+  ) {
+    super(
+      `Member request for guild ${guildId} (nonce ${nonce}) was rate limited after ${attempts} attempt(s); ` +
+        `the gateway asked to retry after ${retryAfter} s.`,
+    );
+  }
+}
+
+/** An op 8 member request whose chunks did not all arrive in time. */
+export class MemberRequestTimeoutError extends GatewayError {
+  override readonly name = 'MemberRequestTimeoutError';
+  constructor(
+    readonly guildId: string,
+    readonly nonce: string,
+    readonly timeoutMs: number,
+    readonly chunksReceived: number,
+    readonly chunkCount: number | null,
+  ) {
+    super(
+      `Member request for guild ${guildId} (nonce ${nonce}) timed out after ${timeoutMs} ms with ` +
+        `${chunksReceived}/${chunkCount ?? '?'} chunk(s) received.`,
+    );
+  }
+}
+
+/** A pending operation ended because its shard was closed or stopped. */
+export class ShardClosedError extends GatewayError {
+  override readonly name = 'ShardClosedError';
+  constructor(
+    readonly shardId: number,
+    what: string,
+  ) {
+    super(`Shard ${shardId} closed before ${what} completed.`);
+  }
+}
+
+/** A payload the client was about to send breaks a gateway rule (size cap, missing field). */
+export class GatewayPayloadError extends GatewayError {
+  override readonly name = 'GatewayPayloadError';
+}
+
+/** A received message could not be decoded (inflate failure or invalid JSON). The connection is reset. */
+export class GatewayDecodeError extends GatewayError {
+  override readonly name = 'GatewayDecodeError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,61 @@
+/** Gateway layer: shard connections, inflate, heartbeat, resume, identify queue, shard manager, op 8. */
+export { ShardManager, type GatewayBotPort, type SessionStore, type ShardInfo, type ShardManagerOptions } from './manager.js';
+export { Shard, type SessionState, type ShardCloseOptions, type ShardOptions, type ShardTiming } from './shard.js';
+export type {
+  DispatchHook,
+  GatewayDispatchEventMap,
+  GatewayDispatchName,
+  GatewayEventMap,
+  ShardLifecycleEventMap,
+  ShardStatus,
+} from './events.js';
+export { LocalIdentifyQueue, type IdentifyQueue, type LocalIdentifyQueueOptions } from './identify-queue.js';
+export { SendQueue, type SendQueueOptions } from './send-queue.js';
+export { Heartbeater, type HeartbeatHooks, type HeartbeatOptions } from './heartbeat.js';
+export {
+  createInflater,
+  endsWithSyncFlush,
+  inflaterFactory,
+  loadZlibSync,
+  resolveInflateImplementation,
+  type Inflater,
+  type InflaterFactory,
+  type InflaterSink,
+  type InflateImplementation,
+  type InflatePreference,
+} from './inflate.js';
+export {
+  MemberRequestAssembler,
+  buildRequestData,
+  type MemberRequestResult,
+  type QueueSend,
+  type RequestMembersOptions,
+} from './member-requests.js';
+export {
+  CLIENT_CLOSE,
+  FATAL_CLOSE_CODES,
+  GATEWAY_CLOSE_POLICIES,
+  closePolicy,
+  isFatalCloseCode,
+  type CloseAction,
+  type ClosePolicy,
+} from './close-codes.js';
+export {
+  GATEWAY_VERSION,
+  MAX_OUTBOUND_PAYLOAD_BYTES,
+  Op,
+  asReceivedPayload,
+  encodePayload,
+  gatewayConnectUrl,
+  type ReceivedPayload,
+} from './protocol.js';
+export {
+  GatewayDecodeError,
+  GatewayError,
+  GatewayFatalCloseError,
+  GatewayPayloadError,
+  MemberRequestRateLimitedError,
+  MemberRequestTimeoutError,
+  SessionStartLimitError,
+  ShardClosedError,
+} from './errors.js';

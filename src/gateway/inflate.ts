@@ -1,0 +1,238 @@
+/**
+ * zlib-stream transport decompression (reference §5.4): one inflate context per connection, fed every binary
+ * frame; a message is complete when the bytes so far end with the Z_SYNC_FLUSH suffix 00 00 ff ff.
+ *
+ * Two implementations behind one interface, chosen per connection:
+ * - zlib-sync (native, synchronous): messages are delivered inside `push`, decoded to a string in C++ from a
+ *   reused output buffer, so a message costs no intermediate Buffer.
+ * - node:zlib (always available): the only stateful inflate Node exposes is the stream API, which completes
+ *   on the thread pool, so messages are delivered asynchronously, in order. `busy`/`whenIdle` let the
+ *   connection hold a socket close back until every message that arrived before it has been handled.
+ *
+ * Both report a failure once, through `sink.error`, and ignore everything after it: the connection is reset.
+ */
+import { createRequire } from 'node:module';
+import zlib from 'node:zlib';
+import { GatewayDecodeError } from './errors.js';
+
+export type InflateImplementation = 'zlib-sync' | 'node:zlib';
+export type InflatePreference = InflateImplementation | 'auto';
+
+/** Where an inflater delivers complete messages (as text) and its one failure. */
+export interface InflaterSink {
+  message(text: string): void;
+  error(error: GatewayDecodeError): void;
+}
+
+export interface Inflater {
+  readonly implementation: InflateImplementation;
+  /** Feed one WebSocket message's bytes (a fragment of a gateway message, or a whole one). */
+  push(frame: Buffer): void;
+  /** True while a message fed so far has not been delivered yet (node:zlib only). */
+  readonly busy: boolean;
+  /** Call `fn` once every message fed so far has been delivered, or the inflater failed or was destroyed. */
+  whenIdle(fn: () => void): void;
+  destroy(): void;
+}
+
+export type InflaterFactory = (sink: InflaterSink) => Inflater;
+
+const CHUNK_SIZE = 64 * 1024;
+
+/** True when the frame ends with 00 00 ff ff. */
+export function endsWithSyncFlush(frame: Uint8Array): boolean {
+  const n = frame.length;
+  return n >= 4 && frame[n - 1] === 0xff && frame[n - 2] === 0xff && frame[n - 3] === 0 && frame[n - 4] === 0;
+}
+
+// ---- zlib-sync --------------------------------------------------------------------------------------------
+
+interface ZlibSyncInflate {
+  readonly result: Buffer | string | null;
+  readonly err: number;
+  readonly msg: string | null;
+  push(buffer: Buffer, flush?: boolean | number): void;
+}
+interface ZlibSyncModule {
+  Inflate: new (options?: { chunkSize?: number; to?: 'string'; windowBits?: number }) => ZlibSyncInflate;
+  Z_NO_FLUSH: number;
+  Z_SYNC_FLUSH: number;
+}
+
+let zlibSyncModule: ZlibSyncModule | null | undefined;
+
+/** zlib-sync if it is installed and its native part loads, else null. Looked up once. */
+export function loadZlibSync(): ZlibSyncModule | null {
+  if (zlibSyncModule === undefined) {
+    try {
+      const required: unknown = createRequire(import.meta.url)('zlib-sync');
+      zlibSyncModule = isZlibSyncModule(required) ? required : null;
+    } catch {
+      zlibSyncModule = null;
+    }
+  }
+  return zlibSyncModule;
+}
+
+function isZlibSyncModule(value: unknown): value is ZlibSyncModule {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { Inflate?: unknown }).Inflate === 'function' &&
+    typeof (value as { Z_SYNC_FLUSH?: unknown }).Z_SYNC_FLUSH === 'number'
+  );
+}
+
+class ZlibSyncInflater implements Inflater {
+  readonly implementation = 'zlib-sync' as const;
+  readonly busy = false;
+  private readonly inflate: ZlibSyncInflate;
+  private readonly noFlush: number;
+  private readonly syncFlush: number;
+  private dead = false;
+
+  constructor(
+    mod: ZlibSyncModule,
+    private readonly sink: InflaterSink,
+  ) {
+    this.inflate = new mod.Inflate({ chunkSize: CHUNK_SIZE, to: 'string' });
+    this.noFlush = mod.Z_NO_FLUSH;
+    this.syncFlush = mod.Z_SYNC_FLUSH;
+  }
+
+  push(frame: Buffer): void {
+    if (this.dead) return;
+    const complete = endsWithSyncFlush(frame);
+    // Partial frames inflate into the native output buffer, which keeps growing until the flush.
+    this.inflate.push(frame, complete ? this.syncFlush : this.noFlush);
+    const err = this.inflate.err;
+    // Z_BUF_ERROR (-5) only means "no progress possible yet"; other negative codes are real failures.
+    if (err < 0 && err !== -5) {
+      this.fail(`zlib-sync inflate failed (${this.inflate.msg ?? `code ${err}`})`);
+      return;
+    }
+    if (!complete) return;
+    const result = this.inflate.result;
+    if (typeof result !== 'string') {
+      this.fail('zlib-sync produced no output for a complete message');
+      return;
+    }
+    this.sink.message(result);
+  }
+
+  whenIdle(fn: () => void): void {
+    fn();
+  }
+
+  destroy(): void {
+    this.dead = true;
+  }
+
+  private fail(message: string): void {
+    this.dead = true;
+    this.sink.error(new GatewayDecodeError(message));
+  }
+}
+
+// ---- node:zlib --------------------------------------------------------------------------------------------
+
+class NodeZlibInflater implements Inflater {
+  readonly implementation = 'node:zlib' as const;
+  private readonly stream: zlib.Inflate;
+  private out: Buffer[] = [];
+  private pending = 0;
+  private idleWaiters: Array<() => void> = [];
+  private dead = false;
+
+  constructor(private readonly sink: InflaterSink) {
+    // Z_SYNC_FLUSH on every write makes each write's output complete by the time its callback runs.
+    this.stream = zlib.createInflate({ chunkSize: CHUNK_SIZE, flush: zlib.constants.Z_SYNC_FLUSH });
+    this.stream.on('data', this.onData);
+    this.stream.on('error', this.onError);
+  }
+
+  get busy(): boolean {
+    return this.pending > 0;
+  }
+
+  push(frame: Buffer): void {
+    if (this.dead) return;
+    if (!endsWithSyncFlush(frame)) {
+      this.stream.write(frame);
+      return;
+    }
+    this.pending++;
+    this.stream.write(frame, this.onMessageEnd);
+  }
+
+  whenIdle(fn: () => void): void {
+    if (this.pending === 0 || this.dead) fn();
+    else this.idleWaiters.push(fn);
+  }
+
+  destroy(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.stream.off('data', this.onData);
+    this.stream.destroy();
+    this.releaseWaiters();
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    if (!this.dead) this.out.push(chunk);
+  };
+
+  private readonly onMessageEnd = (error?: Error | null): void => {
+    if (this.dead || error) return; // the 'error' event reports it
+    // Output still buffered in the readable side (not expected in flowing mode) is emitted as 'data' by read().
+    while (this.stream.readableLength > 0 && this.stream.read() !== null);
+    const out = this.out;
+    const text = out.length === 1 ? out[0]!.toString('utf8') : Buffer.concat(out).toString('utf8');
+    out.length = 0;
+    this.pending--;
+    this.sink.message(text);
+    if (this.pending === 0 && this.idleWaiters.length > 0) this.releaseWaiters();
+  };
+
+  private readonly onError = (error: Error): void => {
+    if (this.dead) return;
+    this.dead = true;
+    this.pending = 0;
+    this.out.length = 0;
+    this.sink.error(new GatewayDecodeError(`node:zlib inflate failed (${error.message})`, { cause: error }));
+    this.releaseWaiters();
+  };
+
+  private releaseWaiters(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const fn of waiters) fn();
+  }
+}
+
+// ---- selection --------------------------------------------------------------------------------------------
+
+/** The implementation `preference` resolves to on this machine. */
+export function resolveInflateImplementation(preference: InflatePreference = 'auto'): InflateImplementation {
+  if (preference === 'node:zlib') return 'node:zlib';
+  if (loadZlibSync() !== null) return 'zlib-sync';
+  if (preference === 'zlib-sync') {
+    throw new Error(
+      'gateway.inflate is "zlib-sync" but the zlib-sync package is not installed or its native module failed to load; ' +
+        'install it or use "auto" / "node:zlib".',
+    );
+  }
+  return 'node:zlib';
+}
+
+export function createInflater(sink: InflaterSink, preference: InflatePreference = 'auto'): Inflater {
+  const implementation = resolveInflateImplementation(preference);
+  if (implementation === 'zlib-sync') return new ZlibSyncInflater(loadZlibSync()!, sink);
+  return new NodeZlibInflater(sink);
+}
+
+/** A factory bound to one preference, resolved (and validated) now rather than at the first connection. */
+export function inflaterFactory(preference: InflatePreference = 'auto'): InflaterFactory {
+  const implementation = resolveInflateImplementation(preference);
+  return (sink) => createInflater(sink, implementation);
+}

@@ -1,0 +1,297 @@
+/**
+ * The shards of this process (reference §8.2, §8.3): shard count from GET /gateway/bot or explicit, this
+ * process's ids a subset, identifies spaced by an `IdentifyQueue` (max_concurrency buckets), a refusal to
+ * start when the daily session budget cannot cover the identifies, guild -> shard routing, status and latency.
+ *
+ * The manager is the emitter for all its shards (events carry the shard id), and passes `onDispatch` straight
+ * to every shard so the runtime's hot path skips the emitter entirely.
+ */
+import { EventEmitter } from 'eventemitter3';
+import type { APIGatewayBotInfo, GatewayPresenceUpdateData } from 'discord-api-types/v10';
+import type { Logger } from 'pino';
+import { shardForGuild } from '../api/snowflake.js';
+import { GatewayError, SessionStartLimitError } from './errors.js';
+import type { DispatchHook, GatewayEventMap, ShardStatus } from './events.js';
+import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
+import { inflaterFactory, type InflaterFactory, type InflatePreference } from './inflate.js';
+import type { MemberRequestResult, RequestMembersOptions } from './member-requests.js';
+import { Shard, type SessionState, type ShardTiming } from './shard.js';
+
+/** Where the manager gets GET /gateway/bot; the REST client implements it, tests use a small fetch adapter. */
+export interface GatewayBotPort {
+  getGatewayBot(): Promise<APIGatewayBotInfo>;
+}
+
+/**
+ * Persistence of resumable sessions across processes (the cluster layer backs it with Redis). `load` is asked
+ * once per shard at start (a session found there is RESUMEd instead of identifying); `save` is told the state
+ * at a resumable shutdown, and null when a session ends for good.
+ */
+export interface SessionStore {
+  load(shardId: number): Promise<SessionState | null> | SessionState | null;
+  save(shardId: number, state: SessionState | null): Promise<void> | void;
+}
+
+export interface ShardManagerOptions {
+  token: string;
+  intents: number;
+  gatewayBot: GatewayBotPort;
+  /** Total shard count; 'auto' (default) uses GET /gateway/bot `shards`. */
+  totalShards?: number | 'auto';
+  /** Shard ids this process runs; 'auto' (default) = all. */
+  shardIds?: readonly number[] | 'auto';
+  /**
+   * The identify queue, or a factory given max_concurrency (for a cross-process queue). Default: a
+   * LocalIdentifyQueue with max_concurrency from GET /gateway/bot and `identifyWindowMs`.
+   */
+  identifyQueue?: IdentifyQueue | ((info: { maxConcurrency: number; windowMs: number }) => IdentifyQueue);
+  /** One identify per bucket per this many ms. Default 5000 (shorten only against the sandbox). */
+  identifyWindowMs?: number;
+  compress?: boolean;
+  inflate?: InflatePreference | InflaterFactory;
+  largeThreshold?: number;
+  presence?: GatewayPresenceUpdateData;
+  properties?: { os: string; browser: string; device: string };
+  sendLimit?: { count: number; windowMs: number };
+  timing?: ShardTiming;
+  random?: () => number;
+  sessionStore?: SessionStore;
+  logger?: Logger;
+  /** Called for every dispatch of every shard before any emitter event. */
+  onDispatch?: DispatchHook;
+}
+
+export interface ShardInfo {
+  id: number;
+  status: ShardStatus;
+  /** Heartbeat round trip in ms, -1 before the first ACK. */
+  latencyMs: number;
+  sequence: number;
+  sessionId: string | null;
+}
+
+export class ShardManager extends EventEmitter<GatewayEventMap> {
+  private readonly options: ShardManagerOptions;
+  private readonly shards = new Map<number, Shard>();
+  private info: APIGatewayBotInfo | null = null;
+  private total = 0;
+  private ids: number[] = [];
+  private started = false;
+  private closing: Promise<Map<number, SessionState>> | null = null;
+
+  constructor(options: ShardManagerOptions) {
+    super();
+    if (typeof options.token !== 'string' || options.token.length === 0) {
+      throw new TypeError('ShardManager: token must be a non-empty string.');
+    }
+    if (!Number.isInteger(options.intents) || options.intents < 0) {
+      throw new TypeError(`ShardManager: intents must be a non-negative integer, got ${options.intents}.`);
+    }
+    const total = options.totalShards ?? 'auto';
+    if (total !== 'auto' && (!Number.isInteger(total) || total < 1)) {
+      throw new RangeError(`ShardManager: totalShards must be a positive integer or "auto", got ${total}.`);
+    }
+    this.options = options;
+  }
+
+  /** GET /gateway/bot as fetched at start. */
+  get gatewayInfo(): APIGatewayBotInfo | null {
+    return this.info;
+  }
+
+  /** Total shard count (0 before start). */
+  get shardCount(): number {
+    return this.total;
+  }
+
+  /** Ids of the shards this process runs. */
+  get shardIds(): readonly number[] {
+    return this.ids;
+  }
+
+  shard(id: number): Shard | undefined {
+    return this.shards.get(id);
+  }
+
+  /** The shard that receives a guild's events: (guild_id >> 22) % total. */
+  shardIdForGuild(guildId: string): number {
+    if (this.total === 0) throw new GatewayError('ShardManager: not started, the shard count is unknown.');
+    return shardForGuild(guildId, this.total);
+  }
+
+  /** The local shard for a guild, or undefined when another process runs it. */
+  shardForGuild(guildId: string): Shard | undefined {
+    return this.shards.get(this.shardIdForGuild(guildId));
+  }
+
+  status(): ShardInfo[] {
+    const out: ShardInfo[] = [];
+    for (const shard of this.shards.values()) {
+      const session = shard.session;
+      out.push({
+        id: shard.id,
+        status: shard.status,
+        latencyMs: shard.latency,
+        sequence: shard.sequence,
+        sessionId: session?.sessionId ?? null,
+      });
+    }
+    return out;
+  }
+
+  /** Resumable sessions of the local shards. */
+  sessions(): Map<number, SessionState> {
+    const out = new Map<number, SessionState>();
+    for (const shard of this.shards.values()) {
+      const session = shard.session;
+      if (session) out.set(shard.id, session);
+    }
+    return out;
+  }
+
+  /** Op 8 on the shard of `guildId`. Rejects when that shard is not run by this process. */
+  requestMembers(options: RequestMembersOptions): Promise<MemberRequestResult> {
+    let shard: Shard | undefined;
+    try {
+      shard = this.shardForGuild(options.guildId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (shard === undefined) {
+      return Promise.reject(
+        new GatewayError(
+          `Guild ${options.guildId} belongs to shard ${this.shardIdForGuild(options.guildId)}, which this process does not run.`,
+        ),
+      );
+    }
+    return shard.requestMembers(options);
+  }
+
+  /**
+   * Fetch GET /gateway/bot, check the session budget, and connect every local shard. Resolves when all are
+   * READY (or RESUMED); if one stops for good first, the others are closed and the promise rejects with its
+   * error.
+   */
+  async start(): Promise<void> {
+    if (this.started) throw new GatewayError('ShardManager: start() was already called.');
+    this.started = true;
+    const o = this.options;
+    const info = await o.gatewayBot.getGatewayBot();
+    validateGatewayBot(info);
+    this.info = info;
+    this.total = o.totalShards === undefined || o.totalShards === 'auto' ? Math.max(1, info.shards) : o.totalShards;
+    this.ids = resolveShardIds(o.shardIds ?? 'auto', this.total);
+
+    const saved = new Map<number, SessionState>();
+    if (o.sessionStore) {
+      for (const id of this.ids) {
+        const state = await o.sessionStore.load(id);
+        if (state) saved.set(id, state);
+      }
+    }
+    const needIdentify = this.ids.length - saved.size;
+    const limit = info.session_start_limit;
+    if (limit.remaining < needIdentify) {
+      throw new SessionStartLimitError(limit.remaining, needIdentify, limit.reset_after);
+    }
+
+    const windowMs = o.identifyWindowMs ?? 5_000;
+    const maxConcurrency = Math.max(1, limit.max_concurrency);
+    const identifyQueue =
+      typeof o.identifyQueue === 'function'
+        ? o.identifyQueue({ maxConcurrency, windowMs })
+        : (o.identifyQueue ?? new LocalIdentifyQueue({ maxConcurrency, windowMs }));
+    // Resolve the inflate choice once, so a missing zlib-sync fails here and not per connection.
+    const inflate =
+      o.compress === false ? undefined : typeof o.inflate === 'function' ? o.inflate : inflaterFactory(o.inflate);
+
+    this.on('stopped', this.onShardStopped, this);
+    for (const id of this.ids) {
+      const shard = new Shard({
+        id,
+        shardCount: this.total,
+        token: o.token,
+        intents: o.intents,
+        gatewayUrl: info.url,
+        compress: o.compress,
+        inflate,
+        largeThreshold: o.largeThreshold,
+        presence: o.presence,
+        properties: o.properties,
+        identifyQueue,
+        session: saved.get(id) ?? null,
+        sendLimit: o.sendLimit,
+        timing: o.timing,
+        random: o.random,
+        logger: o.logger,
+        onDispatch: o.onDispatch,
+        events: this,
+      });
+      this.shards.set(id, shard);
+    }
+    const starts = [...this.shards.values()].map((shard) => shard.start());
+    try {
+      await Promise.all(starts);
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Close every local shard. With `resumable`, sessions stay alive on the service, are saved to the session
+   * store and returned; otherwise they end and the store is cleared.
+   */
+  close(options: { resumable?: boolean } = {}): Promise<Map<number, SessionState>> {
+    if (this.closing) return this.closing;
+    this.closing = (async () => {
+      const resumable = options.resumable ?? false;
+      const out = new Map<number, SessionState>();
+      await Promise.all(
+        [...this.shards.values()].map(async (shard) => {
+          const state = await shard.close({ resumable });
+          if (state) out.set(shard.id, state);
+          await this.options.sessionStore?.save(shard.id, state);
+        }),
+      );
+      this.off('stopped', this.onShardStopped, this);
+      return out;
+    })();
+    return this.closing;
+  }
+
+  private onShardStopped(shardId: number, error: Error | null): void {
+    if (error === null || this.closing) return;
+    // The session is gone for good; a later process must not try to resume it.
+    void Promise.resolve(this.options.sessionStore?.save(shardId, null)).catch((e: unknown) =>
+      this.emit('error', shardId, e instanceof Error ? e : new GatewayError(String(e))),
+    );
+  }
+}
+
+function validateGatewayBot(info: APIGatewayBotInfo): void {
+  const limit = info?.session_start_limit;
+  if (
+    typeof info?.url !== 'string' ||
+    !Number.isInteger(info.shards) ||
+    typeof limit !== 'object' ||
+    limit === null ||
+    !Number.isInteger(limit.remaining) ||
+    !Number.isInteger(limit.max_concurrency) ||
+    !Number.isFinite(limit.reset_after)
+  ) {
+    throw new GatewayError('GET /gateway/bot returned an unexpected body (needs url, shards, session_start_limit).');
+  }
+}
+
+function resolveShardIds(ids: readonly number[] | 'auto', total: number): number[] {
+  if (ids === 'auto') return Array.from({ length: total }, (_, i) => i);
+  if (ids.length === 0) throw new RangeError('ShardManager: shardIds is empty.');
+  const unique = [...new Set(ids)].sort((a, b) => a - b);
+  for (const id of unique) {
+    if (!Number.isInteger(id) || id < 0 || id >= total) {
+      throw new RangeError(`ShardManager: shard id ${id} is outside 0..${total - 1} (total ${total}).`);
+    }
+  }
+  return unique;
+}

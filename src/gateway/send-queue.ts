@@ -1,0 +1,184 @@
+/**
+ * Outbound rate limiting for one shard (reference §8.1): at most `limit` sends per `windowMs` per connection
+ * (120 per 60 s), and over it the service closes the connection with 4008.
+ *
+ * The queue keeps a sliding log of send times (a ring buffer, so counting costs no allocation), which is
+ * stricter than any fixed window the service may use. `reserved` slots of every window are kept for
+ * priority sends (heartbeats, IDENTIFY, RESUME): ordinary sends (member requests, presence updates) only use
+ * `limit - reserved`, so a burst of them can never delay a heartbeat into a zombie verdict.
+ *
+ * Ordinary sends wait while the queue is closed (socket down, or not yet READY/RESUMED: anything but a
+ * heartbeat before IDENTIFY is closed with 4003) and survive reconnects; priority sends are only made on a
+ * live socket and never wait behind ordinary ones.
+ */
+
+export interface SendQueueOptions {
+  /** Sends per window. Default 120. */
+  limit?: number;
+  /** Window length in ms. Default 60000. */
+  windowMs?: number;
+  /** Monotonic clock in ms. Default performance.now. */
+  now?: () => number;
+}
+
+interface QueuedSend {
+  text: string;
+  onSent: ((error?: Error) => void) | undefined;
+}
+
+export class SendQueue {
+  readonly limit: number;
+  readonly windowMs: number;
+  private readonly now: () => number;
+  /** Ring buffer of the send times inside the window, oldest at `head`. */
+  private readonly log: Float64Array;
+  private head = 0;
+  private count = 0;
+  private reservedSlots = 1;
+  private isOpen = false;
+  private readonly queue: QueuedSend[] = [];
+  private queueHead = 0;
+  private readonly priorityQueue: string[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private writer: ((text: string) => void) | null = null;
+
+  constructor(options: SendQueueOptions = {}) {
+    this.limit = options.limit ?? 120;
+    this.windowMs = options.windowMs ?? 60_000;
+    if (!Number.isInteger(this.limit) || this.limit < 2) throw new RangeError('send limit must be an integer >= 2');
+    if (!(this.windowMs > 0)) throw new RangeError('send window must be positive');
+    this.now = options.now ?? (() => performance.now());
+    this.log = new Float64Array(this.limit);
+  }
+
+  /** Slots per window kept for priority sends, clamped so ordinary sends keep at least one. */
+  get reserved(): number {
+    return this.reservedSlots;
+  }
+
+  setReserved(slots: number): void {
+    this.reservedSlots = Math.min(Math.max(1, Math.ceil(slots)), this.limit - 1);
+  }
+
+  /** Ordinary sends waiting. */
+  get pending(): number {
+    return this.queue.length - this.queueHead;
+  }
+
+  /** Sends counted in the current window. */
+  get usedInWindow(): number {
+    this.expire(this.now());
+    return this.count;
+  }
+
+  /** A new socket: its window starts empty. Priority sends go through `writer` from now on. */
+  attach(writer: (text: string) => void): void {
+    this.writer = writer;
+    this.head = 0;
+    this.count = 0;
+    this.priorityQueue.length = 0;
+    this.isOpen = false;
+  }
+
+  /** The socket is gone: nothing is written until the next `attach`. Ordinary sends stay queued. */
+  detach(): void {
+    this.writer = null;
+    this.isOpen = false;
+    this.priorityQueue.length = 0;
+    this.clearTimer();
+  }
+
+  /** The session is READY/RESUMED: ordinary sends may flow. */
+  open(): void {
+    if (this.writer === null) return;
+    this.isOpen = true;
+    this.drain();
+  }
+
+  /** Heartbeat, IDENTIFY, RESUME: written now if the full limit allows, else as soon as a slot frees. */
+  sendPriority(text: string): void {
+    if (this.writer === null) return;
+    if (this.priorityQueue.length === 0 && this.tryTake(this.limit)) {
+      this.writer(text);
+      return;
+    }
+    this.priorityQueue.push(text);
+    this.schedule();
+  }
+
+  /** An ordinary send. `onSent` runs once it is written, or with an error when the queue is cleared. */
+  enqueue(text: string, onSent?: (error?: Error) => void): void {
+    this.queue.push({ text, onSent });
+    if (this.isOpen) this.drain();
+  }
+
+  /** Drop every waiting ordinary send, telling each why. */
+  clear(error: Error): void {
+    this.clearTimer();
+    const waiting = this.queue.splice(this.queueHead);
+    this.queue.length = 0;
+    this.queueHead = 0;
+    this.priorityQueue.length = 0;
+    for (const item of waiting) item.onSent?.(error);
+  }
+
+  private drain(): void {
+    const writer = this.writer;
+    if (writer === null) return;
+    while (this.priorityQueue.length > 0) {
+      if (!this.tryTake(this.limit)) return this.schedule();
+      writer(this.priorityQueue.shift()!);
+    }
+    if (!this.isOpen) return;
+    const ordinaryLimit = this.limit - this.reservedSlots;
+    while (this.queueHead < this.queue.length) {
+      if (!this.tryTake(ordinaryLimit)) return this.schedule();
+      const item = this.queue[this.queueHead]!;
+      this.queue[this.queueHead] = undefined as unknown as QueuedSend;
+      this.queueHead++;
+      writer(item.text);
+      item.onSent?.();
+      if (this.writer !== writer) break; // the write failed and the socket went away
+    }
+    if (this.queueHead === this.queue.length) {
+      this.queue.length = 0;
+      this.queueHead = 0;
+    }
+  }
+
+  /** Record a send if fewer than `ceiling` happened inside the window. */
+  private tryTake(ceiling: number): boolean {
+    const now = this.now();
+    this.expire(now);
+    if (this.count >= ceiling) return false;
+    this.log[(this.head + this.count) % this.limit] = now;
+    this.count++;
+    return true;
+  }
+
+  private expire(now: number): void {
+    const cutoff = now - this.windowMs;
+    while (this.count > 0 && this.log[this.head]! <= cutoff) {
+      this.head = (this.head + 1) % this.limit;
+      this.count--;
+    }
+  }
+
+  /** Wake up when the oldest send leaves the window. */
+  private schedule(): void {
+    if (this.timer !== null || this.count === 0) return;
+    const wait = Math.max(0, this.log[this.head]! + this.windowMs - this.now()) + 1;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.drain();
+    }, wait);
+    this.timer.unref?.();
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+  }
+}

@@ -1,0 +1,711 @@
+/**
+ * One gateway shard: a sequence of WebSocket connections carrying one session (reference §5-§8).
+ *
+ * Invariants the rest of the runtime relies on:
+ * - Every dispatch is delivered once and in seq order. Processing stops the moment a connection is given up
+ *   (its later messages are ignored), RESUME carries the seq of the last delivered dispatch, and a dispatch
+ *   whose seq is not above it is dropped as a replay duplicate.
+ * - A socket close that follows messages still being inflated (node:zlib is asynchronous) is handled only
+ *   after those messages.
+ * - Fatal close codes stop the shard with a `GatewayFatalCloseError`; nothing retries them.
+ * - The token never reaches a log line or an error message (it is registered with the redactor).
+ */
+import { EventEmitter } from 'eventemitter3';
+import WebSocket from 'ws';
+import type { GatewayPresenceUpdateData } from 'discord-api-types/v10';
+import type { Logger } from 'pino';
+import { registerSecret } from '../util/redact.js';
+import { CLIENT_CLOSE, closePolicy } from './close-codes.js';
+import { GatewayDecodeError, GatewayError, GatewayFatalCloseError, ShardClosedError } from './errors.js';
+import type { DispatchHook, GatewayEventMap, ShardStatus } from './events.js';
+import { Heartbeater } from './heartbeat.js';
+import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
+import { inflaterFactory, type Inflater, type InflaterFactory, type InflatePreference } from './inflate.js';
+import { MemberRequestAssembler, type MemberRequestResult, type RequestMembersOptions } from './member-requests.js';
+import { asReceivedPayload, encodePayload, gatewayConnectUrl, Op, type ReceivedPayload } from './protocol.js';
+import { SendQueue } from './send-queue.js';
+
+/** What a later process needs to RESUME this shard's session instead of identifying. */
+export interface SessionState {
+  sessionId: string;
+  /** Seq of the last dispatch delivered. */
+  sequence: number;
+  resumeGatewayUrl: string;
+}
+
+export interface ShardTiming {
+  /** Wait before identifying anew after op 9 d=false. Default: uniform 1000-5000 ms. */
+  invalidSessionDelayMs?: () => number;
+  /** Reconnect backoff: first retry immediate, then base * 2^n with jitter, capped. Defaults 1000 / 30000. */
+  reconnectBaseMs?: number;
+  reconnectMaxMs?: number;
+  /** Give up (stop the shard) after this many reconnects without reaching READY/RESUMED. Default Infinity. */
+  maxReconnectAttempts?: number;
+  /** Failed connects to resume_gateway_url before falling back to the main URL. Default 2. */
+  resumeUrlFailuresBeforeFallback?: number;
+  /** Reconnect when HELLO does not arrive this long after the socket opened. Default 20000. */
+  helloTimeoutMs?: number;
+  /** How long a client-initiated close waits for the close handshake before dropping the socket. Default 1000. */
+  closeGraceMs?: number;
+  /** WebSocket opening handshake timeout. Default 15000. */
+  handshakeTimeoutMs?: number;
+}
+
+export interface ShardOptions {
+  id: number;
+  shardCount: number;
+  token: string;
+  intents: number;
+  /** `url` from GET /gateway/bot. */
+  gatewayUrl: string;
+  /** zlib-stream transport compression. Default true. */
+  compress?: boolean;
+  /** Inflate implementation (or a factory, for tests). Default 'auto': zlib-sync when installed. */
+  inflate?: InflatePreference | InflaterFactory;
+  /** Identify field large_threshold (50-250). Default 50. */
+  largeThreshold?: number;
+  /** Initial presence sent with IDENTIFY. */
+  presence?: GatewayPresenceUpdateData;
+  /** Identify `properties`. Default { os: process.platform, browser: 'gatehouse', device: 'gatehouse' }. */
+  properties?: { os: string; browser: string; device: string };
+  /** Default: a private LocalIdentifyQueue (max_concurrency 1, 5 s). Share one across shards. */
+  identifyQueue?: IdentifyQueue;
+  /** A saved session: the first connection RESUMEs it (falling back to IDENTIFY on op 9). */
+  session?: SessionState | null;
+  /** Client send limit. Default 120 per 60000 ms. */
+  sendLimit?: { count: number; windowMs: number };
+  timing?: ShardTiming;
+  /** Heartbeat jitter and backoff jitter source. Default Math.random. */
+  random?: () => number;
+  logger?: Logger;
+  /** Called for every dispatch before any emitter event: the allocation-free path for the runtime. */
+  onDispatch?: DispatchHook;
+  /** Where events go. Default: a private emitter, exposed as `shard.events`. The manager passes its own. */
+  events?: EventEmitter<GatewayEventMap>;
+}
+
+export interface ShardCloseOptions {
+  /** Keep the session resumable (close with a non-1000 code) and return its state. Default false. */
+  resumable?: boolean;
+}
+
+type ReconnectMode = 'resume' | 'identify';
+
+interface Connection {
+  readonly id: number;
+  readonly ws: WebSocket;
+  readonly inflater: Inflater | null;
+  /** False once the shard gave this connection up: nothing it delivers is processed any more. */
+  live: boolean;
+  opened: boolean;
+  helloReceived: boolean;
+  helloTimer: NodeJS.Timeout | null;
+  /** URL base used, to count failures of resume_gateway_url. */
+  usedResumeUrl: boolean;
+}
+
+const DEFAULT_PROPERTIES = Object.freeze({ os: process.platform, browser: 'gatehouse', device: 'gatehouse' });
+
+export class Shard {
+  readonly id: number;
+  readonly shardCount: number;
+  readonly events: EventEmitter<GatewayEventMap>;
+  /** The same emitter, typed for emitting any dispatch name (untyped ones included). */
+  private readonly namedEvents: EventEmitter<Record<string, [number, unknown]>>;
+  private readonly options: ShardOptions;
+  private readonly compress: boolean;
+  private readonly makeInflater: InflaterFactory | null;
+  private readonly identifyQueue: IdentifyQueue;
+  private readonly sendQueue: SendQueue;
+  private readonly heartbeater: Heartbeater;
+  private readonly members: MemberRequestAssembler;
+  private readonly random: () => number;
+  private readonly onDispatch: DispatchHook | undefined;
+  private readonly timing: Required<ShardTiming>;
+  private readonly logger: Logger | undefined;
+
+  private currentStatus: ShardStatus = 'idle';
+  private connection: Connection | null = null;
+  private connectionCounter = 0;
+  private seq = -1;
+  private sessionId: string | null = null;
+  private resumeUrl: string | null = null;
+  private reconnectAttempts = 0;
+  private resumeUrlFailures = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private identifyAbort: AbortController | null = null;
+  private ending = false;
+  private startWaiter: { resolve: () => void; reject: (error: Error) => void } | null = null;
+  private startPromise: Promise<void> | null = null;
+  private closePromise: Promise<SessionState | null> | null = null;
+
+  constructor(options: ShardOptions) {
+    if (!Number.isInteger(options.id) || !Number.isInteger(options.shardCount) || options.shardCount < 1) {
+      throw new RangeError(`Shard id and shardCount must be integers (got id ${options.id}, count ${options.shardCount}).`);
+    }
+    if (options.id < 0 || options.id >= options.shardCount) {
+      throw new RangeError(`Shard id ${options.id} is outside 0..${options.shardCount - 1}.`);
+    }
+    if (typeof options.token !== 'string' || options.token.length === 0) {
+      throw new TypeError('Shard token must be a non-empty string.');
+    }
+    registerSecret(options.token);
+    this.options = options;
+    this.id = options.id;
+    this.shardCount = options.shardCount;
+    this.events = options.events ?? new EventEmitter<GatewayEventMap>();
+    this.namedEvents = this.events as unknown as EventEmitter<Record<string, [number, unknown]>>;
+    this.compress = options.compress ?? true;
+    const inflate = options.inflate ?? 'auto';
+    this.makeInflater = this.compress ? (typeof inflate === 'function' ? inflate : inflaterFactory(inflate)) : null;
+    this.identifyQueue = options.identifyQueue ?? new LocalIdentifyQueue();
+    this.random = options.random ?? Math.random;
+    this.onDispatch = options.onDispatch;
+    this.logger = options.logger?.child({ component: 'gateway', shard: options.id });
+    const t = options.timing ?? {};
+    this.timing = {
+      invalidSessionDelayMs: t.invalidSessionDelayMs ?? (() => 1000 + Math.floor(this.random() * 4000)),
+      reconnectBaseMs: t.reconnectBaseMs ?? 1000,
+      reconnectMaxMs: t.reconnectMaxMs ?? 30_000,
+      maxReconnectAttempts: t.maxReconnectAttempts ?? Infinity,
+      resumeUrlFailuresBeforeFallback: t.resumeUrlFailuresBeforeFallback ?? 2,
+      helloTimeoutMs: t.helloTimeoutMs ?? 20_000,
+      closeGraceMs: t.closeGraceMs ?? 1000,
+      handshakeTimeoutMs: t.handshakeTimeoutMs ?? 15_000,
+    };
+    this.sendQueue = new SendQueue({ limit: options.sendLimit?.count, windowMs: options.sendLimit?.windowMs });
+    this.heartbeater = new Heartbeater(
+      { send: () => this.sendHeartbeat(), zombie: () => this.onZombie() },
+      { random: this.random },
+    );
+    this.members = new MemberRequestAssembler((text, onSent) => this.sendQueue.enqueue(text, onSent));
+    if (options.session) this.restoreSession(options.session);
+  }
+
+  get status(): ShardStatus {
+    return this.currentStatus;
+  }
+
+  /** Round trip of the last heartbeat in ms, -1 before the first ACK. */
+  get latency(): number {
+    return this.heartbeater.latency;
+  }
+
+  /** Seq of the last dispatch delivered, -1 before the first. */
+  get sequence(): number {
+    return this.seq;
+  }
+
+  /** The resumable session, or null before READY / after it was invalidated. */
+  get session(): SessionState | null {
+    if (this.sessionId === null || this.resumeUrl === null) return null;
+    return { sessionId: this.sessionId, sequence: this.seq, resumeGatewayUrl: this.resumeUrl };
+  }
+
+  /** Open the first connection. Resolves at the first READY or RESUMED; rejects if the shard stops before. */
+  start(): Promise<void> {
+    if (this.startPromise) return this.startPromise;
+    if (this.ending) return Promise.reject(new ShardClosedError(this.id, 'start'));
+    this.startPromise = new Promise<void>((resolve, reject) => {
+      this.startWaiter = { resolve, reject };
+    });
+    this.connect();
+    return this.startPromise;
+  }
+
+  /**
+   * Close for good. With `resumable`, the socket closes with a non-1000 code so the service keeps the session,
+   * and its state is returned for a later process to RESUME; otherwise the session ends (code 1000).
+   */
+  close(options: ShardCloseOptions = {}): Promise<SessionState | null> {
+    if (this.closePromise) return this.closePromise;
+    const resumable = options.resumable ?? false;
+    this.closePromise = (async () => {
+      const wasStopped = this.currentStatus === 'stopped';
+      this.ending = true;
+      this.cancelPending();
+      const connection = this.connection;
+      if (connection) {
+        await this.dropConnection(connection, resumable ? CLIENT_CLOSE.resumableShutdown : CLIENT_CLOSE.normal);
+      }
+      const state = resumable ? this.session : null;
+      if (!resumable) this.clearSession();
+      this.finishPending(new ShardClosedError(this.id, 'the request'));
+      if (!wasStopped) {
+        this.setStatus('closed');
+        this.events.emit('stopped', this.id, null);
+      }
+      return state;
+    })();
+    return this.closePromise;
+  }
+
+  /** Ask for guild members (op 8); resolves once with every chunk assembled. Goes through the send queue. */
+  requestMembers(options: RequestMembersOptions): Promise<MemberRequestResult> {
+    if (this.ending) return Promise.reject(new ShardClosedError(this.id, 'the member request'));
+    return this.members.request(options);
+  }
+
+  /**
+   * Send any payload through the rate-limited queue (waits until the session is live). Resolves when written.
+   * For presence updates, voice state, op 31 / op 43 requests.
+   */
+  send(op: number, d: unknown): Promise<void> {
+    if (this.ending) return Promise.reject(new ShardClosedError(this.id, `the op ${op} send`));
+    let text: string;
+    try {
+      text = encodePayload(op, d);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.sendQueue.enqueue(text, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  // ---- connection lifecycle ---------------------------------------------------------------------------------
+
+  private connect(): void {
+    if (this.ending) return;
+    const useResumeUrl =
+      this.sessionId !== null &&
+      this.resumeUrl !== null &&
+      this.resumeUrlFailures < this.timing.resumeUrlFailuresBeforeFallback;
+    const base = useResumeUrl ? this.resumeUrl! : this.options.gatewayUrl;
+    let url: string;
+    try {
+      url = gatewayConnectUrl(base, this.compress);
+    } catch (error) {
+      this.stop(error as Error);
+      return;
+    }
+    this.setStatus('connecting');
+    this.debug(`connecting to ${url}${this.sessionId ? ' (to resume)' : ''}`);
+    const id = ++this.connectionCounter;
+    const ws = new WebSocket(url, {
+      perMessageDeflate: false,
+      skipUTF8Validation: true,
+      handshakeTimeout: this.timing.handshakeTimeoutMs,
+    });
+    ws.binaryType = 'nodebuffer';
+    const connection: Connection = {
+      id,
+      ws,
+      inflater: null,
+      live: true,
+      opened: false,
+      helloReceived: false,
+      helloTimer: null,
+      usedResumeUrl: useResumeUrl,
+    };
+    if (this.makeInflater) {
+      (connection as { inflater: Inflater }).inflater = this.makeInflater({
+        message: (text) => {
+          if (connection.live) this.onText(connection, text);
+        },
+        error: (error) => {
+          if (connection.live) this.onDecodeError(connection, error);
+        },
+      });
+    }
+    this.connection = connection;
+    this.sendQueue.attach((text) => this.write(connection, text));
+
+    ws.on('open', () => {
+      if (!connection.live) return;
+      connection.opened = true;
+      connection.helloTimer = setTimeout(() => {
+        if (!connection.live || connection.helloReceived) return;
+        this.debug('no HELLO in time');
+        this.reconnect(this.sessionId ? 'resume' : 'identify', CLIENT_CLOSE.helloTimeout, 'hello timeout');
+      }, this.timing.helloTimeoutMs);
+    });
+    ws.on('message', (data, isBinary) => {
+      if (!connection.live) return;
+      const frame = toBuffer(data);
+      if (isBinary && connection.inflater !== null) connection.inflater.push(frame);
+      else this.onText(connection, frame.toString('utf8'));
+    });
+    ws.on('error', (error) => {
+      if (!connection.live) return;
+      this.debug(`socket error: ${error.message}`);
+    });
+    ws.on('close', (code, reason) => {
+      if (!connection.live) return;
+      const handle = () => {
+        if (connection.live) this.onSocketClose(connection, code, reason.toString('utf8'));
+      };
+      // Messages that arrived before the close may still be inflating: handle them first.
+      if (connection.inflater !== null && connection.inflater.busy) connection.inflater.whenIdle(handle);
+      else handle();
+    });
+  }
+
+  /** The service or the network ended the connection. */
+  private onSocketClose(connection: Connection, code: number, reason: string): void {
+    const opened = connection.opened;
+    this.abandon(connection);
+    this.events.emit('close', this.id, code, reason);
+    if (this.ending) return;
+    const policy = closePolicy(code);
+    this.debug(`closed with ${code} (${policy.name})${reason ? `: ${reason}` : ''}`);
+    if (policy.action === 'fatal') {
+      this.stop(new GatewayFatalCloseError(this.id, code, policy.name, policy.hint, reason));
+      return;
+    }
+    if (!connection.helloReceived && connection.usedResumeUrl) this.resumeUrlFailures++;
+    if (!opened) this.emitError(new GatewayError(`Shard ${this.id} could not connect (close code ${code}).`));
+    const mode: ReconnectMode = policy.action === 'identify' || this.sessionId === null ? 'identify' : 'resume';
+    if (mode === 'identify') this.clearSession();
+    this.scheduleReconnect(this.backoffDelay());
+  }
+
+  /**
+   * Give up the current connection on the client's initiative (op 7, op 9, zombie, decode error) and open a
+   * new one after the old socket closed and `delayMs` passed.
+   */
+  private reconnect(mode: ReconnectMode, code: number, why: string, delayMs = 0): void {
+    if (this.ending) return;
+    const connection = this.connection;
+    this.debug(`reconnecting (${why}) to ${mode}`);
+    if (mode === 'identify') this.clearSession();
+    this.setStatus('reconnecting');
+    // Backoff too, so a service that keeps answering with op 7 / op 9 does not get a reconnect storm.
+    const delay = Math.max(delayMs, this.backoffDelay());
+    const closed = connection ? this.dropConnection(connection, code) : Promise.resolve();
+    void closed.then(() => this.scheduleReconnect(delay));
+  }
+
+  private scheduleReconnect(delayMs: number): void {
+    if (this.ending) return;
+    if (this.reconnectAttempts >= this.timing.maxReconnectAttempts) {
+      this.stop(new GatewayError(`Shard ${this.id} gave up after ${this.reconnectAttempts} reconnect attempt(s).`));
+      return;
+    }
+    this.reconnectAttempts++;
+    this.setStatus('reconnecting');
+    if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      this.connect();
+    }, delayMs);
+  }
+
+  /** No delay for the first reconnect since the last READY/RESUMED, then exponential with jitter, capped. */
+  private backoffDelay(): number {
+    if (this.reconnectAttempts === 0) return 0;
+    const exp = Math.min(this.timing.reconnectMaxMs, this.timing.reconnectBaseMs * 2 ** (this.reconnectAttempts - 1));
+    return Math.round(exp * (0.5 + this.random() / 2));
+  }
+
+  /** Stop processing a connection: nothing it delivers after this is handled. */
+  private abandon(connection: Connection): void {
+    connection.live = false;
+    if (connection.helloTimer !== null) clearTimeout(connection.helloTimer);
+    connection.inflater?.destroy();
+    if (this.connection !== connection) return;
+    this.connection = null;
+    this.heartbeater.stop();
+    this.sendQueue.detach();
+    if (this.identifyAbort !== null) {
+      this.identifyAbort.abort(new ShardClosedError(this.id, 'identify'));
+      this.identifyAbort = null;
+    }
+  }
+
+  /** Abandon a connection and close its socket with `code`; resolves once closed (or dropped after the grace). */
+  private dropConnection(connection: Connection, code: number): Promise<void> {
+    this.abandon(connection);
+    const ws = connection.ws;
+    return new Promise<void>((resolve) => {
+      if (ws.readyState === WebSocket.CLOSED) return resolve();
+      const grace = setTimeout(() => {
+        ws.terminate();
+        resolve();
+      }, this.timing.closeGraceMs);
+      ws.once('close', () => {
+        clearTimeout(grace);
+        this.events.emit('close', this.id, code, 'closed by client');
+        resolve();
+      });
+      ws.on('error', () => {}); // errors after abandoning are expected (e.g. closing while connecting)
+      try {
+        if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+        else ws.close(code);
+      } catch {
+        ws.terminate();
+      }
+    });
+  }
+
+  /** Stop for good: fatal close code, bad configuration, or reconnects exhausted. */
+  private stop(error: Error): void {
+    if (this.ending) return;
+    this.ending = true;
+    this.cancelPending();
+    const connection = this.connection;
+    if (connection) void this.dropConnection(connection, CLIENT_CLOSE.normal);
+    this.logger?.error({ err: error }, 'shard stopped');
+    this.finishPending(error);
+    this.setStatus('stopped');
+    this.events.emit('stopped', this.id, error);
+  }
+
+  private cancelPending(): void {
+    if (this.reconnectTimer !== null) {
+      clearTimeout(this.reconnectTimer);
+      this.reconnectTimer = null;
+    }
+    this.heartbeater.stop();
+    if (this.identifyAbort !== null) {
+      this.identifyAbort.abort(new ShardClosedError(this.id, 'identify'));
+      this.identifyAbort = null;
+    }
+  }
+
+  private finishPending(error: Error): void {
+    this.sendQueue.clear(error);
+    this.members.rejectAll(error);
+    if (this.startWaiter) {
+      this.startWaiter.reject(error);
+      this.startWaiter = null;
+    }
+  }
+
+  // ---- inbound ----------------------------------------------------------------------------------------------
+
+  private onText(connection: Connection, text: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      this.onDecodeError(connection, new GatewayDecodeError('received a message that is not valid JSON', { cause: error }));
+      return;
+    }
+    const payload = asReceivedPayload(parsed);
+    if (payload === null) {
+      this.onDecodeError(connection, new GatewayDecodeError('received a message that is not a gateway payload'));
+      return;
+    }
+    this.onPayload(connection, payload);
+  }
+
+  private onDecodeError(connection: Connection, error: GatewayDecodeError): void {
+    if (this.connection !== connection) return;
+    this.emitError(error);
+    this.reconnect(this.sessionId ? 'resume' : 'identify', CLIENT_CLOSE.decodeError, error.message);
+  }
+
+  private onPayload(connection: Connection, payload: ReceivedPayload): void {
+    switch (payload.op) {
+      case Op.Dispatch:
+        this.onDispatchPayload(payload);
+        return;
+      case Op.HeartbeatAck:
+        this.heartbeater.ack();
+        this.events.emit('heartbeat', this.id, this.heartbeater.latency);
+        return;
+      case Op.Heartbeat:
+        this.heartbeater.beatNow();
+        return;
+      case Op.Hello:
+        this.onHello(connection, payload.d);
+        return;
+      case Op.Reconnect:
+        this.reconnect(this.sessionId ? 'resume' : 'identify', CLIENT_CLOSE.reconnect, 'op 7 RECONNECT');
+        return;
+      case Op.InvalidSession:
+        if (payload.d === true && this.sessionId !== null) {
+          this.reconnect('resume', CLIENT_CLOSE.reconnect, 'op 9 INVALID_SESSION (resumable)');
+        } else {
+          this.reconnect(
+            'identify',
+            CLIENT_CLOSE.reconnect,
+            'op 9 INVALID_SESSION (not resumable)',
+            this.timing.invalidSessionDelayMs(),
+          );
+        }
+        return;
+      default:
+        this.debug(`ignoring op ${payload.op}`);
+    }
+  }
+
+  private onDispatchPayload(payload: ReceivedPayload): void {
+    const t = payload.t;
+    if (t === null) return;
+    // A dispatch without seq (not expected from the service) is delivered but does not move the seq.
+    const s = payload.s ?? this.seq;
+    if (payload.s !== null) {
+      if (s <= this.seq) {
+        this.debug(`dropping duplicate dispatch ${t} s=${s} (last ${this.seq})`);
+        return;
+      }
+      if (this.seq >= 0 && s !== this.seq + 1) {
+        this.logger?.warn({ expected: this.seq + 1, got: s, t }, 'gap in dispatch sequence');
+      }
+      this.seq = s;
+    }
+    const d = payload.d;
+    switch (t) {
+      case 'READY':
+        this.onReady(d);
+        break;
+      case 'RESUMED':
+        this.onLive(true);
+        break;
+      case 'GUILD_MEMBERS_CHUNK':
+        this.members.handleChunk(d);
+        break;
+      case 'RATE_LIMITED':
+        this.members.handleRateLimited(d);
+        break;
+    }
+    try {
+      this.onDispatch?.(this.id, t, d, s);
+      this.events.emit('dispatch', this.id, t, d, s);
+      this.namedEvents.emit(t, this.id, d);
+    } catch (error) {
+      this.emitError(
+        new GatewayError(`A listener for ${t} on shard ${this.id} threw: ${(error as Error)?.message ?? error}`, {
+          cause: error,
+        }),
+      );
+    }
+  }
+
+  private onReady(d: unknown): void {
+    const ready = d as { session_id?: unknown; resume_gateway_url?: unknown } | null;
+    if (ready && typeof ready.session_id === 'string') this.sessionId = ready.session_id;
+    if (ready && typeof ready.resume_gateway_url === 'string') this.resumeUrl = ready.resume_gateway_url;
+    this.onLive(false);
+    // Replies to member requests of the previous session will never come.
+    this.members.restartAll();
+  }
+
+  private onLive(resumed: boolean): void {
+    this.reconnectAttempts = 0;
+    this.resumeUrlFailures = 0;
+    this.setStatus('ready');
+    this.sendQueue.open();
+    this.events.emit('ready', this.id, resumed);
+    if (this.startWaiter) {
+      this.startWaiter.resolve();
+      this.startWaiter = null;
+    }
+  }
+
+  private onHello(connection: Connection, d: unknown): void {
+    if (connection.helloReceived) return;
+    connection.helloReceived = true;
+    if (connection.helloTimer !== null) {
+      clearTimeout(connection.helloTimer);
+      connection.helloTimer = null;
+    }
+    const interval = (d as { heartbeat_interval?: unknown } | null)?.heartbeat_interval;
+    if (typeof interval !== 'number' || !(interval > 0)) {
+      this.onDecodeError(connection, new GatewayDecodeError('HELLO without a valid heartbeat_interval'));
+      return;
+    }
+    // Keep every window's heartbeats (plus server-requested ones and IDENTIFY/RESUME) out of ordinary sends.
+    this.sendQueue.setReserved(Math.ceil(this.sendQueue.windowMs / interval) + 2);
+    this.heartbeater.start(interval);
+    if (this.sessionId !== null && this.resumeUrl !== null) {
+      this.setStatus('resuming');
+      this.debug(`resuming session at seq ${this.seq}`);
+      this.sendQueue.sendPriority(
+        encodePayload(Op.Resume, { token: this.options.token, session_id: this.sessionId, seq: this.seq }),
+      );
+    } else {
+      void this.identify(connection);
+    }
+  }
+
+  private async identify(connection: Connection): Promise<void> {
+    this.setStatus('waiting-identify');
+    const abort = new AbortController();
+    this.identifyAbort = abort;
+    try {
+      await this.identifyQueue.acquire(this.id, abort.signal);
+    } catch (error) {
+      if (!abort.signal.aborted) this.emitError(error as Error);
+      return;
+    } finally {
+      if (this.identifyAbort === abort) this.identifyAbort = null;
+    }
+    if (!connection.live || this.connection !== connection) return;
+    this.seq = -1;
+    this.setStatus('identifying');
+    this.debug('identifying');
+    const d: Record<string, unknown> = {
+      token: this.options.token,
+      properties: this.options.properties ?? DEFAULT_PROPERTIES,
+      intents: this.options.intents,
+      shard: [this.id, this.shardCount],
+      large_threshold: this.options.largeThreshold ?? 50,
+      compress: false,
+    };
+    if (this.options.presence) d.presence = this.options.presence;
+    this.sendQueue.sendPriority(encodePayload(Op.Identify, d));
+  }
+
+  // ---- outbound ---------------------------------------------------------------------------------------------
+
+  private sendHeartbeat(): void {
+    this.sendQueue.sendPriority(this.seq >= 0 ? `{"op":1,"d":${this.seq}}` : '{"op":1,"d":null}');
+  }
+
+  private write(connection: Connection, text: string): void {
+    if (!connection.live || connection.ws.readyState !== WebSocket.OPEN) return;
+    connection.ws.send(text);
+  }
+
+  private onZombie(): void {
+    this.debug('no heartbeat ACK since the last heartbeat: zombie connection');
+    this.reconnect(this.sessionId ? 'resume' : 'identify', CLIENT_CLOSE.zombie, 'zombie connection');
+  }
+
+  // ---- state ------------------------------------------------------------------------------------------------
+
+  private restoreSession(session: SessionState): void {
+    if (
+      typeof session.sessionId !== 'string' ||
+      typeof session.resumeGatewayUrl !== 'string' ||
+      !Number.isInteger(session.sequence)
+    ) {
+      throw new TypeError(`Saved session for shard ${this.id} is malformed (needs sessionId, sequence, resumeGatewayUrl).`);
+    }
+    this.sessionId = session.sessionId;
+    this.resumeUrl = session.resumeGatewayUrl;
+    this.seq = session.sequence;
+  }
+
+  private clearSession(): void {
+    this.sessionId = null;
+    this.resumeUrl = null;
+    this.seq = -1;
+  }
+
+  private setStatus(status: ShardStatus): void {
+    const previous = this.currentStatus;
+    if (previous === status) return;
+    this.currentStatus = status;
+    this.events.emit('status', this.id, status, previous);
+  }
+
+  private emitError(error: Error): void {
+    this.logger?.warn({ err: error }, error.message);
+    this.events.emit('error', this.id, error);
+  }
+
+  private debug(message: string): void {
+    this.logger?.debug(message);
+    if (this.events.listenerCount('debug') > 0) this.events.emit('debug', this.id, message);
+  }
+}
+
+function toBuffer(data: WebSocket.RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
