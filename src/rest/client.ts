@@ -1,0 +1,817 @@
+import { EventEmitter } from 'eventemitter3';
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { Logger } from 'pino';
+import { registerSecret, redact } from '../util/redact.js';
+import {
+  ApiError,
+  InvalidRequestGuardError,
+  NetworkError,
+  RateLimitError,
+  RequestAbortedError,
+  RequestRefusedError,
+  RestError,
+  TimeoutError,
+  type HttpMethod,
+  type RateLimitScope,
+} from './errors.js';
+import { GlobalLimiter } from './global-limiter.js';
+import { parseRateLimitHeaders, type RateLimitInfo } from './headers.js';
+import { InvalidRequestGuard } from './invalid-request-guard.js';
+import { compileRoute, digest, majorKey, renderPath, routeId, type CompiledRoute } from './route.js';
+import { sleep } from './sleep.js';
+import { HttpTransport, TransportFailure, type TransportResponse } from './transport.js';
+import type { Query, RequestOptions, RestAuth, RestFile, RestRequester, RestResponse } from './types.js';
+import { userAgent } from './user-agent.js';
+
+export const DEFAULT_API_URL = 'https://discord.com/api/v10';
+
+export interface RestClientOptions {
+  /** REST base including the version segment (config `apiUrl`). Default: the real service's v10 base. */
+  baseUrl?: string;
+  /** Default credentials; a request may override them with `auth`. */
+  token?: string;
+  /** Scheme of `token`. Default `Bot`. */
+  tokenType?: 'Bot' | 'Bearer';
+  /** Text appended to the User-Agent after the required `DiscordBot (url, version)` part. */
+  userAgentSuffix?: string;
+  logger?: Logger;
+  /** Requests per `globalWindowMs` per token, across buckets (reference §3.3). Default 50. */
+  globalLimit?: number;
+  /** Default 1000. */
+  globalWindowMs?: number;
+  /** Per-attempt timeout. Default 15000. */
+  timeoutMs?: number;
+  /** Retries of 5xx responses and network errors, after the first attempt. Default 3. */
+  retries?: number;
+  /** First retry delay; doubles each retry, with jitter. Default 250. */
+  retryBaseDelayMs?: number;
+  /** Cap of one retry delay. Default 5000. */
+  retryMaxDelayMs?: number;
+  /** 429 responses one request may absorb before failing with RateLimitError. Default 5. */
+  maxRateLimitRetries?: number;
+  /**
+   * Longest rate-limit wait (bucket reset, retry_after, global pause) a request sits out; beyond it the
+   * request fails at once with RateLimitError. Keeps a day-long command-create limit from hanging a
+   * caller. Default 60000.
+   */
+  maxRateLimitWaitMs?: number;
+  /**
+   * Invalid responses (401, 403, non-shared 429) tolerated per window before the client stops sending.
+   * The service bans at 10,000 per 10 minutes; the default 9000 leaves room for requests in flight.
+   */
+  invalidRequestLimit?: number;
+  /** Default 600000 (10 minutes). */
+  invalidRequestWindowMs?: number;
+  /** Emit `invalidRequestWarning` every this many invalid responses in the window. Default 1000. */
+  invalidRequestWarningInterval?: number;
+  /** Sockets to the API host. Default 128. */
+  maxSockets?: number;
+}
+
+export interface RequestEvent {
+  method: HttpMethod;
+  route: string;
+  /** Queue (bucket) the request runs in; tokens in it are digested. */
+  bucket: string;
+  /** 0 for the first attempt. */
+  attempt: number;
+}
+
+export interface ResponseEvent extends RequestEvent {
+  status: number;
+  durationMs: number;
+}
+
+export interface RateLimitedEvent {
+  method: HttpMethod;
+  route: string;
+  bucket: string;
+  scope: RateLimitScope;
+  global: boolean;
+  retryAfterMs: number;
+  /** X-RateLimit-Limit of the bucket when known. */
+  limit: number | null;
+}
+
+export interface InvalidRequestWarningEvent {
+  /** Invalid responses in the current window. */
+  count: number;
+  limit: number;
+  windowMs: number;
+}
+
+export interface RestEvents {
+  request: [RequestEvent];
+  response: [ResponseEvent];
+  /** A 429 response (every one; proactive waits on known limits are not 429s and are not reported). */
+  rateLimited: [RateLimitedEvent];
+  invalidRequestWarning: [InvalidRequestWarningEvent];
+}
+
+export interface QueueDepth {
+  bucket: string;
+  /** Requests waiting, including the one being sent. */
+  queued: number;
+  limit: number | null;
+  remaining: number | null;
+  /** Milliseconds until the bucket resets, when known and in the future. */
+  resetInMs: number | null;
+}
+
+export interface RestStats {
+  requests: number;
+  responses: number;
+  rateLimited: number;
+  retries: number;
+  invalidInWindow: number;
+  queues: number;
+  queued: number;
+}
+
+/** Requests the service refuses, or has disabled, recognised before sending. */
+const BEARER_ONLY = new Set(['PUT /applications/{application_id}/guilds/{guild_id}/commands/{command_id}/permissions']);
+const DISABLED = new Map([
+  [
+    'PUT /applications/{application_id}/guilds/{guild_id}/commands/permissions',
+    'batch editing of command permissions is disabled (permissions v2): edit one command at a time',
+  ],
+  ['POST /guilds', 'guild creation is no longer available to apps'],
+]);
+
+/** A bot token: base64 user id, timestamp part, HMAC part. Used only to refuse one where a Bearer is required. */
+const BOT_TOKEN_SHAPE = /^[A-Za-z0-9_-]{17,40}\.[A-Za-z0-9_-]{4,10}\.[A-Za-z0-9_-]{20,}$/;
+
+const RETRYABLE_STATUS = new Set([500, 502, 503, 504]);
+const IDLE_QUEUE_SWEEP_MS = 60_000;
+
+interface Entry {
+  readonly method: HttpMethod;
+  readonly route: CompiledRoute;
+  readonly routeId: string;
+  readonly major: string;
+  readonly path: string;
+  readonly headers: OutgoingHttpHeaders;
+  body: Buffer | null;
+  /** Multipart bodies are encoded asynchronously; the queue awaits them so FIFO order holds. */
+  pendingBody: Promise<{ body: Buffer; contentType: string }> | null;
+  readonly identity: string;
+  readonly signal: AbortSignal | undefined;
+  readonly timeoutMs: number;
+  started: boolean;
+  settled: boolean;
+  resolve(value: RestResponse<unknown>): void;
+  reject(err: Error): void;
+  detach(): void;
+}
+
+/** One rate-limit bucket (or, until its hash is known, one route + major parameter): a FIFO run one at a time. */
+class BucketQueue {
+  limit = Infinity;
+  remaining = Infinity;
+  resetAt = 0;
+  entries: Array<Entry | undefined> = [];
+  head = 0;
+  running = false;
+
+  constructor(
+    readonly key: string,
+    /** Set while the service's bucket hash for `routeId` is not known yet. */
+    readonly discovering: { routeId: string; major: string } | null,
+  ) {}
+
+  get depth(): number {
+    return this.entries.length - this.head;
+  }
+
+  push(entry: Entry): void {
+    this.entries.push(entry);
+  }
+
+  shift(): Entry | undefined {
+    if (this.head >= this.entries.length) return undefined;
+    const e = this.entries[this.head];
+    this.entries[this.head++] = undefined;
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
+    }
+    return e;
+  }
+
+  takeAll(): Entry[] {
+    const rest = this.entries.slice(this.head).filter((e): e is Entry => e !== undefined);
+    this.entries = [];
+    this.head = 0;
+    return rest;
+  }
+
+  apply(info: RateLimitInfo, now: number): void {
+    if (info.limit !== null) this.limit = info.limit;
+    if (info.remaining !== null) this.remaining = info.remaining;
+    if (info.resetAfterMs !== null) this.resetAt = now + info.resetAfterMs;
+  }
+
+  /** Milliseconds to wait before the next request may go. Refills the bucket once its window is over. */
+  waitMs(now: number): number {
+    if (this.remaining > 0) return 0;
+    if (now < this.resetAt) return this.resetAt - now;
+    this.remaining = this.limit;
+    return 0;
+  }
+
+  /** Still worth keeping when idle: it knows that its window is exhausted. */
+  holdsState(now: number): boolean {
+    return this.remaining <= 0 && this.resetAt > now;
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function encodeQuery(query: Query | undefined): string {
+  if (!query) return '';
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    const values = Array.isArray(value) ? value : [value];
+    for (const v of values as readonly unknown[]) {
+      parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
+    }
+  }
+  return parts.length === 0 ? '' : `?${parts.join('&')}`;
+}
+
+function parseBody(res: TransportResponse): unknown {
+  if (res.status === 204 || res.body.length === 0) return undefined;
+  const text = res.body.toString('utf8');
+  const type = res.headers['content-type'] ?? '';
+  if (type.includes('json')) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+async function encodeMultipart(
+  body: unknown,
+  files: readonly RestFile[],
+): Promise<{ body: Buffer; contentType: string }> {
+  const form = new FormData();
+  if (body !== undefined) form.append('payload_json', JSON.stringify(body));
+  files.forEach((file, i) => {
+    const blob =
+      file.data instanceof Blob
+        ? file.data
+        : new Blob([file.data], file.contentType ? { type: file.contentType } : undefined);
+    form.append(`files[${i}]`, blob, file.name);
+  });
+  const encoded = new Response(form);
+  const contentType = encoded.headers.get('content-type') ?? 'multipart/form-data';
+  return { body: Buffer.from(await encoded.arrayBuffer()), contentType };
+}
+
+/**
+ * The REST client: per-bucket FIFO queues, the global limit, 429 handling, the invalid-request guard,
+ * retries and timeouts, typed errors. Endpoint functions (routes/*.ts) call `request`.
+ *
+ * Ordering and discovery: each bucket runs one request at a time, in arrival order, so responses come back
+ * in order and the first request of an unknown bucket goes alone; its X-RateLimit-* headers then govern the
+ * rest. A route's bucket hash is learnt from X-RateLimit-Bucket and keyed per major parameter
+ * (`${hash}:${major}`); requests that queued before the hash was known move over to that queue.
+ */
+export class RestClient extends EventEmitter<RestEvents> implements RestRequester {
+  readonly baseUrl: string;
+  private readonly transport: HttpTransport;
+  private readonly log: Logger | null;
+  private readonly defaultAuth: RestAuth | null;
+  private readonly defaultIdentity: string;
+  private readonly userAgent: string;
+  private readonly globalLimiter: GlobalLimiter;
+  private readonly guard: InvalidRequestGuard;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly retryBaseDelayMs: number;
+  private readonly retryMaxDelayMs: number;
+  private readonly maxRateLimitRetries: number;
+  private readonly maxRateLimitWaitMs: number;
+  private readonly warningInterval: number;
+  /** Route id (`METHOD /template`) -> the service's bucket hash. Bounded by the number of templates. */
+  private readonly hashes = new Map<string, string>();
+  private readonly queues = new Map<string, BucketQueue>();
+  private readonly sweepTimer: NodeJS.Timeout;
+  private closed = false;
+  private readonly counters = { requests: 0, responses: 0, rateLimited: 0, retries: 0 };
+
+  constructor(options: RestClientOptions = {}) {
+    super();
+    this.baseUrl = (options.baseUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
+    this.transport = new HttpTransport(this.baseUrl, { maxSockets: options.maxSockets });
+    this.log = options.logger ? options.logger.child({ component: 'rest' }) : null;
+    if (options.token) {
+      // A second net behind "never put it in a message": the logger's redactor now knows it too.
+      registerSecret(options.token);
+      this.defaultAuth = { scheme: options.tokenType ?? 'Bot', token: options.token };
+    } else {
+      this.defaultAuth = null;
+    }
+    this.defaultIdentity = this.defaultAuth ? this.identityOf(this.defaultAuth) : 'anonymous';
+    this.userAgent = userAgent(options.userAgentSuffix);
+    this.globalLimiter = new GlobalLimiter(options.globalLimit ?? 50, options.globalWindowMs ?? 1000);
+    this.guard = new InvalidRequestGuard(options.invalidRequestLimit ?? 9000, options.invalidRequestWindowMs ?? 600_000);
+    this.timeoutMs = options.timeoutMs ?? 15_000;
+    this.retries = Math.max(0, options.retries ?? 3);
+    this.retryBaseDelayMs = options.retryBaseDelayMs ?? 250;
+    this.retryMaxDelayMs = options.retryMaxDelayMs ?? 5000;
+    this.maxRateLimitRetries = Math.max(0, options.maxRateLimitRetries ?? 5);
+    this.maxRateLimitWaitMs = options.maxRateLimitWaitMs ?? 60_000;
+    this.warningInterval = Math.max(1, options.invalidRequestWarningInterval ?? 1000);
+    this.sweepTimer = setInterval(() => this.sweep(), IDLE_QUEUE_SWEEP_MS);
+    this.sweepTimer.unref();
+  }
+
+  /** Send a request and resolve with the parsed body (undefined for 204). */
+  async request<T = unknown, R extends string = string>(options: RequestOptions<R>): Promise<T> {
+    return (await this.requestWithStatus<T, R>(options)).data;
+  }
+
+  /** As `request`, with the status (e.g. 201 for a new command, 200 for an overwritten one). */
+  requestWithStatus<T = unknown, R extends string = string>(options: RequestOptions<R>): Promise<RestResponse<T>> {
+    let entry: Entry;
+    try {
+      entry = this.prepare(options);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    const promise = new Promise<RestResponse<T>>((resolve, reject) => {
+      entry.resolve = resolve as (value: RestResponse<unknown>) => void;
+      entry.reject = reject;
+    });
+    this.enqueue(entry);
+    return promise;
+  }
+
+  /** Depth and known limits of every queue with work or state (for /metrics). */
+  queueDepths(): QueueDepth[] {
+    const now = performance.now();
+    const out: QueueDepth[] = [];
+    for (const q of this.queues.values()) {
+      out.push({
+        bucket: q.key,
+        queued: q.depth,
+        limit: Number.isFinite(q.limit) ? q.limit : null,
+        remaining: Number.isFinite(q.remaining) ? q.remaining : null,
+        resetInMs: q.resetAt > now ? q.resetAt - now : null,
+      });
+    }
+    return out;
+  }
+
+  stats(): RestStats {
+    let queued = 0;
+    for (const q of this.queues.values()) queued += q.depth;
+    return { ...this.counters, invalidInWindow: this.guard.count(), queues: this.queues.size, queued };
+  }
+
+  /** Reject everything still queued and close pooled connections. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.sweepTimer);
+    for (const q of this.queues.values()) {
+      for (const e of q.takeAll()) {
+        if (!e.started) this.settle(e, new RestError(e.method, e.route.template, 'client closed'));
+      }
+    }
+    this.transport.close();
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+
+  private identityOf(auth: RestAuth | null): string {
+    if (!auth) return 'anonymous';
+    if (auth === this.defaultAuth && this.defaultIdentity !== undefined) return this.defaultIdentity;
+    return `${auth.scheme}:${digest(auth.token)}`;
+  }
+
+  private prepare<R extends string>(options: RequestOptions<R>): Entry {
+    const method = options.method;
+    const route = compileRoute(options.route);
+    const id = routeId(method, route);
+    if (this.closed) throw new RestError(method, route.template, 'client closed');
+    const disabled = DISABLED.get(id);
+    if (disabled) throw new RequestRefusedError(method, route.template, 'endpoint-disabled', disabled);
+
+    const auth = options.auth === false ? null : (options.auth ?? this.defaultAuth);
+    if (auth && (typeof auth.token !== 'string' || auth.token.trim() === '')) {
+      throw new RequestRefusedError(method, route.template, 'invalid-input', `empty ${auth.scheme} token`);
+    }
+    if (BEARER_ONLY.has(id)) {
+      const given =
+        auth === null
+          ? 'a request without a token'
+          : auth.scheme !== 'Bearer'
+            ? `a ${auth.scheme} token`
+            : BOT_TOKEN_SHAPE.test(auth.token) ||
+                (this.defaultAuth?.scheme === 'Bot' && auth.token === this.defaultAuth.token)
+              ? 'a bot token sent as Bearer'
+              : null;
+      if (given !== null) {
+        throw new RequestRefusedError(
+          method,
+          route.template,
+          'bearer-required',
+          'editing command permissions needs the Bearer token of a user who can manage the guild and its ' +
+            `roles (scope applications.commands.permissions.update); ${given} is rejected by the service`,
+        );
+      }
+    }
+    const params = (options as { params?: Readonly<Record<string, unknown>> }).params;
+    const path = renderPath(route, params) + encodeQuery(options.query);
+
+    const headers: OutgoingHttpHeaders = { 'user-agent': this.userAgent, accept: 'application/json' };
+    if (options.headers) {
+      for (const [k, v] of Object.entries(options.headers)) headers[k.toLowerCase()] = v;
+    }
+    if (auth) headers.authorization = `${auth.scheme} ${auth.token}`;
+    if (options.reason !== undefined) {
+      if (options.reason.length < 1 || options.reason.length > 512) {
+        throw new RequestRefusedError(method, route.template, 'invalid-input', 'audit log reason must be 1-512 characters');
+      }
+      headers['x-audit-log-reason'] = encodeURIComponent(options.reason);
+    }
+
+    let body: Buffer | null = null;
+    let pendingBody: Entry['pendingBody'] = null;
+    if (options.files && options.files.length > 0) {
+      pendingBody = encodeMultipart(options.body, options.files);
+    } else if (options.form !== undefined) {
+      const form = new URLSearchParams();
+      for (const [k, v] of Object.entries(options.form)) if (v !== undefined) form.append(k, v);
+      body = Buffer.from(form.toString(), 'utf8');
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    } else if (options.body !== undefined) {
+      body = Buffer.from(JSON.stringify(options.body), 'utf8');
+      headers['content-type'] = 'application/json';
+    }
+    if (body) headers['content-length'] = body.length;
+    else if (!pendingBody && method !== 'GET' && method !== 'DELETE') headers['content-length'] = 0;
+
+    const entry: Entry = {
+      method,
+      route,
+      routeId: id,
+      major: majorKey(route, params),
+      path,
+      headers,
+      body,
+      pendingBody,
+      identity: this.identityOf(auth),
+      signal: options.signal,
+      timeoutMs: options.timeoutMs ?? this.timeoutMs,
+      started: false,
+      settled: false,
+      resolve: () => undefined,
+      reject: () => undefined,
+      detach: () => undefined,
+    };
+    if (options.signal) {
+      const signal = options.signal;
+      if (signal.aborted) throw new RequestAbortedError(method, route.template);
+      // Aborted while still queued: answer at once; the queue skips settled entries.
+      const onAbort = (): void => {
+        if (!entry.started) this.settle(entry, new RequestAbortedError(method, route.template));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      entry.detach = () => signal.removeEventListener('abort', onAbort);
+    }
+    return entry;
+  }
+
+  private queueKey(entry: Entry): { key: string; discovering: BucketQueue['discovering'] } {
+    const hash = this.hashes.get(entry.routeId);
+    if (hash !== undefined) return { key: `${hash}:${entry.major}`, discovering: null };
+    return {
+      key: `unknown(${entry.routeId}):${entry.major}`,
+      discovering: { routeId: entry.routeId, major: entry.major },
+    };
+  }
+
+  private enqueue(entry: Entry): void {
+    const { key, discovering } = this.queueKey(entry);
+    let queue = this.queues.get(key);
+    if (!queue) {
+      queue = new BucketQueue(key, discovering);
+      this.queues.set(key, queue);
+    }
+    queue.push(entry);
+    if (!queue.running) void this.drain(queue);
+  }
+
+  private async drain(queue: BucketQueue): Promise<void> {
+    queue.running = true;
+    try {
+      for (let entry = queue.shift(); entry !== undefined || queue.depth > 0; entry = queue.shift()) {
+        if (!entry || entry.settled) continue;
+        entry.started = true;
+        try {
+          await this.execute(queue, entry);
+        } catch (err) {
+          // execute settles its entry; this only guards against a bug leaving a caller hanging.
+          this.settle(entry, err instanceof Error ? err : new Error(String(err)));
+        }
+        if (queue.discovering) this.migrateIfDiscovered(queue);
+      }
+    } finally {
+      queue.running = false;
+      if (queue.depth === 0 && !queue.holdsState(performance.now()) && this.queues.get(queue.key) === queue) {
+        this.queues.delete(queue.key);
+      }
+    }
+  }
+
+  /** The hash of a discovering queue's route became known: its waiting requests join the real bucket. */
+  private migrateIfDiscovered(queue: BucketQueue): void {
+    const d = queue.discovering!;
+    const hash = this.hashes.get(d.routeId);
+    if (hash === undefined) return;
+    const key = `${hash}:${d.major}`;
+    let target = this.queues.get(key);
+    if (!target) {
+      target = new BucketQueue(key, null);
+      target.limit = queue.limit;
+      target.remaining = queue.remaining;
+      target.resetAt = queue.resetAt;
+      this.queues.set(key, target);
+    }
+    for (const e of queue.takeAll()) target.push(e);
+    if (this.queues.get(queue.key) === queue) this.queues.delete(queue.key);
+    if (!target.running && target.depth > 0) void this.drain(target);
+  }
+
+  private settle(entry: Entry, result: Error | RestResponse<unknown>): void {
+    if (entry.settled) return;
+    entry.settled = true;
+    entry.detach();
+    if (result instanceof Error) entry.reject(result);
+    else entry.resolve(result);
+  }
+
+  private backoff(retry: number): number {
+    const exp = Math.min(this.retryMaxDelayMs, this.retryBaseDelayMs * 2 ** (retry - 1));
+    return exp / 2 + (Math.random() * exp) / 2;
+  }
+
+  /** Run one entry to completion: waits, attempts, retries. Settles the entry; never throws. */
+  private async execute(queue: BucketQueue, entry: Entry): Promise<void> {
+    const { method } = entry;
+    const template = entry.route.template;
+    let retries = 0;
+    let rateLimitHits = 0;
+
+    const aborted = (): boolean => {
+      if (entry.signal?.aborted) {
+        this.settle(entry, new RequestAbortedError(method, template));
+        return true;
+      }
+      return entry.settled;
+    };
+    /** Sleep unless the caller aborts; false when aborted (entry settled). */
+    const wait = async (ms: number): Promise<boolean> => {
+      try {
+        await sleep(ms, entry.signal);
+        return true;
+      } catch {
+        this.settle(entry, new RequestAbortedError(method, template));
+        return false;
+      }
+    };
+
+    if (entry.pendingBody) {
+      try {
+        const encoded = await entry.pendingBody;
+        entry.body = encoded.body;
+        entry.headers['content-type'] = encoded.contentType;
+        entry.headers['content-length'] = encoded.body.length;
+      } catch (err) {
+        this.settle(entry, new RequestRefusedError(method, template, 'invalid-input', `cannot encode files: ${(err as Error).message}`));
+        return;
+      }
+    }
+
+    for (;;) {
+      if (aborted()) return;
+
+      // 1. The bucket's window.
+      const bucketWait = queue.waitMs(performance.now());
+      if (bucketWait > 0) {
+        if (bucketWait > this.maxRateLimitWaitMs) {
+          this.settle(
+            entry,
+            new RateLimitError(method, template, {
+              retryAfterMs: bucketWait,
+              scope: 'bucket',
+              global: false,
+              why: `bucket exhausted for longer than maxRateLimitWaitMs (${this.maxRateLimitWaitMs} ms)`,
+            }),
+          );
+          return;
+        }
+        this.log?.debug({ method, route: template, bucket: queue.key, waitMs: Math.round(bucketWait) }, 'bucket exhausted, waiting for reset');
+        if (!(await wait(bucketWait))) return;
+        continue; // re-check: a 429 elsewhere may have moved the reset
+      }
+
+      // 2. The global limit (interaction callbacks and webhook-with-token routes are exempt).
+      if (!entry.route.globalExempt) {
+        const paused = this.globalLimiter.pausedFor(entry.identity);
+        if (paused > this.maxRateLimitWaitMs) {
+          this.settle(
+            entry,
+            new RateLimitError(method, template, {
+              retryAfterMs: paused,
+              scope: 'global',
+              global: true,
+              why: `global limit pause longer than maxRateLimitWaitMs (${this.maxRateLimitWaitMs} ms)`,
+            }),
+          );
+          return;
+        }
+        try {
+          await this.globalLimiter.acquire(entry.identity, entry.signal);
+        } catch {
+          this.settle(entry, new RequestAbortedError(method, template));
+          return;
+        }
+        if (aborted()) return;
+      }
+
+      // 3. The invalid-request guard: better a local error than an hour-long ban of the IP.
+      const blocked = this.guard.blockedFor();
+      if (blocked > 0) {
+        this.settle(
+          entry,
+          new InvalidRequestGuardError(method, template, { count: this.guard.count(), limit: this.guard.limit, retryAfterMs: blocked }),
+        );
+        return;
+      }
+
+      // 4. Send.
+      queue.remaining--;
+      const attempt = retries + rateLimitHits;
+      this.counters.requests++;
+      this.emit('request', { method, route: template, bucket: queue.key, attempt });
+      const started = performance.now();
+      let res: TransportResponse;
+      try {
+        res = await this.transport.send({
+          method,
+          path: entry.path,
+          headers: entry.headers,
+          body: entry.body,
+          timeoutMs: entry.timeoutMs,
+          signal: entry.signal,
+        });
+      } catch (err) {
+        // The request may or may not have counted against the window; assume it did.
+        const failure = err instanceof TransportFailure ? err : new TransportFailure('network', null, String(err));
+        if (failure.kind === 'aborted') {
+          this.settle(entry, new RequestAbortedError(method, template));
+          return;
+        }
+        if (failure.kind === 'timeout') {
+          this.log?.warn({ method, route: template, timeoutMs: entry.timeoutMs }, 'request timed out');
+          this.settle(entry, new TimeoutError(method, template, entry.timeoutMs));
+          return;
+        }
+        if (retries < this.retries) {
+          retries++;
+          this.counters.retries++;
+          const delay = this.backoff(retries);
+          this.log?.warn(
+            { method, route: template, errorCode: failure.errorCode, retry: retries, delayMs: Math.round(delay) },
+            'network error, retrying',
+          );
+          if (!(await wait(delay))) return;
+          continue;
+        }
+        this.settle(entry, new NetworkError(method, template, retries + 1, failure.errorCode, redact(failure.message)));
+        return;
+      }
+
+      const now = performance.now();
+      const durationMs = now - started;
+      this.counters.responses++;
+      const info = parseRateLimitHeaders(res.headers);
+      if (info.bucket !== null) {
+        if (this.hashes.get(entry.routeId) !== info.bucket) this.hashes.set(entry.routeId, info.bucket);
+        queue.apply(info, now);
+      } else if (info.remaining !== null || info.resetAfterMs !== null) {
+        queue.apply(info, now);
+      }
+      this.emit('response', { method, route: template, bucket: queue.key, attempt, status: res.status, durationMs });
+      this.log?.debug({ method, route: template, status: res.status, ms: Math.round(durationMs), bucket: queue.key }, 'response');
+
+      if (res.status >= 200 && res.status < 300) {
+        this.settle(entry, { status: res.status, data: parseBody(res) });
+        return;
+      }
+
+      const body = parseBody(res);
+      if (res.status === 429) {
+        const outcome = this.onRateLimited(queue, entry, info, body, now);
+        rateLimitHits++;
+        if (outcome.retryAfterMs > this.maxRateLimitWaitMs || rateLimitHits > this.maxRateLimitRetries) {
+          this.settle(
+            entry,
+            new RateLimitError(method, template, {
+              retryAfterMs: outcome.retryAfterMs,
+              scope: outcome.scope,
+              global: outcome.global,
+              why:
+                rateLimitHits > this.maxRateLimitRetries
+                  ? `${rateLimitHits} rate-limited attempts`
+                  : `retry_after longer than maxRateLimitWaitMs (${this.maxRateLimitWaitMs} ms)`,
+            }),
+          );
+          return;
+        }
+        continue; // the bucket / global state now holds the wait
+      }
+
+      if (res.status === 401 || res.status === 403) this.countInvalid();
+
+      if (RETRYABLE_STATUS.has(res.status) && retries < this.retries) {
+        retries++;
+        this.counters.retries++;
+        // A 503 may say when to come back; honour it within the retry delay cap.
+        const delay = Math.max(this.backoff(retries), Math.min(info.retryAfterMs ?? 0, this.retryMaxDelayMs));
+        this.log?.warn({ method, route: template, status: res.status, retry: retries, delayMs: Math.round(delay) }, 'server error, retrying');
+        if (!(await wait(delay))) return;
+        continue;
+      }
+
+      const error = new ApiError(method, template, res.status, body);
+      this.log?.debug({ method, route: template, status: res.status, code: error.code }, 'request failed');
+      this.settle(entry, error);
+      return;
+    }
+  }
+
+  private countInvalid(): void {
+    const count = this.guard.record();
+    if (count % this.warningInterval === 0) {
+      const event = { count, limit: this.guard.limit, windowMs: this.guard.windowMs };
+      this.log?.warn(event, 'many invalid (401/403/429) responses: the service bans the IP at 10,000 per 10 minutes');
+      this.emit('invalidRequestWarning', event);
+    }
+  }
+
+  private onRateLimited(
+    queue: BucketQueue,
+    entry: Entry,
+    info: RateLimitInfo,
+    body: unknown,
+    now: number,
+  ): { retryAfterMs: number; scope: RateLimitScope; global: boolean } {
+    const bodyRetry = isRecord(body) && typeof body.retry_after === 'number' ? body.retry_after * 1000 : null;
+    const retryAfterMs = Math.max(0, bodyRetry ?? info.retryAfterMs ?? info.resetAfterMs ?? 1000);
+    const bodyGlobal = isRecord(body) && body.global === true;
+    const global = info.global || bodyGlobal || info.scope === 'global';
+    const scope: RateLimitScope = info.scope === 'shared' ? 'shared' : global ? 'global' : 'user';
+
+    // Global scope holds every bucket of this token; the bucket that got the 429 waits in any case (an
+    // exempt route does not consult the global limiter, and must not retry at once either).
+    if (global) this.globalLimiter.pause(entry.identity, retryAfterMs);
+    if (!global || entry.route.globalExempt) {
+      queue.remaining = 0;
+      queue.resetAt = Math.max(queue.resetAt, now + retryAfterMs);
+    }
+    // Shared-resource 429s do not count towards the invalid-request limit (reference §3.3).
+    if (scope !== 'shared') this.countInvalid();
+    this.counters.rateLimited++;
+    const event: RateLimitedEvent = {
+      method: entry.method,
+      route: entry.route.template,
+      bucket: queue.key,
+      scope,
+      global,
+      retryAfterMs,
+      limit: Number.isFinite(queue.limit) ? queue.limit : null,
+    };
+    this.log?.warn(event, 'rate limited (429)');
+    this.emit('rateLimited', event);
+    return { retryAfterMs, scope, global };
+  }
+
+  /** Forget idle queues whose window is over. */
+  private sweep(): void {
+    const now = performance.now();
+    for (const [key, q] of this.queues) {
+      if (!q.running && q.depth === 0 && !q.holdsState(now)) this.queues.delete(key);
+    }
+  }
+}

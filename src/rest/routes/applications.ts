@@ -1,0 +1,46 @@
+import type {
+  RESTGetAPIApplicationRoleConnectionMetadataResult,
+  RESTGetCurrentApplicationResult,
+  RESTPutAPIApplicationRoleConnectionMetadataJSONBody,
+  RESTPutAPIApplicationRoleConnectionMetadataResult,
+} from 'discord-api-types/v10';
+import type { CallOptions, RestRequester } from '../types.js';
+
+/** The application of the token; the runtime takes its id when none is configured. */
+export function getCurrentApplication(
+  rest: RestRequester,
+  options: CallOptions = {},
+): Promise<RESTGetCurrentApplicationResult> {
+  return rest.request({ ...options, method: 'GET', route: '/applications/@me' });
+}
+
+const ROLE_CONNECTION_METADATA = '/applications/{application_id}/role-connections/metadata';
+
+/** Role-connection metadata records of the app (spec 4.4: authenticated with a Bearer token; pass `auth`). */
+export function getRoleConnectionMetadata(
+  rest: RestRequester,
+  applicationId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIApplicationRoleConnectionMetadataResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: ROLE_CONNECTION_METADATA,
+    params: { application_id: applicationId },
+  });
+}
+
+export function updateRoleConnectionMetadata(
+  rest: RestRequester,
+  applicationId: string,
+  records: RESTPutAPIApplicationRoleConnectionMetadataJSONBody,
+  options: CallOptions = {},
+): Promise<RESTPutAPIApplicationRoleConnectionMetadataResult> {
+  return rest.request({
+    ...options,
+    method: 'PUT',
+    route: ROLE_CONNECTION_METADATA,
+    params: { application_id: applicationId },
+    body: records,
+  });
+}
