@@ -45,6 +45,20 @@ export function endsWithSyncFlush(frame: Uint8Array): boolean {
   return n >= 4 && frame[n - 1] === 0xff && frame[n - 2] === 0xff && frame[n - 3] === 0 && frame[n - 4] === 0;
 }
 
+const SYNC_FLUSH_TAIL = 0x0000ffff;
+
+/**
+ * The last four bytes of the stream so far, as a 32-bit number, after `frame`. The suffix may itself be split
+ * across frames, so completeness is a property of the stream, not of the last frame.
+ */
+function nextTail(tail: number, frame: Uint8Array): number {
+  const n = frame.length;
+  if (n >= 4) return ((frame[n - 4]! << 24) | (frame[n - 3]! << 16) | (frame[n - 2]! << 8) | frame[n - 1]!) >>> 0;
+  let t = tail;
+  for (let i = 0; i < n; i++) t = ((t << 8) | frame[i]!) >>> 0;
+  return t;
+}
+
 // ---- zlib-sync --------------------------------------------------------------------------------------------
 
 interface ZlibSyncInflate {
@@ -89,6 +103,7 @@ class ZlibSyncInflater implements Inflater {
   private readonly inflate: ZlibSyncInflate;
   private readonly noFlush: number;
   private readonly syncFlush: number;
+  private tail = 0;
   private dead = false;
 
   constructor(
@@ -101,8 +116,9 @@ class ZlibSyncInflater implements Inflater {
   }
 
   push(frame: Buffer): void {
-    if (this.dead) return;
-    const complete = endsWithSyncFlush(frame);
+    if (this.dead || frame.length === 0) return;
+    this.tail = nextTail(this.tail, frame);
+    const complete = this.tail === SYNC_FLUSH_TAIL;
     // Partial frames inflate into the native output buffer, which keeps growing until the flush.
     this.inflate.push(frame, complete ? this.syncFlush : this.noFlush);
     const err = this.inflate.err;
@@ -141,6 +157,7 @@ class NodeZlibInflater implements Inflater {
   private readonly stream: zlib.Inflate;
   private out: Buffer[] = [];
   private pending = 0;
+  private tail = 0;
   private idleWaiters: Array<() => void> = [];
   private dead = false;
 
@@ -156,8 +173,9 @@ class NodeZlibInflater implements Inflater {
   }
 
   push(frame: Buffer): void {
-    if (this.dead) return;
-    if (!endsWithSyncFlush(frame)) {
+    if (this.dead || frame.length === 0) return;
+    this.tail = nextTail(this.tail, frame);
+    if (this.tail !== SYNC_FLUSH_TAIL) {
       this.stream.write(frame);
       return;
     }

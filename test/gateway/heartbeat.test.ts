@@ -1,0 +1,68 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Heartbeater } from '../../src/gateway/heartbeat.js';
+
+describe('Heartbeater', () => {
+  let sends: number[];
+  let zombies: number[];
+  let hb: Heartbeater;
+
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 0 });
+    sends = [];
+    zombies = [];
+    hb = new Heartbeater(
+      { send: () => sends.push(Date.now()), zombie: () => zombies.push(Date.now()) },
+      { random: () => 0.25, now: () => Date.now() },
+    );
+  });
+  afterEach(() => {
+    hb.stop();
+    vi.useRealTimers();
+  });
+
+  it('sends the first heartbeat after interval * jitter, then every interval', () => {
+    hb.start(1000);
+    vi.advanceTimersByTime(249);
+    expect(sends).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(sends).toEqual([250]);
+    hb.ack();
+    vi.advanceTimersByTime(1000);
+    hb.ack();
+    vi.advanceTimersByTime(1000);
+    expect(sends).toEqual([250, 1250, 2250]);
+    expect(zombies).toEqual([]);
+  });
+
+  it('declares a zombie when no ACK arrived between two heartbeats, and stops', () => {
+    hb.start(1000);
+    vi.advanceTimersByTime(250);
+    vi.advanceTimersByTime(1000);
+    expect(sends).toEqual([250]);
+    expect(zombies).toEqual([1250]);
+    expect(hb.running).toBe(false);
+    vi.advanceTimersByTime(5000);
+    expect(sends.length).toBe(1);
+    expect(zombies.length).toBe(1);
+  });
+
+  it('answers a server heartbeat request at once and measures latency from ACKs', () => {
+    hb.start(1000);
+    vi.advanceTimersByTime(100);
+    hb.beatNow();
+    expect(sends).toEqual([100]);
+    expect(hb.latency).toBe(-1);
+    vi.advanceTimersByTime(42);
+    hb.ack();
+    expect(hb.latency).toBe(42);
+  });
+
+  it('restarts cleanly on a new connection', () => {
+    hb.start(1000);
+    vi.advanceTimersByTime(250); // one unacked beat
+    hb.start(2000);
+    vi.advanceTimersByTime(500);
+    expect(sends).toEqual([250, 750]);
+    expect(zombies).toEqual([]);
+  });
+});
