@@ -179,8 +179,17 @@ class BucketQueue {
     readonly discovering: { routeId: string; major: string } | null,
   ) {}
 
-  get depth(): number {
+  /** The entry being executed (sent, or waiting for a limit). */
+  current: Entry | null = null;
+
+  /** Entries not started yet. */
+  get waiting(): number {
     return this.entries.length - this.head;
+  }
+
+  /** Entries waiting plus the one in progress. */
+  get depth(): number {
+    return this.waiting + (this.current ? 1 : 0);
   }
 
   push(entry: Entry): void {
@@ -514,19 +523,22 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
   private async drain(queue: BucketQueue): Promise<void> {
     queue.running = true;
     try {
-      for (let entry = queue.shift(); entry !== undefined || queue.depth > 0; entry = queue.shift()) {
+      for (let entry = queue.shift(); entry !== undefined || queue.waiting > 0; entry = queue.shift()) {
         if (!entry || entry.settled) continue;
         entry.started = true;
+        queue.current = entry;
         try {
           await this.execute(queue, entry);
         } catch (err) {
           // execute settles its entry; this only guards against a bug leaving a caller hanging.
           this.settle(entry, err instanceof Error ? err : new Error(String(err)));
         }
+        queue.current = null;
         if (queue.discovering) this.migrateIfDiscovered(queue);
       }
     } finally {
       queue.running = false;
+      queue.current = null;
       if (queue.depth === 0 && !queue.holdsState(performance.now()) && this.queues.get(queue.key) === queue) {
         this.queues.delete(queue.key);
       }
@@ -549,7 +561,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     }
     for (const e of queue.takeAll()) target.push(e);
     if (this.queues.get(queue.key) === queue) this.queues.delete(queue.key);
-    if (!target.running && target.depth > 0) void this.drain(target);
+    if (!target.running && target.waiting > 0) void this.drain(target);
   }
 
   private settle(entry: Entry, result: Error | RestResponse<unknown>): void {

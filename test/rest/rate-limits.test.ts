@@ -1,0 +1,188 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { RestClient, type RateLimitedEvent } from '../../src/rest/index.js';
+import { FakeApi, globalRateLimited, maxInWindow, startFakeApi, userRateLimited } from './helpers/fake-api.js';
+
+const TOKEN = 'fake-bot-token-for-rate-limit-tests';
+
+const open: Array<{ close(): unknown }> = [];
+afterEach(async () => {
+  for (const o of open.splice(0).reverse()) await o.close();
+});
+
+async function setup(
+  api: FakeApi | Promise<FakeApi>,
+  options: ConstructorParameters<typeof RestClient>[0] = {},
+): Promise<{ api: FakeApi; rest: RestClient; limited: RateLimitedEvent[] }> {
+  const server = await api;
+  open.push(server);
+  const rest = new RestClient({ baseUrl: server.baseUrl, token: TOKEN, ...options });
+  open.push(rest);
+  const limited: RateLimitedEvent[] = [];
+  rest.on('rateLimited', (e) => limited.push(e));
+  return { api: server, rest, limited };
+}
+
+const messages = (method: string, path: string): boolean => method === 'POST' && /^\/channels\/\d+\/messages$/.test(path);
+
+describe('per-route buckets', () => {
+  it('50 concurrent requests to a bucket of 5 per window: at most the discovery costs a 429, order is kept', async () => {
+    const { api, rest, limited } = await setup(
+      startFakeApi({ buckets: [{ match: messages, hash: 'msgs', limit: 5, windowMs: 250 }] }),
+    );
+    const completed: number[] = [];
+    const all = Array.from({ length: 50 }, (_, n) =>
+      rest
+        .request<{ echo: { n: number } }>({
+          method: 'POST',
+          route: '/channels/{channel_id}/messages',
+          params: { channel_id: '100' },
+          body: { n },
+        })
+        .then((r) => {
+          completed.push(n);
+          return r.echo.n;
+        }),
+    );
+    const echoed = await Promise.all(all);
+
+    expect(echoed).toEqual(Array.from({ length: 50 }, (_, n) => n));
+    // Completion order and the order the server saw them in are the order of the calls.
+    expect(completed).toEqual(echoed);
+    const served = api.requests.filter((r) => r.status === 200).map((r) => (JSON.parse(r.body) as { n: number }).n);
+    expect(served).toEqual(echoed);
+
+    const rejected = api.requests.filter((r) => r.status === 429);
+    expect(rejected.length).toBeLessThanOrEqual(1);
+    // A 429, if any, belongs to the first window (the discovery), never later.
+    for (const r of rejected) expect(r.seq).toBeLessThanOrEqual(5);
+    expect(limited.length).toBe(rejected.length);
+    // The bucket learnt from X-RateLimit-Bucket is keyed with the major parameter.
+    expect(rest.stats().queued).toBe(0);
+  });
+
+  it('queues per major parameter: an exhausted channel does not hold another channel back', async () => {
+    const { api, rest } = await setup(
+      startFakeApi({ buckets: [{ match: messages, hash: 'msgs', limit: 1, windowMs: 600 }] }),
+    );
+    const send = (channel: string, n: number): Promise<unknown> =>
+      rest.request({ method: 'POST', route: '/channels/{channel_id}/messages', params: { channel_id: channel }, body: { n } });
+
+    await send('1', 0); // learn the bucket
+    const a = send('1', 1); // must wait for channel 1's window
+    const b = send('2', 2); // another channel: its own window
+    await Promise.all([a, b]);
+
+    const order = api.requests.map((r) => (JSON.parse(r.body) as { n: number }).n);
+    expect(order).toEqual([0, 2, 1]);
+    expect(api.countWhere((r) => r.status === 429)).toBe(0);
+  });
+
+  it('exposes queue depths per bucket while requests wait', async () => {
+    const { rest } = await setup(startFakeApi({ buckets: [{ match: messages, hash: 'msgs', limit: 1, windowMs: 300 }] }));
+    await rest.request({ method: 'POST', route: '/channels/{channel_id}/messages', params: { channel_id: '7' }, body: {} });
+    const pending = Array.from({ length: 4 }, () =>
+      rest.request({ method: 'POST', route: '/channels/{channel_id}/messages', params: { channel_id: '7' }, body: {} }),
+    );
+    const depths = rest.queueDepths();
+    expect(depths).toHaveLength(1);
+    expect(depths[0]).toMatchObject({ bucket: 'msgs:7', queued: 4, limit: 1 });
+    await Promise.all(pending);
+    expect(rest.stats().queued).toBe(0);
+  });
+
+  it('honours retry_after of a 429 and then succeeds', async () => {
+    const { api, rest, limited } = await setup(startFakeApi());
+    api.script('GET', /^\/users\/@me$/, [userRateLimited(400)]);
+    const user = await rest.request<{ ok: boolean }>({ method: 'GET', route: '/users/@me' });
+
+    expect(user.ok).toBe(true);
+    expect(api.requests).toHaveLength(2);
+    const [first, second] = api.requests;
+    // Lower bound only: the retry may be late on a loaded machine, never early.
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(395);
+    // The body's float retry_after (0.4 s) wins over the rounded-up Retry-After header (1 s).
+    expect(second!.at - first!.at).toBeLessThan(1000 + 2000);
+    expect(limited).toEqual([
+      expect.objectContaining({ route: '/users/@me', scope: 'user', global: false, retryAfterMs: 400 }),
+    ]);
+  });
+
+  it('falls back to the Retry-After header when the body has no retry_after', async () => {
+    const { api, rest } = await setup(startFakeApi());
+    api.script('GET', /^\/gateway\/bot$/, [
+      { status: 429, headers: { 'retry-after': '1', 'x-ratelimit-scope': 'user' }, body: { message: 'slow down' } },
+    ]);
+    await rest.request({ method: 'GET', route: '/gateway/bot' });
+    const [first, second] = api.requests;
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(995);
+  });
+
+  it('fails with a RateLimitError instead of waiting out a retry_after longer than the configured maximum', async () => {
+    const { api, rest } = await setup(startFakeApi(), { maxRateLimitWaitMs: 5_000 });
+    api.script('POST', /commands$/, [userRateLimited(3_600_000)]);
+    const err = await rest
+      .request({ method: 'POST', route: '/applications/{application_id}/commands', params: { application_id: '1' }, body: {} })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'RateLimitError', status: 429, retryAfterMs: 3_600_000, route: '/applications/{application_id}/commands' });
+    expect(api.requests).toHaveLength(1);
+  });
+});
+
+describe('global limit', () => {
+  it('keeps every window below the global limit across buckets', async () => {
+    const { api, rest } = await setup(startFakeApi(), { globalLimit: 10, globalWindowMs: 1000 });
+    const count = 35;
+    await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        rest.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: String(1000 + i) } }),
+      ),
+    );
+    expect(api.requests).toHaveLength(count);
+    const times = api.requests.map((r) => r.at);
+    // Counted on the server per (sliding) second; 10% slack for the loopback delivery of the first
+    // requests of a window (new sockets) being slower than that of the later ones.
+    expect(maxInWindow(times, 900)).toBeLessThanOrEqual(10);
+    // Without the limiter all of them would land in the first window.
+    expect(maxInWindow(times, 900)).toBeGreaterThan(0);
+  });
+
+  it('a 429 of global scope pauses every bucket until retry_after', async () => {
+    const { api, rest, limited } = await setup(startFakeApi());
+    api.script('GET', /^\/channels\/1$/, [globalRateLimited(500)]);
+
+    const first = rest.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: '1' } });
+    // Wait until the client has seen the global 429, then ask for other buckets.
+    await new Promise<void>((resolve) => rest.once('rateLimited', () => resolve()));
+    const others = ['2', '3', '4', '5'].map((id) =>
+      rest.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: id } }),
+    );
+    const users = rest.request({ method: 'GET', route: '/users/@me' });
+    await Promise.all([first, ...others, users]);
+
+    const limitedAt = api.requests[0]!.at;
+    expect(api.requests[0]!.status).toBe(429);
+    const after = api.requests.slice(1);
+    expect(after).toHaveLength(6);
+    for (const r of after) expect(r.at - limitedAt).toBeGreaterThanOrEqual(495);
+    expect(limited).toEqual([expect.objectContaining({ scope: 'global', global: true, retryAfterMs: 500 })]);
+  });
+
+  it('does not count interaction callbacks against the global limit', async () => {
+    const { api, rest } = await setup(startFakeApi(), { globalLimit: 2, globalWindowMs: 5000 });
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        rest.request({
+          method: 'POST',
+          route: '/interactions/{interaction_id}/{interaction_token}/callback',
+          params: { interaction_id: String(500 + i), interaction_token: `tok-${i}-aaaaaaaaaaaaaaaa` },
+          body: { type: 4, data: { content: 'hi' } },
+          auth: false,
+        }),
+      ),
+    );
+    const times = api.requests.map((r) => r.at);
+    // Held to 2 per 5 s they would need 20 s; exempt, they all go at once.
+    expect(Math.max(...times) - Math.min(...times)).toBeLessThan(4000);
+    expect(api.requests).toHaveLength(8);
+  });
+});
