@@ -1,0 +1,29 @@
+/**
+ * From a plugin's definition to what is sent: the same JSON without the runtime-only fields.
+ */
+import { RUNTIME_FIELDS, type CommandDefinition, type CommandPayload } from './types.js';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Copies a command (or option) without `run`, `autocomplete` and `guilds`, recursing into `options` (where
+ * subcommands carry their own handlers). Anything else is copied as it is; untrusted input is returned as-is
+ * when it is not an object, so validation still sees it.
+ */
+export function stripRuntimeFields(value: unknown): unknown {
+  if (!isObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (RUNTIME_FIELDS.has(key)) continue;
+    const v = value[key];
+    out[key] = key === 'options' && Array.isArray(v) ? v.map(stripRuntimeFields) : v;
+  }
+  return out;
+}
+
+/** The payload of a definition: the definition itself, minus handlers and `guilds`. */
+export function toPayload<R, A>(def: CommandDefinition<R, A>): CommandPayload {
+  return stripRuntimeFields(def) as CommandPayload;
+}
