@@ -77,6 +77,26 @@ describe('per-route buckets', () => {
     expect(api.countWhere((r) => r.status === 429)).toBe(0);
   });
 
+  it('routes that share a bucket hash share one queue once it is known', async () => {
+    const channel = (method: string, path: string): boolean => /^\/channels\/\d+$/.test(path) && (method === 'GET' || method === 'PATCH');
+    const { api, rest } = await setup(startFakeApi({ buckets: [{ match: channel, hash: 'chan', limit: 3, windowMs: 250 }] }));
+    const calls = Array.from({ length: 24 }, (_, n) =>
+      rest.request({
+        method: n % 2 === 0 ? 'GET' : 'PATCH',
+        route: '/channels/{channel_id}',
+        params: { channel_id: '5' },
+        ...(n % 2 === 0 ? {} : { body: { n } }),
+      }),
+    );
+    await Promise.all(calls);
+    // Both routes discover concurrently, so one 429 may be the price of the first window; none after.
+    const rejected = api.requests.filter((r) => r.status === 429);
+    expect(rejected.length).toBeLessThanOrEqual(1);
+    for (const r of rejected) expect(r.seq).toBeLessThanOrEqual(3);
+    expect(api.countWhere((r) => r.status === 200)).toBe(24);
+    expect(rest.queueDepths().map((q) => q.bucket)).toEqual(['chan:5']);
+  });
+
   it('exposes queue depths per bucket while requests wait', async () => {
     const { rest } = await setup(startFakeApi({ buckets: [{ match: messages, hash: 'msgs', limit: 1, windowMs: 300 }] }));
     await rest.request({ method: 'POST', route: '/channels/{channel_id}/messages', params: { channel_id: '7' }, body: {} });
