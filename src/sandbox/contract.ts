@@ -11,7 +11,9 @@ import type { Logger } from 'pino';
 /** Seed size for generated fixtures (deterministic for a given `seed`). */
 export interface SeedOptions {
   guilds?: number; // default 2
+  /** Default 25. The bot is a member of every guild on top of these (member_count = membersPerGuild + 1). */
   membersPerGuild?: number; // default 25 (the bot itself is always a member of every guild)
+  /** Default 5, @everyone included. At least @everyone, Admin, Moderator and the bot's managed role exist. */
   rolesPerGuild?: number; // default 5
   channelsPerGuild?: number; // default 3
   skus?: number; // default 2 (one durable, one subscription)
@@ -40,6 +42,24 @@ export interface SandboxGatewayOptions {
   resumeWindowMs?: number;
   /** Split each compressed message into WebSocket frames of at most this many bytes. Default: no split. */
   maxFrameBytes?: number;
+  /**
+   * Extension: a connection that sends no heartbeat for this long is closed with 4009 (session timed out).
+   * Counted from HELLO, then from each heartbeat. Default 1.5 x heartbeatIntervalMs.
+   */
+  heartbeatTimeoutMs?: number;
+  /** Extension: guilds one shard may hold before IDENTIFY is refused with 4011. Default 2500. */
+  maxGuildsPerShard?: number;
+  /** Extension: dispatches kept per session for RESUME replay. Default 50000. */
+  replayBufferSize?: number;
+  /** Extension: after a `faults.reconnect` (op 7) the server closes the socket itself after this delay. Default 5000. */
+  reconnectCloseDelayMs?: number;
+  /**
+   * Extension: RESUME is accepted only on `resume_gateway_url` (op 9 false on the main URL), so clients that
+   * ignore resume_gateway_url are caught. Default true.
+   */
+  strictResumeUrl?: boolean;
+  /** Extension: zlib level of zlib-stream (0-9). Default 1 (fast: the sandbox must out-send its client). */
+  compressionLevel?: number;
 }
 
 export interface SandboxRestOptions {
@@ -47,6 +67,12 @@ export interface SandboxRestOptions {
   globalPerSecond?: number;
   /** Command creates per day per scope. Default 200. */
   dailyCommandCreates?: number;
+  /** Extension: per-route bucket limits by bucket name (see DEFAULT_BUCKETS in ./options.ts). */
+  buckets?: Partial<Record<string, { limit: number; windowMs: number }>>;
+  /** Extension: deadline of the initial interaction response (then 10062). Default 3000. */
+  interactionResponseMs?: number;
+  /** Extension: lifetime of an interaction token for follow-ups and @original. Default 15 minutes. */
+  interactionTokenMs?: number;
 }
 
 export interface SandboxOptions {
@@ -56,6 +82,8 @@ export interface SandboxOptions {
   port?: number;
   botToken?: string;
   applicationId?: string;
+  /** Extension: OAuth2 client secret (random by default). The client id is the application id. */
+  clientSecret?: string;
   seed?: SeedOptions;
   /** Activities enabled: EMBEDDED app flag and an automatically created entry-point command "Launch". */
   activities?: boolean;
@@ -80,11 +108,16 @@ export interface SandboxFaults {
 
 /** What the sandbox observed on its gateway; tests count and time these. */
 export interface SandboxGatewayEvents {
-  connection: [{ connectionId: number; at: number }];
+  /** Extension: `path` says whether the client opened the main URL or resume_gateway_url. */
+  connection: [{ connectionId: number; at: number; path?: 'gateway' | 'resume'; compress?: boolean }];
   identify: [{ connectionId: number; shard: [number, number]; intents: number; at: number }];
   resume: [{ connectionId: number; shard: [number, number]; sessionId: string; seq: number; at: number }];
   dispatch: [{ connectionId: number; shardId: number; t: string; s: number }];
   close: [{ connectionId: number; shardId: number | null; code: number; by: 'client' | 'server' }];
+  /** Extension: an IDENTIFY with a valid token that did not start a session (op 9 or close). */
+  identifyRejected: [{ connectionId: number; shard: [number, number]; reason: 'max_concurrency' | 'session_start_limit'; at: number }];
+  /** Extension: a heartbeat (op 1) arrived. */
+  heartbeat: [{ connectionId: number; shardId: number | null; at: number }];
 }
 
 export interface SandboxCounters {

@@ -1,0 +1,45 @@
+/**
+ * The parts of a running sandbox that its surfaces (REST routes, admin API, interactions) share.
+ * Built once by createSandbox; each surface takes what it needs from here.
+ */
+import type { Logger } from 'pino';
+import type { SandboxCounters } from './contract.js';
+import type { GatewayServer } from './gateway/server.js';
+import type { ResolvedOptions } from './options.js';
+import type { RateLimiter } from './ratelimit.js';
+import type { OAuthStore } from './state/oauth.js';
+import type { SandboxStore } from './state/store.js';
+
+export interface SandboxUrls {
+  /** http://127.0.0.1:PORT/api/v10 */
+  rest: string;
+  /** ws://127.0.0.1:PORT/gateway */
+  gateway: string;
+  /** ws://127.0.0.1:PORT/resume (READY's resume_gateway_url) */
+  resume: string;
+  /** http://127.0.0.1:PORT/_sandbox */
+  admin: string;
+}
+
+/** Application flags (reference §9 caveats, spec §2.6). */
+export const APP_FLAGS = {
+  GATEWAY_PRESENCE_LIMITED: 1 << 13,
+  GATEWAY_GUILD_MEMBERS_LIMITED: 1 << 15,
+  EMBEDDED: 1 << 17,
+  GATEWAY_MESSAGE_CONTENT_LIMITED: 1 << 19,
+  APPLICATION_COMMAND_BADGE: 1 << 23,
+} as const;
+
+export interface SandboxCore {
+  readonly options: ResolvedOptions;
+  readonly store: SandboxStore;
+  readonly oauth: OAuthStore;
+  readonly gateway: GatewayServer;
+  readonly counters: SandboxCounters;
+  readonly limiter: RateLimiter;
+  readonly logger: Logger;
+  readonly urls: SandboxUrls;
+  readonly botToken: string;
+  readonly clientSecret: string;
+  applicationFlags(): number;
+}

@@ -1,0 +1,120 @@
+/**
+ * Errors of the sandbox. `ApiError` is what the REST surface answers (status + the service's JSON error
+ * shape, reference §2.5); `SandboxError` is what the programmatic and admin APIs throw for bad control input.
+ */
+
+export type SandboxErrorCode =
+  | 'INVALID'
+  | 'CONFLICT'
+  | 'UNKNOWN_GUILD'
+  | 'UNKNOWN_MEMBER'
+  | 'UNKNOWN_USER'
+  | 'UNKNOWN_ROLE'
+  | 'UNKNOWN_CHANNEL'
+  | 'UNKNOWN_SKU'
+  | 'UNKNOWN_ENTITLEMENT'
+  | 'UNKNOWN_COMMAND'
+  | 'UNKNOWN_INTERACTION'
+  | 'NO_SHARD'
+  | 'INVALID_OPTION'
+  | 'FORBIDDEN';
+
+export class SandboxError extends Error {
+  constructor(
+    readonly code: SandboxErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SandboxError';
+  }
+}
+
+/** A leaf of the `errors` tree. */
+export interface InnerError {
+  code: string;
+  message: string;
+}
+
+/** The recursive `errors` tree: object keys and array indexes, leaves under `_errors`. */
+export interface ErrorTree {
+  _errors?: InnerError[];
+  [key: string]: ErrorTree | InnerError[] | undefined;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly errors?: ErrorTree,
+    readonly extraHeaders?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  body(): Record<string, unknown> {
+    const body: Record<string, unknown> = { message: this.message, code: this.code };
+    if (this.errors !== undefined) body.errors = this.errors;
+    return body;
+  }
+}
+
+/** Add one leaf error at a path (`['options', 0, 'name']`) of an error tree. */
+export function addTreeError(tree: ErrorTree, path: ReadonlyArray<string | number>, error: InnerError): void {
+  let node: ErrorTree = tree;
+  for (const seg of path) {
+    const key = String(seg);
+    let next = node[key];
+    if (next === undefined || Array.isArray(next)) {
+      next = {};
+      node[key] = next;
+    }
+    node = next;
+  }
+  (node._errors ??= []).push(error);
+}
+
+export function invalidFormBody(errors: ErrorTree): ApiError {
+  return new ApiError(400, 50035, 'Invalid Form Body', errors);
+}
+
+/** One-problem form error at a path. */
+export function formError(path: ReadonlyArray<string | number>, code: string, message: string): ApiError {
+  const tree: ErrorTree = {};
+  addTreeError(tree, path, { code, message });
+  return invalidFormBody(tree);
+}
+
+/** The service's messages for the codes the sandbox answers with (reference §2.6). */
+export const Errors = {
+  unauthorized: () => new ApiError(401, 0, '401: Unauthorized'),
+  notFound: () => new ApiError(404, 0, '404: Not Found'),
+  methodNotAllowed: () => new ApiError(405, 0, '405: Method Not Allowed'),
+  invalidVersion: () => new ApiError(400, 50041, 'Invalid API version'),
+  invalidJson: () => new ApiError(400, 50109, 'The request body contains invalid JSON.'),
+  unknownGuild: () => new ApiError(404, 10004, 'Unknown Guild'),
+  unknownMessage: () => new ApiError(404, 10008, 'Unknown Message'),
+  unknownUser: () => new ApiError(404, 10013, 'Unknown User'),
+  unknownWebhook: () => new ApiError(404, 10015, 'Unknown Webhook'),
+  unknownSku: () => new ApiError(404, 10027, 'Unknown SKU'),
+  unknownEntitlement: () => new ApiError(404, 10029, 'Unknown Entitlement'),
+  unknownInteraction: () => new ApiError(404, 10062, 'Unknown interaction'),
+  unknownCommand: () => new ApiError(404, 10063, 'Unknown application command'),
+  unknownCommandPermissions: () => new ApiError(404, 10066, 'Unknown application command permissions'),
+  botsCannotUse: () => new ApiError(403, 20001, 'Bots cannot use this endpoint'),
+  notAuthorizedForApplication: () => new ApiError(403, 20012, 'You are not authorized to perform this action on this application'),
+  maxCommands: (limit: number) => new ApiError(400, 30032, `Maximum number of application commands reached (${limit})`),
+  maxDailyCreates: (limit: number) => new ApiError(400, 30034, `Max number of daily application command creates has been reached (${limit})`),
+  unauthorizedToken: () => new ApiError(401, 40001, 'Unauthorized. Provide a valid token and try again'),
+  notConsumable: () => new ApiError(400, 40018, 'Only consumable SKUs can be consumed'),
+  notTestEntitlement: () => new ApiError(400, 40019, 'Only test entitlements can be deleted'),
+  commandNameExists: () => new ApiError(400, 40041, 'An application command with that name already exists'),
+  alreadyAcknowledged: () => new ApiError(400, 40060, 'Interaction has already been acknowledged.'),
+  entitlementAlreadyGranted: () => new ApiError(400, 40074, 'Entitlement already granted for this resource'),
+  maxFollowups: () => new ApiError(400, 40094, 'This interaction has hit the maximum number of follow up messages'),
+  missingAccess: () => new ApiError(403, 50001, 'Missing Access'),
+  emptyMessage: () => new ApiError(400, 50006, 'Cannot send an empty message'),
+  missingPermissions: () => new ApiError(403, 50013, 'Missing Permissions'),
+  invalidWebhookToken: () => new ApiError(401, 50027, 'Invalid Webhook Token'),
+} as const;

@@ -1,0 +1,296 @@
+/**
+ * One gateway WebSocket: HELLO, heartbeats and their deadline, the client send limit, payload checks, and
+ * an ordered outbound queue (through zlib-stream when asked) with backpressure, so the sandbox sends as
+ * fast as the socket drains and never buffers without bound in the socket.
+ */
+import { deflateSync } from 'node:zlib';
+import WebSocket from 'ws';
+import { corruptZlibFrame, ZlibStreamEncoder } from './compress.js';
+import type { GatewayServer } from './server.js';
+import type { Session } from './session.js';
+
+export type ConnectionKind = 'gateway' | 'resume';
+
+type OutItem =
+  | { kind: 'text'; data: string }
+  | { kind: 'corrupt' }
+  | { kind: 'close'; code: number; reason: string };
+
+/** Socket bytes above which the queue stops feeding the socket until it drains. */
+const HIGH_WATER = 4 * 1024 * 1024;
+/** Messages in the deflater at once (keeps the thread pool busy while the main thread builds frames). */
+const MAX_INFLIGHT = 64;
+/** Client payload cap (reference §5.2); larger -> 4002. */
+const MAX_CLIENT_PAYLOAD = 4096;
+/** Payload compression (`compress: true` in IDENTIFY) compresses frames from this size on. */
+const PAYLOAD_COMPRESSION_MIN = 1024;
+
+const OP_ACK = '{"t":null,"s":null,"op":11,"d":null}';
+
+export class Connection {
+  session: Session | null = null;
+  /** Fault: when false, heartbeats get no op 11. */
+  acking = true;
+  /** The close code the server sent, when it closed the socket. */
+  closedByServer: number | null = null;
+  /** IDENTIFY asked for legacy payload compression (only without transport compression). */
+  payloadCompression = false;
+  readonly openedAt = Date.now();
+  private readonly encoder: ZlibStreamEncoder | null;
+  private queue: OutItem[] = [];
+  private head = 0;
+  private inflight = 0;
+  private blocked = false;
+  private closing = false;
+  private readonly heartbeatTimer: NodeJS.Timeout;
+  private readonly sendTimes: Float64Array;
+  private sendIndex = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly id: number,
+    private readonly ws: WebSocket,
+    readonly kind: ConnectionKind,
+    readonly compressed: boolean,
+    private readonly server: GatewayServer,
+  ) {
+    const o = server.options;
+    this.encoder = compressed ? new ZlibStreamEncoder(o.compressionLevel) : null;
+    this.sendTimes = new Float64Array(o.sendLimit.count);
+    this.heartbeatTimer = setTimeout(() => this.closeNow(4009, 'Session timed out'), o.heartbeatTimeoutMs);
+    this.heartbeatTimer.unref();
+    ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
+    ws.on('close', (code: number) => this.onClose(code));
+    ws.on('error', () => {
+      /* 'close' follows */
+    });
+    this.enqueue(
+      `{"t":null,"s":null,"op":10,"d":{"heartbeat_interval":${o.heartbeatIntervalMs},"_trace":["[\\"gatehouse-sandbox\\",{\\"micros\\":0}]"]}}`,
+    );
+  }
+
+  get open(): boolean {
+    return this.ws.readyState === WebSocket.OPEN && !this.closing;
+  }
+
+  /** A dispatch frame from the session (live or replayed). */
+  sendDispatch(frame: string, t: string, s: number): void {
+    if (!this.open) return;
+    this.enqueue(frame);
+    this.server.emitDispatch(this, t, s);
+  }
+
+  sendOp(op: number, d: string): void {
+    this.enqueue(`{"t":null,"s":null,"op":${op},"d":${d}}`);
+  }
+
+  sendCorruptFrame(): void {
+    this.queue.push({ kind: 'corrupt' });
+    this.pump();
+  }
+
+  /** Send op 7 and, like the service, drop the socket a little later if the client has not. */
+  sendReconnect(): void {
+    this.sendOp(7, 'null');
+    const delay = this.server.options.reconnectCloseDelayMs;
+    this.reconnectTimer = setTimeout(() => this.closeAfterQueue(4000, 'Reconnect requested'), delay);
+    this.reconnectTimer.unref();
+  }
+
+  /** Close at once, dropping anything queued (protocol violations, faults). */
+  closeNow(code: number, reason: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.closedByServer = code;
+    this.queue = [];
+    this.head = 0;
+    this.stopTimers();
+    this.encoder?.close();
+    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) {
+      this.ws.close(code, reason);
+    }
+  }
+
+  /** Close after everything queued so far went out. */
+  closeAfterQueue(code: number, reason: string): void {
+    if (this.closing) return;
+    this.queue.push({ kind: 'close', code, reason });
+    this.pump();
+  }
+
+  /** Hard-drop the TCP connection (sandbox shutdown). */
+  terminate(): void {
+    this.closing = true;
+    this.stopTimers();
+    this.encoder?.close();
+    this.ws.terminate();
+  }
+
+  private stopTimers(): void {
+    clearTimeout(this.heartbeatTimer);
+    if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
+  }
+
+  // ---- inbound ----------------------------------------------------------------------------------------
+
+  private onMessage(data: Buffer, _isBinary: boolean): void {
+    if (this.closing) return;
+    if (data.length > MAX_CLIENT_PAYLOAD) return this.closeNow(4002, 'Decode error');
+    // Send limit: the (count+1)-th payload inside one window closes the connection (reference §8.1).
+    const now = performance.now();
+    const oldest = this.sendTimes[this.sendIndex]!;
+    if (oldest !== 0 && now - oldest < this.server.options.sendLimit.windowMs) {
+      return this.closeNow(4008, 'Rate limited');
+    }
+    this.sendTimes[this.sendIndex] = now;
+    this.sendIndex = (this.sendIndex + 1) % this.sendTimes.length;
+
+    let payload: unknown;
+    try {
+      payload = JSON.parse(data.toString('utf8'));
+    } catch {
+      return this.closeNow(4002, 'Decode error');
+    }
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return this.closeNow(4002, 'Decode error');
+    const { op, d } = payload as { op?: unknown; d?: unknown };
+    if (typeof op !== 'number' || !Number.isInteger(op)) return this.closeNow(4002, 'Decode error');
+
+    if (op === 1) return this.onHeartbeat(d);
+    if (this.session === null && op !== 2 && op !== 6) {
+      if (KNOWN_OPS.has(op)) return this.closeNow(4003, 'Not authenticated');
+      return this.closeNow(4001, 'Unknown opcode');
+    }
+    switch (op) {
+      case 2:
+        if (this.session !== null) return this.closeNow(4005, 'Already authenticated');
+        return this.server.identify(this, d);
+      case 6:
+        if (this.session !== null) return this.closeNow(4005, 'Already authenticated');
+        return this.server.resume(this, d);
+      case 3:
+      case 4:
+        // Presence and voice state: accepted, nothing to answer in the sandbox.
+        if (typeof d !== 'object' || d === null) return this.closeNow(4001, 'Invalid payload');
+        return;
+      case 8:
+        return this.server.requestGuildMembers(this, this.session!, d);
+      case 31:
+        return this.server.requestSoundboardSounds(this, this.session!, d);
+      case 43:
+        return this.server.requestChannelInfo(this, this.session!, d);
+      default:
+        return this.closeNow(4001, 'Unknown opcode');
+    }
+  }
+
+  private onHeartbeat(d: unknown): void {
+    if (d !== null && d !== undefined && !(typeof d === 'number' && Number.isInteger(d))) {
+      return this.closeNow(4001, 'Invalid payload');
+    }
+    this.heartbeatTimer.refresh();
+    this.server.emitHeartbeat(this);
+    if (this.acking) this.enqueue(OP_ACK);
+  }
+
+  private onClose(code: number): void {
+    this.closing = true;
+    this.stopTimers();
+    this.encoder?.close();
+    this.queue = [];
+    this.server.connectionClosed(this, this.closedByServer ?? code, this.closedByServer !== null ? 'server' : 'client');
+  }
+
+  // ---- outbound ---------------------------------------------------------------------------------------
+
+  private enqueue(data: string): void {
+    if (this.closing) return;
+    this.queue.push({ kind: 'text', data });
+    this.pump();
+  }
+
+  private readonly afterSend = (): void => {
+    if (this.blocked && this.ws.bufferedAmount < HIGH_WATER / 2) {
+      this.blocked = false;
+      this.pump();
+    }
+  };
+
+  private pump(): void {
+    while (this.head < this.queue.length) {
+      if (this.ws.readyState !== WebSocket.OPEN) return;
+      if (this.ws.bufferedAmount > HIGH_WATER) {
+        this.blocked = true;
+        return;
+      }
+      const item = this.queue[this.head]!;
+      if (item.kind !== 'text' && this.inflight > 0) return; // keep order behind the deflater
+      if (item.kind === 'text' && this.inflight >= MAX_INFLIGHT) return;
+      this.head++;
+      if (item.kind === 'text') this.sendText(item.data);
+      else if (item.kind === 'corrupt') this.sendCorrupt();
+      else {
+        this.queue = [];
+        this.head = 0;
+        this.closeNow(item.code, item.reason);
+        return;
+      }
+    }
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  private sendText(data: string): void {
+    if (this.encoder !== null) {
+      this.inflight++;
+      this.encoder.encode(data, (out) => {
+        this.inflight--;
+        this.sendBinary(out);
+        this.pump();
+      });
+    } else if (this.payloadCompression && data.length >= PAYLOAD_COMPRESSION_MIN) {
+      this.ws.send(deflateSync(data), { binary: true }, this.afterSend);
+    } else {
+      this.ws.send(data, { binary: false }, this.afterSend);
+    }
+  }
+
+  private sendBinary(out: Buffer): void {
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    const max = this.server.options.maxFrameBytes;
+    if (max === null || out.length <= max) {
+      this.ws.send(out, { binary: true }, this.afterSend);
+      return;
+    }
+    for (const part of splitFrames(out, max)) this.ws.send(part, { binary: true }, this.afterSend);
+  }
+
+  private sendCorrupt(): void {
+    if (this.encoder !== null || this.payloadCompression) this.ws.send(corruptZlibFrame(), { binary: true }, this.afterSend);
+    else this.ws.send('{"t":"GUILD_CREATE","s":', { binary: false }, this.afterSend);
+  }
+}
+
+/** Opcodes a client may send (anything else is 4001 even before IDENTIFY). */
+const KNOWN_OPS = new Set([1, 2, 3, 4, 6, 8, 31, 43]);
+
+/**
+ * Split one compressed message into frames of at most `max` bytes. Clients find the end of a message by
+ * the 00 00 ff ff suffix at the end of a frame, so the last frame carries the whole suffix and no earlier
+ * frame may end with it.
+ */
+export function splitFrames(out: Buffer, max: number): Buffer[] {
+  const parts: Buffer[] = [];
+  let at = 0;
+  while (out.length - at > max) {
+    let end = at + max;
+    if (out.length - end < 4) end = out.length - 4;
+    if (end - at >= 4 && out.readUInt32BE(end - 4) === 0x0000ffff) end -= 1;
+    if (end <= at) break;
+    parts.push(out.subarray(at, end));
+    at = end;
+  }
+  parts.push(out.subarray(at));
+  return parts;
+}

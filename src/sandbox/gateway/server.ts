@@ -1,0 +1,417 @@
+/**
+ * The sandbox gateway: accepts WebSocket upgrades on the main URL and on `resume_gateway_url`, runs
+ * IDENTIFY / RESUME with the service's checks and close codes (reference §7, §8), keeps sessions, routes
+ * dispatches to the shards that own them, and exposes fault injection.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import { INTENT_BITS, PRIVILEGED_INTENTS } from '../../api/intents.js';
+import type { SandboxCounters, SandboxFaults, SandboxGatewayEvents } from '../contract.js';
+import { SandboxError } from '../errors.js';
+import type { ResolvedGatewayOptions } from '../options.js';
+import { userObject } from '../state/serialize.js';
+import type { DispatchSink, MemberListKind, SandboxStore } from '../state/store.js';
+import { Connection, type ConnectionKind } from './connection.js';
+import { receives } from './intents.js';
+import { isAllMembersRequest, memberChunks, parseMemberRequest } from './members.js';
+import { Session } from './session.js';
+
+/** Close codes after which the session cannot be resumed. */
+const SESSION_ENDING_CODES = new Set([4003, 4004, 4007, 4009, 4010, 4011, 4012, 4013, 4014]);
+const DAY_MS = 86_400_000;
+const INVALID_SESSION_FALSE = 'false';
+
+export interface GatewayDeps {
+  store: SandboxStore;
+  options: ResolvedGatewayOptions;
+  botToken: string;
+  /** Application flags for READY's `application`. */
+  applicationFlags: () => number;
+  gatewayUrl: () => string;
+  resumeUrl: () => string;
+  events: EventEmitter<SandboxGatewayEvents>;
+  counters: SandboxCounters;
+  logger: Logger;
+}
+
+export class GatewayServer implements DispatchSink {
+  readonly options: ResolvedGatewayOptions;
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20, perMessageDeflate: false });
+  private readonly connections = new Set<Connection>();
+  private readonly sessions = new Map<string, Session>();
+  private nextConnectionId = 1;
+  /** Last accepted IDENTIFY per rate_limit_key (shard_id % max_concurrency). */
+  private readonly identifyBuckets = new Map<number, number>();
+  /** Last all-members op 8 per guild (application-wide). */
+  private readonly memberRequests = new Map<string, number>();
+  private readonly guildTime = new Map<string, bigint>();
+  private readonly sessionStart: { remaining: number; resetAt: number };
+  private readonly log: Logger;
+
+  constructor(private readonly deps: GatewayDeps) {
+    this.options = deps.options;
+    this.log = deps.logger.child({ component: 'sandbox.gateway' });
+    this.sessionStart = { remaining: deps.options.sessionStartLimit, resetAt: Date.now() + DAY_MS };
+  }
+
+  /** session_start_limit for GET /gateway/bot. */
+  sessionStartLimit(): { total: number; remaining: number; reset_after: number; max_concurrency: number } {
+    this.rollSessionWindow();
+    return {
+      total: this.options.sessionStartLimit,
+      remaining: this.sessionStart.remaining,
+      reset_after: Math.max(0, this.sessionStart.resetAt - Date.now()),
+      max_concurrency: this.options.maxConcurrency,
+    };
+  }
+
+  private rollSessionWindow(): void {
+    if (Date.now() >= this.sessionStart.resetAt) {
+      this.sessionStart.remaining = this.options.sessionStartLimit;
+      this.sessionStart.resetAt = Date.now() + DAY_MS;
+    }
+  }
+
+  /** Recommended shard count: one per 1,000 guilds unless configured. */
+  recommendedShards(): number {
+    return this.options.recommendedShards ?? Math.max(1, Math.ceil(this.deps.store.guilds.length / 1000));
+  }
+
+  // ---- connections ------------------------------------------------------------------------------------
+
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, kind: ConnectionKind, query: URLSearchParams): void {
+    const encoding = query.get('encoding') ?? 'json';
+    const compress = query.get('compress');
+    if (encoding !== 'json' || (compress !== null && compress !== 'zlib-stream')) {
+      // ETF and zstd-stream are not spoken here; refuse the handshake rather than send frames the client cannot read.
+      socket.end('HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\n\r\nthe sandbox supports encoding=json and compress=zlib-stream only\n');
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const conn = new Connection(this.nextConnectionId++, ws, kind, compress === 'zlib-stream', this);
+      this.connections.add(conn);
+      this.deps.events.emit('connection', { connectionId: conn.id, at: Date.now(), path: kind, compress: conn.compressed });
+      const v = query.get('v');
+      if (v !== '10' && v !== '9') conn.closeNow(4012, 'Invalid API version');
+    });
+  }
+
+  connectionClosed(conn: Connection, code: number, by: 'client' | 'server'): void {
+    this.connections.delete(conn);
+    const session = conn.session;
+    conn.session = null;
+    this.deps.events.emit('close', { connectionId: conn.id, shardId: session?.shardId ?? null, code, by });
+    if (session === null || session.connection !== conn) return;
+    session.connection = null;
+    // A client closing with 1000/1001 ends its session (reference §7.7); so do the fatal server codes.
+    const ends = by === 'client' ? code === 1000 || code === 1001 : SESSION_ENDING_CODES.has(code);
+    if (ends) this.endSession(session);
+    else this.keepResumable(session);
+  }
+
+  private keepResumable(session: Session): void {
+    session.clearExpiry();
+    session.expiry = setTimeout(() => this.endSession(session), this.options.resumeWindowMs);
+    session.expiry.unref();
+  }
+
+  private endSession(session: Session): void {
+    session.invalid = true;
+    session.clearExpiry();
+    this.sessions.delete(session.id);
+  }
+
+  emitDispatch(conn: Connection, t: string, s: number): void {
+    const events = this.deps.events;
+    if (events.listenerCount('dispatch') > 0) {
+      events.emit('dispatch', { connectionId: conn.id, shardId: conn.session?.shardId ?? -1, t, s });
+    }
+  }
+
+  emitHeartbeat(conn: Connection): void {
+    const events = this.deps.events;
+    if (events.listenerCount('heartbeat') > 0) {
+      events.emit('heartbeat', { connectionId: conn.id, shardId: conn.session?.shardId ?? null, at: Date.now() });
+    }
+  }
+
+  // ---- identify / resume ------------------------------------------------------------------------------
+
+  identify(conn: Connection, d: unknown): void {
+    if (typeof d !== 'object' || d === null || Array.isArray(d)) return conn.closeNow(4001, 'Invalid payload');
+    const o = d as Record<string, unknown>;
+    if (typeof o.token !== 'string' || o.token !== this.deps.botToken) return conn.closeNow(4004, 'Authentication failed');
+    if (typeof o.properties !== 'object' || o.properties === null) return conn.closeNow(4001, 'Invalid payload');
+
+    let shardId = 0;
+    let shardCount = 1;
+    const shardGiven = o.shard !== undefined && o.shard !== null;
+    if (shardGiven) {
+      const s = o.shard;
+      if (
+        !Array.isArray(s) || s.length !== 2 || !Number.isInteger(s[0]) || !Number.isInteger(s[1]) ||
+        (s[1] as number) < 1 || (s[0] as number) < 0 || (s[0] as number) >= (s[1] as number)
+      ) {
+        return conn.closeNow(4010, 'Invalid shard');
+      }
+      shardId = s[0] as number;
+      shardCount = s[1] as number;
+    }
+    if (this.shardGuildIds(shardId, shardCount).length > this.options.maxGuildsPerShard) {
+      return conn.closeNow(4011, 'Sharding required');
+    }
+
+    const intents = o.intents;
+    const known = Object.values(INTENT_BITS).reduce((a, b) => a | b, 0);
+    if (typeof intents !== 'number' || !Number.isInteger(intents) || intents < 0 || (intents & ~known) !== 0) {
+      return conn.closeNow(4013, 'Invalid intent(s)');
+    }
+    if ((intents & PRIVILEGED_INTENTS & ~this.options.allowedIntents) !== 0) {
+      return conn.closeNow(4014, 'Disallowed intent(s)');
+    }
+    let largeThreshold = 50;
+    if (o.large_threshold !== undefined) {
+      const lt = o.large_threshold;
+      if (typeof lt !== 'number' || !Number.isInteger(lt) || lt < 50 || lt > 250) return conn.closeNow(4001, 'Invalid payload');
+      largeThreshold = lt;
+    }
+
+    this.rollSessionWindow();
+    if (this.sessionStart.remaining <= 0) {
+      // Over the daily budget the service terminates sessions and resets the token (reference §8.2).
+      this.emitIdentifyRejected(conn, shardId, shardCount, 'session_start_limit');
+      return conn.closeNow(4004, 'Authentication failed');
+    }
+    const bucket = shardId % this.options.maxConcurrency;
+    const now = Date.now();
+    const last = this.identifyBuckets.get(bucket);
+    if (last !== undefined && now - last < this.options.identifyWindowMs) {
+      // Over max_concurrency: the session does not start (op 9 false, reference §8.2).
+      this.emitIdentifyRejected(conn, shardId, shardCount, 'max_concurrency');
+      conn.sendOp(9, INVALID_SESSION_FALSE);
+      return;
+    }
+    this.identifyBuckets.set(bucket, now);
+    this.sessionStart.remaining--;
+    this.deps.counters.identifies++;
+    if (o.compress === true && !conn.compressed) conn.payloadCompression = true;
+
+    const session = new Session(shardId, shardCount, intents, largeThreshold, shardGiven, this.options.replayBufferSize);
+    this.sessions.set(session.id, session);
+    session.connection = conn;
+    conn.session = session;
+    this.deps.events.emit('identify', { connectionId: conn.id, shard: [shardId, shardCount], intents, at: now });
+    this.log.debug({ shard: [shardId, shardCount], intents, connectionId: conn.id }, 'identify');
+
+    const guildIds = this.shardGuildIds(shardId, shardCount);
+    session.dispatch('READY', this.readyJson(session, guildIds));
+    if ((intents & INTENT_BITS.GUILDS) !== 0) {
+      const kind: MemberListKind = (intents & INTENT_BITS.GUILD_PRESENCES) === 0 ? 'bot' : 'large';
+      for (const id of guildIds) {
+        const guild = this.deps.store.guild(id)!;
+        const k = kind === 'large' && this.deps.store.memberCount(guild) <= largeThreshold ? 'all' : kind;
+        session.dispatch('GUILD_CREATE', this.deps.store.guildCreateJson(guild, k, largeThreshold));
+      }
+    }
+  }
+
+  private emitIdentifyRejected(conn: Connection, shardId: number, shardCount: number, reason: 'max_concurrency' | 'session_start_limit'): void {
+    this.deps.events.emit('identifyRejected', { connectionId: conn.id, shard: [shardId, shardCount], reason, at: Date.now() });
+  }
+
+  private readyJson(session: Session, guildIds: string[]): string {
+    const store = this.deps.store;
+    const ready: Record<string, unknown> = {
+      v: 10,
+      user_settings: {},
+      user: { ...userObject(store.botUser), verified: true, mfa_enabled: false, email: null },
+      guilds: guildIds.map((id) => ({ id, unavailable: true })),
+      session_id: session.id,
+      session_type: 'normal',
+      resume_gateway_url: this.deps.resumeUrl(),
+      application: { id: store.applicationId, flags: this.deps.applicationFlags() },
+      private_channels: [],
+      relationships: [],
+      presences: [],
+      guild_join_requests: [],
+      geo_ordered_rtc_regions: ['sandbox'],
+      auth: {},
+      _trace: ['["gatehouse-sandbox",{"micros":0}]'],
+    };
+    if (session.shardGiven) ready.shard = [session.shardId, session.shardCount];
+    return JSON.stringify(ready);
+  }
+
+  resume(conn: Connection, d: unknown): void {
+    if (typeof d !== 'object' || d === null || Array.isArray(d)) return conn.closeNow(4001, 'Invalid payload');
+    const o = d as Record<string, unknown>;
+    if (typeof o.token !== 'string' || typeof o.session_id !== 'string' || typeof o.seq !== 'number' || !Number.isInteger(o.seq)) {
+      return conn.closeNow(4001, 'Invalid payload');
+    }
+    if (o.token !== this.deps.botToken) return conn.closeNow(4004, 'Authentication failed');
+    const session = this.sessions.get(o.session_id);
+    if (this.options.strictResumeUrl && conn.kind === 'gateway') {
+      // The service asks clients to resume on resume_gateway_url; the sandbox refuses elsewhere to catch them.
+      this.log.warn({ connectionId: conn.id }, 'RESUME on the main gateway URL refused: resume on resume_gateway_url');
+      return conn.sendOp(9, INVALID_SESSION_FALSE);
+    }
+    if (session === undefined || session.invalid) return conn.sendOp(9, INVALID_SESSION_FALSE);
+    const seq = o.seq;
+    if (seq > session.seq) {
+      this.endSession(session);
+      return conn.closeNow(4007, 'Invalid seq');
+    }
+    if (!session.canReplayFrom(seq)) {
+      this.endSession(session);
+      return conn.sendOp(9, INVALID_SESSION_FALSE);
+    }
+    const previous = session.connection;
+    if (previous !== null && previous !== conn) {
+      previous.session = null;
+      previous.closeNow(4000, 'Session resumed elsewhere');
+    }
+    session.clearExpiry();
+    session.connection = conn;
+    conn.session = session;
+    this.deps.counters.resumes++;
+    this.deps.events.emit('resume', {
+      connectionId: conn.id,
+      shard: [session.shardId, session.shardCount],
+      sessionId: session.id,
+      seq,
+      at: Date.now(),
+    });
+    session.replay(seq, (frame, t, s) => conn.sendDispatch(frame, t, s));
+    session.dispatch('RESUMED', '{"_trace":["[\\"gatehouse-sandbox\\",{\\"micros\\":0}]"]}');
+  }
+
+  // ---- op 8 / 31 / 43 ---------------------------------------------------------------------------------
+
+  requestGuildMembers(conn: Connection, session: Session, d: unknown): void {
+    const request = parseMemberRequest(d);
+    if (typeof request === 'string') return conn.closeNow(4001, 'Invalid payload');
+    const guild = this.deps.store.guild(request.guildId);
+    // Guilds the session does not hold get no answer.
+    if (!guild || this.shardOf(guild.id, session.shardCount) !== session.shardId) return;
+    if (isAllMembersRequest(request) && (session.intents & INTENT_BITS.GUILD_MEMBERS) !== 0) {
+      const now = Date.now();
+      const last = this.memberRequests.get(guild.id);
+      const window = this.options.memberRequestWindowMs;
+      if (last !== undefined && now - last < window) {
+        const meta: Record<string, string> = { guild_id: guild.id };
+        if (request.nonce !== null) meta.nonce = request.nonce;
+        const retryAfter = Math.max(0, (last + window - now) / 1000);
+        session.dispatch('RATE_LIMITED', JSON.stringify({ opcode: 8, retry_after: retryAfter, meta }));
+        return;
+      }
+      this.memberRequests.set(guild.id, now);
+    }
+    const chunks = memberChunks(this.deps.store, request, session.intents);
+    if (chunks === null) return;
+    for (const chunk of chunks) session.dispatch('GUILD_MEMBERS_CHUNK', chunk);
+  }
+
+  requestSoundboardSounds(conn: Connection, session: Session, d: unknown): void {
+    const ids = (d as { guild_ids?: unknown } | null)?.guild_ids;
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) return conn.closeNow(4001, 'Invalid payload');
+    for (const id of ids as string[]) {
+      if (this.deps.store.guild(id) && this.shardOf(id, session.shardCount) === session.shardId) {
+        session.dispatch('SOUNDBOARD_SOUNDS', JSON.stringify({ guild_id: id, soundboard_sounds: [] }));
+      }
+    }
+  }
+
+  requestChannelInfo(conn: Connection, session: Session, d: unknown): void {
+    const o = d as { guild_id?: unknown; fields?: unknown } | null;
+    if (typeof o?.guild_id !== 'string' || !Array.isArray(o.fields)) return conn.closeNow(4001, 'Invalid payload');
+    const guild = this.deps.store.guild(o.guild_id);
+    if (!guild || this.shardOf(guild.id, session.shardCount) !== session.shardId) return;
+    const channels = guild.channels.filter((c) => c.type === 2).map((c) => ({ id: c.id, status: null, voice_start_time: null }));
+    session.dispatch('CHANNEL_INFO', JSON.stringify({ guild_id: guild.id, channels }));
+  }
+
+  // ---- routing ----------------------------------------------------------------------------------------
+
+  shardOf(guildId: string, shardCount: number): number {
+    let t = this.guildTime.get(guildId);
+    if (t === undefined) {
+      t = BigInt(guildId) >> 22n;
+      this.guildTime.set(guildId, t);
+    }
+    return shardCount === 1 ? 0 : Number(t % BigInt(shardCount));
+  }
+
+  shardGuildIds(shardId: number, shardCount: number): string[] {
+    const out: string[] = [];
+    for (const g of this.deps.store.guilds) if (this.shardOf(g.id, shardCount) === shardId) out.push(g.id);
+    return out;
+  }
+
+  guild(guildId: string, t: string, d: string, userId?: string): void {
+    const botId = this.deps.store.applicationId;
+    for (const session of this.sessions.values()) {
+      if (this.shardOf(guildId, session.shardCount) !== session.shardId) continue;
+      if (!receives(t, session.intents, userId, botId)) continue;
+      session.dispatch(t, d);
+    }
+  }
+
+  global(t: string, d: string): void {
+    const botId = this.deps.store.applicationId;
+    for (const session of this.sessions.values()) {
+      if (session.shardId !== 0 || !receives(t, session.intents, undefined, botId)) continue;
+      session.dispatch(t, d);
+    }
+  }
+
+  /** Whether some session (connected or resumable) would receive a dispatch for this guild (null = shard 0). */
+  hasReceiver(guildId: string | null): boolean {
+    for (const session of this.sessions.values()) {
+      if (guildId === null ? session.shardId === 0 : this.shardOf(guildId, session.shardCount) === session.shardId) return true;
+    }
+    return false;
+  }
+
+  // ---- faults -----------------------------------------------------------------------------------------
+
+  private newestConnection(shardId: number): Connection {
+    let found: Connection | null = null;
+    for (const c of this.connections) {
+      if (c.open && c.session?.shardId === shardId && (found === null || c.id > found.id)) found = c;
+    }
+    if (found === null) throw new SandboxError('NO_SHARD', `no live gateway connection is identified as shard ${shardId}`);
+    return found;
+  }
+
+  readonly faults: SandboxFaults = {
+    stopHeartbeatAcks: (shardId) => {
+      this.newestConnection(shardId).acking = false;
+    },
+    reconnect: (shardId) => {
+      this.newestConnection(shardId).sendReconnect();
+    },
+    invalidateSession: (shardId, resumable) => {
+      const conn = this.newestConnection(shardId);
+      if (!resumable && conn.session !== null) {
+        this.endSession(conn.session);
+      }
+      conn.sendOp(9, resumable ? 'true' : 'false');
+    },
+    close: (shardId, code) => {
+      this.newestConnection(shardId).closeNow(code, 'Closed by the sandbox (fault injection)');
+    },
+    corruptFrame: (shardId) => {
+      this.newestConnection(shardId).sendCorruptFrame();
+    },
+  };
+
+  async close(): Promise<void> {
+    for (const conn of [...this.connections]) conn.terminate();
+    for (const session of this.sessions.values()) session.clearExpiry();
+    this.sessions.clear();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * The sandbox: a local, faithful server of the API (REST + gateway + admin) on loopback.
+ *
+ *   const sandbox = await createSandbox({ seed: { guilds: 3 } });
+ *   // sandbox.restUrl, sandbox.gatewayUrl, sandbox.botToken ...
+ *   await sandbox.close();
+ *
+ * See ./contract.ts for the programmatic surface and README for the admin HTTP API.
+ */
+import { EventEmitter } from 'node:events';
+import { registerSecret } from '../util/redact.js';
+import type {
+  AutocompleteOptions,
+  InteractionRecord,
+  InvokeOptions,
+  Sandbox,
+  SandboxCounters,
+  SandboxFaults,
+  SandboxGatewayEvents,
+  SandboxOptions,
+  SandboxState,
+} from './contract.js';
+import { APP_FLAGS, type SandboxCore, type SandboxUrls } from './core.js';
+import { Fixture } from './fixture.js';
+import { GatewayServer } from './gateway/server.js';
+import { makeBotToken, resolveOptions } from './options.js';
+import { RateLimiter } from './ratelimit.js';
+import { RestApi } from './rest/api.js';
+import { gatewayRoutes } from './rest/routes/gateway.js';
+import { identityRoutes } from './rest/routes/identity.js';
+import { ADMIN_PREFIX, GATEWAY_PATH, RESUME_PATH, SandboxHttpServer } from './server.js';
+import { OAuthStore } from './state/oauth.js';
+import { SandboxStore } from './state/store.js';
+import { INTENT_BITS } from '../api/intents.js';
+
+export type * from './contract.js';
+export { SandboxError, ApiError } from './errors.js';
+export { DEFAULT_BUCKETS, type BucketName } from './options.js';
+
+class SandboxInstance implements Sandbox {
+  constructor(
+    private readonly core: SandboxCore,
+    private readonly http: SandboxHttpServer,
+    readonly gatewayEvents: EventEmitter<SandboxGatewayEvents>,
+    readonly state: SandboxState,
+  ) {}
+
+  get restUrl(): string {
+    return this.core.urls.rest;
+  }
+  get gatewayUrl(): string {
+    return this.core.urls.gateway;
+  }
+  get adminUrl(): string {
+    return this.core.urls.admin;
+  }
+  get botToken(): string {
+    return this.core.botToken;
+  }
+  get applicationId(): string {
+    return this.core.store.applicationId;
+  }
+  get clientId(): string {
+    return this.core.store.applicationId;
+  }
+  get clientSecret(): string {
+    return this.core.clientSecret;
+  }
+  get counters(): SandboxCounters {
+    return this.core.counters;
+  }
+  get faults(): SandboxFaults {
+    return this.core.gateway.faults;
+  }
+
+  invoke(_options: InvokeOptions): Promise<InteractionRecord> {
+    return Promise.reject(new Error('not implemented yet'));
+  }
+
+  autocomplete(_options: AutocompleteOptions): Promise<InteractionRecord> {
+    return Promise.reject(new Error('not implemented yet'));
+  }
+
+  interaction(_id: string): InteractionRecord | undefined {
+    return undefined;
+  }
+
+  issueBearerToken(scopes: string[], userId?: string): string {
+    const user = userId ?? this.core.store.fixture.userId(0);
+    const token = this.core.oauth.issue(scopes, user).accessToken;
+    registerSecret(token);
+    return token;
+  }
+
+  async close(): Promise<void> {
+    await this.core.gateway.close();
+    await this.http.close();
+  }
+}
+
+function stateView(store: SandboxStore): SandboxState {
+  return {
+    get guildIds() {
+      return store.guilds.map((g) => g.id);
+    },
+    memberIds: (guildId) => [...store.members(store.requireGuild(guildId)).keys()],
+    addMember: (guildId, member) => store.addMember(guildId, member),
+    updateMember: (guildId, userId, patch) => store.updateMember(guildId, userId, patch),
+    removeMember: (guildId, userId) => store.removeMember(guildId, userId),
+    grantEntitlement: (e) => store.grantEntitlement(e).id,
+    endEntitlement: (id, endsAt) => store.endEntitlement(id, endsAt),
+    get skuIds() {
+      return store.skus.map((s) => s.id);
+    },
+    commands: () => [],
+  };
+}
+
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const o = resolveOptions(options);
+  const fixture = new Fixture(o.seed, o.applicationId);
+  const store = new SandboxStore(fixture);
+  const botToken = o.botToken || makeBotToken(store.applicationId);
+  registerSecret(botToken);
+  registerSecret(o.clientSecret);
+  const events = new EventEmitter<SandboxGatewayEvents>();
+  const counters: SandboxCounters = { identifies: 0, resumes: 0, commandWrites: 0, commandCreates: 0, restRequests: 0, rest429s: 0 };
+  const urls: SandboxUrls = { rest: '', gateway: '', resume: '', admin: '' };
+  const applicationFlags = (): number => {
+    let flags = APP_FLAGS.APPLICATION_COMMAND_BADGE;
+    const allowed = o.gateway.allowedIntents;
+    if (allowed & INTENT_BITS.GUILD_PRESENCES) flags |= APP_FLAGS.GATEWAY_PRESENCE_LIMITED;
+    if (allowed & INTENT_BITS.GUILD_MEMBERS) flags |= APP_FLAGS.GATEWAY_GUILD_MEMBERS_LIMITED;
+    if (allowed & INTENT_BITS.MESSAGE_CONTENT) flags |= APP_FLAGS.GATEWAY_MESSAGE_CONTENT_LIMITED;
+    if (o.activities) flags |= APP_FLAGS.EMBEDDED;
+    return flags;
+  };
+  const gateway = new GatewayServer({
+    store,
+    options: o.gateway,
+    botToken,
+    applicationFlags,
+    gatewayUrl: () => urls.gateway,
+    resumeUrl: () => urls.resume,
+    events,
+    counters,
+    logger: o.logger,
+  });
+  store.connect(gateway);
+  const limiter = new RateLimiter(o.rest.globalPerSecond);
+  const oauth = new OAuthStore();
+  const core: SandboxCore = {
+    options: o,
+    store,
+    oauth,
+    gateway,
+    counters,
+    limiter,
+    logger: o.logger,
+    urls,
+    botToken,
+    clientSecret: o.clientSecret,
+    applicationFlags,
+  };
+  const rest = new RestApi({ options: o.rest, botToken, oauth, limiter, counters, logger: o.logger });
+  rest.add(gatewayRoutes(core));
+  rest.add(identityRoutes(core));
+
+  const http = new SandboxHttpServer(rest, gateway, o.logger);
+  const port = await http.listen(o.host, o.port);
+  const host = o.host === '::1' ? '[::1]' : o.host;
+  urls.rest = `http://${host}:${port}/api/v10`;
+  urls.gateway = `ws://${host}:${port}${GATEWAY_PATH}`;
+  urls.resume = `ws://${host}:${port}${RESUME_PATH}`;
+  urls.admin = `http://${host}:${port}${ADMIN_PREFIX}`;
+  o.logger.child({ component: 'sandbox' }).info({ rest: urls.rest, gateway: urls.gateway, admin: urls.admin }, 'sandbox listening');
+  return new SandboxInstance(core, http, events, stateView(store));
+}

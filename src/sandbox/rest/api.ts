@@ -1,0 +1,152 @@
+/**
+ * The REST surface: version prefix, routing, authentication, global and per-bucket rate limits with the
+ * service's headers and 429 bodies (reference §3), body parsing, and the service's error shapes (§2.5).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { SandboxCounters } from '../contract.js';
+import { ApiError, Errors } from '../errors.js';
+import { requesterLocale } from '../locales.js';
+import type { ResolvedRestOptions } from '../options.js';
+import { bucketHeaders, type RateLimiter } from '../ratelimit.js';
+import type { OAuthStore } from '../state/oauth.js';
+import { parseBody, readRaw } from './body.js';
+import { Router } from './router.js';
+import type { Auth, HttpMethod, RestContext, RestResult, RouteDef } from './types.js';
+
+export interface RestDeps {
+  options: ResolvedRestOptions;
+  botToken: string;
+  oauth: OAuthStore;
+  limiter: RateLimiter;
+  counters: SandboxCounters;
+  logger: Logger;
+}
+
+const METHODS = new Set(['GET', 'POST', 'PATCH', 'PUT', 'DELETE']);
+
+export class RestApi {
+  private readonly router = new Router();
+  private readonly log: Logger;
+
+  constructor(private readonly deps: RestDeps) {
+    this.log = deps.logger.child({ component: 'sandbox.rest' });
+  }
+
+  add(routes: readonly RouteDef[]): void {
+    this.router.add(routes);
+  }
+
+  /** Handle a request whose path starts with /api. */
+  async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    this.deps.counters.restRequests++;
+    const headers: Record<string, string> = {};
+    let result: RestResult;
+    try {
+      result = await this.dispatch(req, url, headers);
+    } catch (err) {
+      result = this.errorResult(err);
+      if (err instanceof ApiError && err.extraHeaders) Object.assign(headers, err.extraHeaders);
+    }
+    if (result.status === 429) this.deps.counters.rest429s++;
+    Object.assign(headers, result.headers);
+    if (result.body === undefined) {
+      res.writeHead(result.status, headers);
+      res.end();
+      return;
+    }
+    const json = JSON.stringify(result.body);
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(json));
+    res.writeHead(result.status, headers);
+    res.end(json);
+  }
+
+  private errorResult(err: unknown): RestResult {
+    if (err instanceof ApiError) return { status: err.status, body: err.body() };
+    this.log.error({ err }, 'sandbox REST handler failed');
+    return { status: 500, body: { message: '500: Internal Server Error', code: 0 } };
+  }
+
+  private async dispatch(req: IncomingMessage, url: URL, headers: Record<string, string>): Promise<RestResult> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const path = this.versionedPath(url.pathname);
+    if (!METHODS.has(method)) throw Errors.methodNotAllowed();
+    const match = this.router.match(method, path);
+    if (match.kind === 'not-found') throw Errors.notFound();
+    if (match.kind === 'method-not-allowed') throw Errors.methodNotAllowed();
+    const { route, params } = match;
+
+    const auth = this.authenticate(req.headers.authorization);
+    if (route.auth === 'bot' && auth.kind !== 'bot') throw Errors.unauthorized();
+    if (route.auth === 'bot-or-bearer' && auth.kind === 'none') throw Errors.unauthorized();
+
+    const now = Date.now();
+    const identity = auth.kind === 'bot' ? 'bot' : auth.kind === 'bearer' ? `bearer:${auth.token.accessToken}` : `ip:${req.socket.remoteAddress ?? '?'}`;
+    if (route.global !== false) {
+      const g = this.deps.limiter.takeGlobal(identity, now);
+      if (!g.allowed) {
+        const retryAfter = Math.max(0.001, (g.resetAt - now) / 1000);
+        return {
+          status: 429,
+          headers: { 'retry-after': String(Math.ceil(retryAfter)), 'x-ratelimit-global': 'true', 'x-ratelimit-scope': 'global' },
+          body: { message: 'You are being rate limited.', retry_after: Number(retryAfter.toFixed(3)), global: true },
+        };
+      }
+    }
+    if (route.bucket !== null) {
+      const major = typeof route.major === 'function' ? route.major(params) : route.major ? (params[route.major] ?? '') : '';
+      const state = this.deps.limiter.take(identity, route.bucket, major, this.deps.options.buckets[route.bucket], now);
+      Object.assign(headers, bucketHeaders(state, now));
+      if (!state.allowed) {
+        const retryAfter = Math.max(0.001, (state.resetAt - now) / 1000);
+        return {
+          status: 429,
+          headers: { 'retry-after': String(Math.ceil(retryAfter)), 'x-ratelimit-scope': 'user' },
+          body: { message: 'You are being rate limited.', retry_after: Number(retryAfter.toFixed(3)), global: false },
+        };
+      }
+    }
+
+    const raw = await readRaw(req);
+    const body = await parseBody(raw, req.headers['content-type']);
+    const locale = requesterLocale(single(req.headers['x-discord-locale']), single(req.headers['accept-language']));
+    const ctx: RestContext = { method: method as HttpMethod, path, params, query: url.searchParams, headers: req.headers, auth, body, locale };
+    return route.handler(ctx);
+  }
+
+  /** /api/v10/x -> /x. v9 is accepted too; other versions get 50041. Only /oauth2/* works without a version. */
+  private versionedPath(pathname: string): string {
+    const rest = pathname.slice('/api'.length);
+    const m = /^\/v(\d+)(\/.*)?$/.exec(rest);
+    if (m) {
+      if (m[1] !== '10' && m[1] !== '9') throw Errors.invalidVersion();
+      return m[2] ?? '/';
+    }
+    if (rest.startsWith('/oauth2/')) return rest;
+    throw Errors.invalidVersion();
+  }
+
+  private authenticate(header: string | undefined): Auth {
+    if (!header) return { kind: 'none' };
+    const space = header.indexOf(' ');
+    const scheme = space === -1 ? header : header.slice(0, space);
+    const credential = space === -1 ? '' : header.slice(space + 1).trim();
+    if (scheme === 'Bot') {
+      if (credential !== this.deps.botToken) throw Errors.unauthorized();
+      return { kind: 'bot' };
+    }
+    if (scheme === 'Bearer') {
+      const token = this.deps.oauth.get(credential);
+      if (!token) throw Errors.unauthorized();
+      return { kind: 'bearer', token };
+    }
+    // Basic is for the token endpoint only; it reads the header itself.
+    if (scheme === 'Basic') return { kind: 'none' };
+    throw Errors.unauthorized();
+  }
+}
+
+function single(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}

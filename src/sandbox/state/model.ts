@@ -1,0 +1,89 @@
+/**
+ * The sandbox's records. They are compact on purpose: a 1,000 x 1,000 fixture holds a million members, so
+ * records keep only what payloads need and carry a cached JSON serialization that is dropped on change.
+ */
+
+export interface UserRecord {
+  id: string;
+  username: string;
+  globalName: string | null;
+  bot: boolean;
+  /** The user's client locale (interaction `locale`). */
+  locale: string;
+  /** Cached JSON of the user object. */
+  json?: string;
+}
+
+export interface MemberRecord {
+  userId: string;
+  nick: string | null;
+  roles: string[];
+  joinedAt: string;
+  flags: number;
+  /** Cached JSON of the member object with its `user`. */
+  json?: string;
+}
+
+export interface RoleRecord {
+  id: string;
+  name: string;
+  color: number;
+  hoist: boolean;
+  position: number;
+  permissions: bigint;
+  managed: boolean;
+  mentionable: boolean;
+  botId?: string;
+}
+
+export interface ChannelRecord {
+  id: string;
+  type: number;
+  name: string;
+  position: number;
+  parentId: string | null;
+  topic: string | null;
+  nsfw: boolean;
+}
+
+export interface GuildRecord {
+  id: string;
+  /** Position in the fixture (drives lazy member generation). -1 for guilds created later. */
+  index: number;
+  name: string;
+  ownerId: string;
+  preferredLocale: string;
+  joinedAt: string;
+  premiumTier: number;
+  roles: RoleRecord[];
+  channels: ChannelRecord[];
+  /** Members by user id, materialized from the fixture on first use. */
+  members: Map<string, MemberRecord> | null;
+  /** Member count before materialization. */
+  seededMemberCount: number;
+  /** Serialized GUILD_CREATE payloads per variant; cleared whenever the guild changes. */
+  payloadCache: Map<string, string>;
+}
+
+export interface SkuRecord {
+  id: string;
+  type: number;
+  name: string;
+  slug: string;
+  flags: number;
+}
+
+export interface EntitlementRecord {
+  id: string;
+  skuId: string;
+  userId: string | null;
+  guildId: string | null;
+  type: number;
+  deleted: boolean;
+  consumed: boolean;
+  startsAt: string | null;
+  endsAt: string | null;
+  /** Test entitlements (POST /entitlements) may be deleted; others may not (40019). */
+  test: boolean;
+  subscriptionId: string | null;
+}

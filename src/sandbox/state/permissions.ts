@@ -1,0 +1,77 @@
+/** Permission bits the sandbox reasons about (reference §12.5) and the effective-permission rule it applies. */
+
+export const P = {
+  CREATE_INSTANT_INVITE: 1n << 0n,
+  KICK_MEMBERS: 1n << 1n,
+  BAN_MEMBERS: 1n << 2n,
+  ADMINISTRATOR: 1n << 3n,
+  MANAGE_CHANNELS: 1n << 4n,
+  MANAGE_GUILD: 1n << 5n,
+  ADD_REACTIONS: 1n << 6n,
+  VIEW_AUDIT_LOG: 1n << 7n,
+  VIEW_CHANNEL: 1n << 10n,
+  SEND_MESSAGES: 1n << 11n,
+  EMBED_LINKS: 1n << 14n,
+  ATTACH_FILES: 1n << 15n,
+  READ_MESSAGE_HISTORY: 1n << 16n,
+  MENTION_EVERYONE: 1n << 17n,
+  USE_EXTERNAL_EMOJIS: 1n << 18n,
+  CONNECT: 1n << 20n,
+  SPEAK: 1n << 21n,
+  CHANGE_NICKNAME: 1n << 26n,
+  MANAGE_NICKNAMES: 1n << 27n,
+  MANAGE_ROLES: 1n << 28n,
+  USE_APPLICATION_COMMANDS: 1n << 31n,
+  SEND_MESSAGES_IN_THREADS: 1n << 38n,
+  USE_EMBEDDED_ACTIVITIES: 1n << 39n,
+  MODERATE_MEMBERS: 1n << 40n,
+  USE_EXTERNAL_APPS: 1n << 50n,
+} as const;
+
+/** Every defined bit up to BYPASS_SLOWMODE (1 << 52); ADMINISTRATOR resolves to this. */
+export const ALL_PERMISSIONS = (1n << 53n) - 1n;
+
+/** What @everyone gets in a fresh guild (a usual default set). */
+export const EVERYONE_DEFAULT =
+  P.CREATE_INSTANT_INVITE |
+  P.ADD_REACTIONS |
+  P.VIEW_CHANNEL |
+  P.SEND_MESSAGES |
+  P.EMBED_LINKS |
+  P.ATTACH_FILES |
+  P.READ_MESSAGE_HISTORY |
+  P.MENTION_EVERYONE |
+  P.USE_EXTERNAL_EMOJIS |
+  P.CONNECT |
+  P.SPEAK |
+  P.CHANGE_NICKNAME |
+  P.USE_APPLICATION_COMMANDS |
+  P.SEND_MESSAGES_IN_THREADS |
+  P.USE_EMBEDDED_ACTIVITIES |
+  P.USE_EXTERNAL_APPS;
+
+export const MODERATOR_PERMISSIONS =
+  P.KICK_MEMBERS | P.BAN_MEMBERS | P.MANAGE_GUILD | P.MANAGE_ROLES | P.MANAGE_NICKNAMES | P.MODERATE_MEMBERS | P.VIEW_AUDIT_LOG;
+
+/** The bot's managed role: what a typical invite link asks for. */
+export const BOT_ROLE_PERMISSIONS =
+  P.VIEW_CHANNEL | P.SEND_MESSAGES | P.EMBED_LINKS | P.ATTACH_FILES | P.READ_MESSAGE_HISTORY | P.ADD_REACTIONS | P.USE_EXTERNAL_EMOJIS;
+
+/** app_permissions in the bot's DM (reference §14.1: DMs include ATTACH_FILES|EMBED_LINKS|MENTION_EVERYONE|USE_EXTERNAL_EMOJIS). */
+export const BOT_DM_APP_PERMISSIONS =
+  P.VIEW_CHANNEL | P.SEND_MESSAGES | P.ADD_REACTIONS | P.READ_MESSAGE_HISTORY | P.ATTACH_FILES | P.EMBED_LINKS | P.MENTION_EVERYONE | P.USE_EXTERNAL_EMOJIS;
+
+/**
+ * Guild-level permissions of a member: @everyone | their roles, everything for ADMINISTRATOR or the owner.
+ * Seeded channels carry no overwrites, so this is also the channel-level value.
+ */
+export function basePermissions(
+  everyone: bigint,
+  memberRolePermissions: Iterable<bigint>,
+  isOwner: boolean,
+): bigint {
+  if (isOwner) return ALL_PERMISSIONS;
+  let perms = everyone;
+  for (const p of memberRolePermissions) perms |= p;
+  return (perms & P.ADMINISTRATOR) !== 0n ? ALL_PERMISSIONS : perms;
+}

@@ -1,0 +1,175 @@
+/**
+ * Wire JSON of the sandbox's records. Hot payloads (members, GUILD_CREATE) are built as strings from cached
+ * pieces so that the gateway can send a million members without re-serializing objects.
+ */
+import type { ChannelRecord, EntitlementRecord, GuildRecord, MemberRecord, RoleRecord, SkuRecord, UserRecord } from './model.js';
+
+export function userObject(u: UserRecord): Record<string, unknown> {
+  const o: Record<string, unknown> = {
+    id: u.id,
+    username: u.username,
+    global_name: u.globalName,
+    discriminator: '0',
+    avatar: null,
+    public_flags: 0,
+    flags: 0,
+    banner: null,
+    accent_color: null,
+    avatar_decoration_data: null,
+    collectibles: null,
+    primary_guild: null,
+  };
+  if (u.bot) o.bot = true;
+  return o;
+}
+
+export function userJson(u: UserRecord): string {
+  return (u.json ??= JSON.stringify(userObject(u)));
+}
+
+/** Member object without `user` (as in resolved.members), plus `permissions` where given. */
+export function partialMemberObject(m: MemberRecord): Record<string, unknown> {
+  return {
+    nick: m.nick,
+    avatar: null,
+    banner: null,
+    roles: m.roles,
+    joined_at: m.joinedAt,
+    premium_since: null,
+    pending: false,
+    flags: m.flags,
+    communication_disabled_until: null,
+  };
+}
+
+export function memberObject(m: MemberRecord, u: UserRecord): Record<string, unknown> {
+  return { user: userObject(u), ...partialMemberObject(m), deaf: false, mute: false };
+}
+
+/** Member JSON with its user, cached on the record. */
+export function memberJson(m: MemberRecord, u: UserRecord): string {
+  if (m.json !== undefined) return m.json;
+  const json =
+    `{"user":${userJson(u)},"nick":${JSON.stringify(m.nick)},"avatar":null,"banner":null,` +
+    `"roles":${JSON.stringify(m.roles)},"joined_at":"${m.joinedAt}","premium_since":null,"deaf":false,` +
+    `"mute":false,"pending":false,"flags":${m.flags},"communication_disabled_until":null}`;
+  m.json = json;
+  return json;
+}
+
+/** `{"guild_id":"..", ...member}` without re-serializing the member. */
+export function memberJsonWithGuild(guildId: string, memberJsonText: string): string {
+  return `{"guild_id":"${guildId}",${memberJsonText.slice(1)}`;
+}
+
+export function roleObject(r: RoleRecord): Record<string, unknown> {
+  const o: Record<string, unknown> = {
+    id: r.id,
+    name: r.name,
+    description: null,
+    color: r.color,
+    colors: { primary_color: r.color, secondary_color: null, tertiary_color: null },
+    hoist: r.hoist,
+    icon: null,
+    unicode_emoji: null,
+    position: r.position,
+    permissions: r.permissions.toString(),
+    managed: r.managed,
+    mentionable: r.mentionable,
+    flags: 0,
+  };
+  if (r.botId !== undefined) o.tags = { bot_id: r.botId };
+  return o;
+}
+
+export function channelObject(c: ChannelRecord, guildId: string): Record<string, unknown> {
+  const o: Record<string, unknown> = {
+    id: c.id,
+    type: c.type,
+    guild_id: guildId,
+    name: c.name,
+    position: c.position,
+    parent_id: c.parentId,
+    permission_overwrites: [],
+    nsfw: c.nsfw,
+    flags: 0,
+  };
+  if (c.type === 0) {
+    o.topic = c.topic;
+    o.last_message_id = null;
+    o.rate_limit_per_user = 0;
+  } else if (c.type === 2) {
+    o.bitrate = 64_000;
+    o.user_limit = 0;
+    o.rtc_region = null;
+  }
+  return o;
+}
+
+/** The guild object (reference §12.4) without GUILD_CREATE extras. */
+export function guildObject(g: GuildRecord): Record<string, unknown> {
+  const firstText = g.channels.find((c) => c.type === 0);
+  return {
+    id: g.id,
+    name: g.name,
+    icon: null,
+    icon_hash: null,
+    splash: null,
+    discovery_splash: null,
+    owner_id: g.ownerId,
+    afk_channel_id: null,
+    afk_timeout: 300,
+    widget_enabled: false,
+    widget_channel_id: null,
+    verification_level: 1,
+    default_message_notifications: 0,
+    explicit_content_filter: 0,
+    roles: g.roles.map(roleObject),
+    emojis: [],
+    features: [],
+    mfa_level: 0,
+    application_id: null,
+    system_channel_id: firstText?.id ?? null,
+    system_channel_flags: 0,
+    rules_channel_id: null,
+    max_presences: null,
+    max_members: 500_000,
+    vanity_url_code: null,
+    description: null,
+    banner: null,
+    premium_tier: g.premiumTier,
+    premium_subscription_count: 0,
+    preferred_locale: g.preferredLocale,
+    public_updates_channel_id: null,
+    max_video_channel_users: 25,
+    max_stage_video_channel_users: 50,
+    nsfw_level: 0,
+    stickers: [],
+    premium_progress_bar_enabled: false,
+    safety_alerts_channel_id: null,
+    incidents_data: null,
+  };
+}
+
+export function skuObject(s: SkuRecord, applicationId: string): Record<string, unknown> {
+  return { id: s.id, type: s.type, dependent_sku_id: null, application_id: applicationId, manifest_labels: null, access_type: 1, name: s.name, features: [], release_date: null, premium: false, slug: s.slug, flags: s.flags, show_age_gate: false };
+}
+
+export function entitlementObject(e: EntitlementRecord, applicationId: string): Record<string, unknown> {
+  const o: Record<string, unknown> = {
+    id: e.id,
+    sku_id: e.skuId,
+    application_id: applicationId,
+    user_id: e.userId,
+    guild_id: e.guildId,
+    type: e.type,
+    deleted: e.deleted,
+    starts_at: e.startsAt,
+    ends_at: e.endsAt,
+    consumed: e.consumed,
+    promotion_id: null,
+    gift_code_flags: 0,
+  };
+  if (e.subscriptionId !== null) o.subscription_id = e.subscriptionId;
+  return o;
+}

@@ -1,0 +1,273 @@
+/**
+ * The sandbox's world: guilds, users, members, SKUs and entitlements, seeded from the fixture.
+ *
+ * Changes go through this class so that every change emits the dispatch the service would send
+ * (GUILD_MEMBER_*, ENTITLEMENT_*) through a `DispatchSink`; the store knows nothing about sockets.
+ */
+import { SnowflakeGenerator } from '../../api/snowflake.js';
+import { Fixture, type FixtureGuild } from '../fixture.js';
+import { SandboxError } from '../errors.js';
+import type { EntitlementRecord, GuildRecord, MemberRecord, SkuRecord, UserRecord } from './model.js';
+import { basePermissions } from './permissions.js';
+import {
+  channelObject,
+  entitlementObject,
+  guildObject,
+  memberJson,
+  memberJsonWithGuild,
+  userJson,
+} from './serialize.js';
+
+/** Where state changes go out as gateway dispatches. `d` is serialized JSON. */
+export interface DispatchSink {
+  /** A guild event, routed to the guild's shard. `userId` names the member concerned (own-member exception). */
+  guild(guildId: string, t: string, d: string, userId?: string): void;
+  /** An event without a guild (entitlements...): shard 0 only. */
+  global(t: string, d: string): void;
+}
+
+/** Which member list a GUILD_CREATE carries (reference §10.4 default member lists). */
+export type MemberListKind = 'bot' | 'all' | 'large';
+
+export class SandboxStore {
+  readonly fixture: Fixture;
+  readonly applicationId: string;
+  readonly botUser: UserRecord;
+  readonly ids = new SnowflakeGenerator(20, 1);
+  private readonly guildList: GuildRecord[] = [];
+  private readonly guildById = new Map<string, FixtureGuild>();
+  readonly users = new Map<string, UserRecord>();
+  readonly skus: SkuRecord[];
+  readonly entitlements = new Map<string, EntitlementRecord>();
+  private sink: DispatchSink = { guild: () => {}, global: () => {} };
+  private addedUsers = 0;
+
+  constructor(fixture: Fixture) {
+    this.fixture = fixture;
+    this.applicationId = fixture.applicationId;
+    this.botUser = fixture.botUser();
+    this.users.set(this.botUser.id, this.botUser);
+    for (let i = 0; i < fixture.options.guilds; i++) {
+      const fg = fixture.guild(i);
+      this.guildList.push(fg.guild);
+      this.guildById.set(fg.guild.id, fg);
+    }
+    // The owner is in every guild; make it known without materializing any member list.
+    if (fixture.options.membersPerGuild > 0) {
+      const owner = fixture.user(0);
+      this.users.set(owner.id, owner);
+    }
+    this.skus = fixture.skus();
+    for (const e of fixture.entitlements(this.skus)) this.entitlements.set(e.id, e);
+  }
+
+  connect(sink: DispatchSink): void {
+    this.sink = sink;
+  }
+
+  get guilds(): readonly GuildRecord[] {
+    return this.guildList;
+  }
+
+  guild(id: string): GuildRecord | undefined {
+    return this.guildById.get(id)?.guild;
+  }
+
+  fixtureGuild(id: string): FixtureGuild | undefined {
+    return this.guildById.get(id);
+  }
+
+  requireGuild(id: string): GuildRecord {
+    const g = this.guild(id);
+    if (!g) throw new SandboxError('UNKNOWN_GUILD', `unknown guild ${id}`);
+    return g;
+  }
+
+  /** Members of a guild, generated from the fixture the first time they are needed. */
+  members(guild: GuildRecord): Map<string, MemberRecord> {
+    if (guild.members === null) {
+      const fg = this.guildById.get(guild.id)!;
+      guild.members = this.fixture.members(fg, this.users);
+    }
+    return guild.members;
+  }
+
+  private fixtureBotMember(guild: GuildRecord): MemberRecord {
+    const fg = this.guildById.get(guild.id)!;
+    return { userId: this.applicationId, nick: null, roles: [fg.botRoleId], joinedAt: guild.joinedAt, flags: 0 };
+  }
+
+  memberCount(guild: GuildRecord): number {
+    return guild.members === null ? guild.seededMemberCount : guild.members.size;
+  }
+
+  member(guildId: string, userId: string): MemberRecord | undefined {
+    const g = this.guild(guildId);
+    return g ? this.members(g).get(userId) : undefined;
+  }
+
+  user(id: string): UserRecord | undefined {
+    return this.users.get(id);
+  }
+
+  channel(guild: GuildRecord, id: string) {
+    return guild.channels.find((c) => c.id === id);
+  }
+
+  /** Guild-level permissions of a member (no channel overwrites exist in the sandbox). */
+  permissionsOf(guild: GuildRecord, userId: string): bigint {
+    const member = this.members(guild).get(userId);
+    const everyone = guild.roles[0]!.permissions;
+    const rolePerms = (member?.roles ?? []).map((id) => guild.roles.find((r) => r.id === id)?.permissions ?? 0n);
+    return basePermissions(everyone, rolePerms, guild.ownerId === userId);
+  }
+
+  // ---- members ----------------------------------------------------------------------------------------
+
+  addMember(guildId: string, input: { id?: string; username?: string; roles?: string[]; nick?: string } = {}): string {
+    const guild = this.requireGuild(guildId);
+    const members = this.members(guild);
+    const roles = input.roles ?? [];
+    this.checkRoles(guild, roles);
+    let user = input.id === undefined ? undefined : this.users.get(input.id);
+    if (user === undefined) {
+      const id = input.id ?? this.ids.next();
+      if (!/^\d{17,20}$/.test(id)) throw new SandboxError('INVALID', `member id must be a snowflake; got ${JSON.stringify(id)}`);
+      this.addedUsers++;
+      user = { id, username: input.username ?? `newcomer${this.addedUsers}`, globalName: null, bot: false, locale: 'en-US' };
+      this.users.set(id, user);
+    }
+    if (members.has(user.id)) throw new SandboxError('CONFLICT', `user ${user.id} is already a member of guild ${guildId}`);
+    const member: MemberRecord = { userId: user.id, nick: input.nick ?? null, roles: [...roles], joinedAt: new Date().toISOString(), flags: 0 };
+    members.set(user.id, member);
+    guild.payloadCache.clear();
+    this.sink.guild(guildId, 'GUILD_MEMBER_ADD', memberJsonWithGuild(guildId, memberJson(member, user)), user.id);
+    return user.id;
+  }
+
+  updateMember(guildId: string, userId: string, patch: { nick?: string | null; roles?: string[] }): void {
+    const guild = this.requireGuild(guildId);
+    const member = this.members(guild).get(userId);
+    if (!member) throw new SandboxError('UNKNOWN_MEMBER', `user ${userId} is not a member of guild ${guildId}`);
+    if (patch.roles !== undefined) {
+      this.checkRoles(guild, patch.roles);
+      member.roles = [...patch.roles];
+    }
+    if (patch.nick !== undefined) member.nick = patch.nick;
+    member.json = undefined;
+    guild.payloadCache.clear();
+    const user = this.users.get(userId)!;
+    this.sink.guild(guildId, 'GUILD_MEMBER_UPDATE', memberJsonWithGuild(guildId, memberJson(member, user)), userId);
+  }
+
+  removeMember(guildId: string, userId: string): void {
+    const guild = this.requireGuild(guildId);
+    const members = this.members(guild);
+    if (!members.delete(userId)) throw new SandboxError('UNKNOWN_MEMBER', `user ${userId} is not a member of guild ${guildId}`);
+    guild.payloadCache.clear();
+    const user = this.users.get(userId)!;
+    this.sink.guild(guildId, 'GUILD_MEMBER_REMOVE', `{"guild_id":"${guildId}","user":${userJson(user)}}`, userId);
+  }
+
+  private checkRoles(guild: GuildRecord, roles: string[]): void {
+    for (const id of roles) {
+      if (id === guild.id || !guild.roles.some((r) => r.id === id)) {
+        throw new SandboxError('UNKNOWN_ROLE', `role ${id} is not an assignable role of guild ${guild.id}`);
+      }
+    }
+  }
+
+  // ---- entitlements -----------------------------------------------------------------------------------
+
+  sku(id: string): SkuRecord | undefined {
+    return this.skus.find((s) => s.id === id);
+  }
+
+  grantEntitlement(input: { skuId: string; userId?: string; guildId?: string; subscription?: boolean; test?: boolean }): EntitlementRecord {
+    const sku = this.sku(input.skuId);
+    if (!sku) throw new SandboxError('UNKNOWN_SKU', `unknown SKU ${input.skuId}`);
+    if ((input.userId === undefined) === (input.guildId === undefined)) {
+      throw new SandboxError('INVALID', 'an entitlement belongs to exactly one of userId or guildId');
+    }
+    if (input.guildId !== undefined) this.requireGuild(input.guildId);
+    if (input.userId !== undefined && !this.users.has(input.userId)) throw new SandboxError('UNKNOWN_USER', `unknown user ${input.userId}`);
+    const subscription = input.subscription ?? sku.type === 5;
+    const test = input.test ?? false;
+    const e: EntitlementRecord = {
+      id: this.ids.next(),
+      skuId: sku.id,
+      userId: input.userId ?? null,
+      guildId: input.guildId ?? null,
+      // Platform-managed subscriptions are PURCHASE (1) since the 2024 migration (spec §2.9); test ones are 4.
+      type: test ? 4 : 1,
+      deleted: false,
+      consumed: false,
+      startsAt: test ? null : new Date().toISOString(),
+      endsAt: null,
+      test,
+      subscriptionId: subscription && !test ? this.ids.next() : null,
+    };
+    this.entitlements.set(e.id, e);
+    this.sink.global('ENTITLEMENT_CREATE', JSON.stringify(entitlementObject(e, this.applicationId)));
+    return e;
+  }
+
+  /** A subscription ends: ends_at is set and ENTITLEMENT_UPDATE fires (spec §3: only at this point). */
+  endEntitlement(id: string, endsAt: Date = new Date()): void {
+    const e = this.entitlements.get(id);
+    if (!e || e.deleted) throw new SandboxError('UNKNOWN_ENTITLEMENT', `unknown entitlement ${id}`);
+    e.endsAt = endsAt.toISOString();
+    this.sink.global('ENTITLEMENT_UPDATE', JSON.stringify(entitlementObject(e, this.applicationId)));
+  }
+
+  deleteEntitlement(id: string): void {
+    const e = this.entitlements.get(id);
+    if (!e || e.deleted) throw new SandboxError('UNKNOWN_ENTITLEMENT', `unknown entitlement ${id}`);
+    e.deleted = true;
+    this.sink.global('ENTITLEMENT_DELETE', JSON.stringify(entitlementObject(e, this.applicationId)));
+  }
+
+  /** Active entitlements of a user (and of the guild the interaction happens in). */
+  activeEntitlements(userId: string, guildId: string | null): EntitlementRecord[] {
+    const now = Date.now();
+    const out: EntitlementRecord[] = [];
+    for (const e of this.entitlements.values()) {
+      if (e.deleted || e.consumed) continue;
+      if (e.endsAt !== null && Date.parse(e.endsAt) <= now) continue;
+      if (e.userId === userId || (guildId !== null && e.guildId === guildId)) out.push(e);
+    }
+    return out;
+  }
+
+  // ---- payloads ---------------------------------------------------------------------------------------
+
+  /** GUILD_CREATE `d` as JSON, cached per member-list kind and `large` flag. */
+  guildCreateJson(guild: GuildRecord, kind: MemberListKind, largeThreshold: number): string {
+    const count = this.memberCount(guild);
+    const large = count > largeThreshold;
+    const key = `${kind}:${large ? 1 : 0}`;
+    const cached = guild.payloadCache.get(key);
+    if (cached !== undefined) return cached;
+    const base = JSON.stringify(guildObject(guild));
+    const parts: string[] = [];
+    // The bot-only list must not materialize a guild's members (1,000 x 1,000 fixtures stay cheap).
+    const members = kind === 'bot' && guild.members === null ? [this.fixtureBotMember(guild)] : this.members(guild).values();
+    for (const m of members) {
+      const include =
+        m.userId === this.applicationId || kind === 'all' || (kind === 'large' && (m.roles.length > 0 || m.nick !== null));
+      if (include) parts.push(memberJson(m, this.users.get(m.userId)!));
+    }
+    const channels = guild.channels.map((c) => {
+      const o = channelObject(c, guild.id);
+      delete o.guild_id;
+      return o;
+    });
+    const json =
+      `${base.slice(0, -1)},"joined_at":"${guild.joinedAt}","large":${large},"unavailable":false,` +
+      `"member_count":${count},"voice_states":[],"members":[${parts.join(',')}],` +
+      `"channels":${JSON.stringify(channels)},"threads":[],"presences":[],"stage_instances":[],` +
+      `"guild_scheduled_events":[],"soundboard_sounds":[],"lazy":true,"application_command_counts":{}}`;
+    guild.payloadCache.set(key, json);
+    return json;
+  }
+}
