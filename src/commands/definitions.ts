@@ -62,7 +62,8 @@ function runtimeProblems(def: unknown, index: number, out: Problem[]): void {
   }
 
   // Handlers inside options: subcommands may carry run/autocomplete; groups and value options may not.
-  const walk = (opts: unknown[], segs: PathSegment[]): void => {
+  const walk = (opts: unknown[], segs: PathSegment[], depth: number): void => {
+    if (depth > 3) return;
     opts.forEach((o, i) => {
       if (!isObject(o)) return;
       const here = [...segs, 'options', i];
@@ -74,10 +75,10 @@ function runtimeProblems(def: unknown, index: number, out: Problem[]): void {
         handler(out, o, 'run', here, why);
         handler(out, o, 'autocomplete', here, why);
       }
-      if (Array.isArray(o.options)) walk(o.options as unknown[], here);
+      if (Array.isArray(o.options)) walk(o.options as unknown[], here, depth + 1);
     });
   };
-  walk(options, at);
+  walk(options, at, 1);
 }
 
 /**

@@ -41,8 +41,8 @@ function unknownFields(obj: Obj, known: ReadonlySet<string>, runtime: boolean, s
   }
 }
 
-function lintOptions(opts: unknown, segs: PathSegment[], o: LintOptions, out: Problem[]): void {
-  if (!Array.isArray(opts)) return;
+function lintOptions(opts: unknown, segs: PathSegment[], o: LintOptions, out: Problem[], depth = 1): void {
+  if (!Array.isArray(opts) || depth > 3) return;
   opts.forEach((opt: unknown, i: number) => {
     if (!isObject(opt)) return;
     const here = [...segs, 'options', i];
@@ -55,7 +55,7 @@ function lintOptions(opts: unknown, segs: PathSegment[], o: LintOptions, out: Pr
         if (isObject(c)) unknownFields(c, CHOICE_FIELDS, false, [...here, 'choices', j], out);
       });
     }
-    lintOptions(opt.options, here, o, out);
+    lintOptions(opt.options, here, o, out, depth + 1);
   });
 }
 

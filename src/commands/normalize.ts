@@ -70,7 +70,10 @@ function isValueType(t: number): boolean {
   return t === OptionType.STRING || t === OptionType.INTEGER || t === OptionType.NUMBER;
 }
 
-export function normalizeOption(input: unknown): NormalizedOption {
+/** Valid commands nest options 3 deep; deeper levels (or cycles in JS objects) are cut off. */
+const MAX_DEPTH = 4;
+
+export function normalizeOption(input: unknown, depth = 1): NormalizedOption {
   const o = isObject(input) ? input : {};
   const type = isInt(o.type) ? o.type : 0;
   const out: NormalizedOption = {
@@ -81,7 +84,7 @@ export function normalizeOption(input: unknown): NormalizedOption {
     description_localizations: normalizeLocalizations(o.description_localizations),
   };
   if (type === OptionType.SUB_COMMAND || type === OptionType.SUB_COMMAND_GROUP) {
-    const options = normalizeOptions(o.options);
+    const options = normalizeOptions(o.options, depth + 1);
     if (options.length > 0) out.options = options;
     return out;
   }
@@ -108,8 +111,9 @@ export function normalizeOption(input: unknown): NormalizedOption {
   return out;
 }
 
-export function normalizeOptions(v: unknown): NormalizedOption[] {
-  return Array.isArray(v) ? v.map(normalizeOption) : [];
+export function normalizeOptions(v: unknown, depth = 1): NormalizedOption[] {
+  if (!Array.isArray(v) || depth > MAX_DEPTH) return [];
+  return v.map((o) => normalizeOption(o, depth));
 }
 
 /**

@@ -12,13 +12,14 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * subcommands carry their own handlers). Anything else is copied as it is; untrusted input is returned as-is
  * when it is not an object, so validation still sees it.
  */
-export function stripRuntimeFields(value: unknown): unknown {
-  if (!isObject(value)) return value;
+export function stripRuntimeFields(value: unknown, depth = 0): unknown {
+  // Valid commands nest options 3 deep; a deeper (or cyclic) structure is cut off here and fails validation.
+  if (!isObject(value) || depth > 4) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     if (RUNTIME_FIELDS.has(key)) continue;
     const v = value[key];
-    out[key] = key === 'options' && Array.isArray(v) ? v.map(stripRuntimeFields) : v;
+    out[key] = key === 'options' && Array.isArray(v) ? v.map((o: unknown) => stripRuntimeFields(o, depth + 1)) : v;
   }
   return out;
 }

@@ -265,7 +265,7 @@ function commandInto(w: Walker, def: unknown): CommandFacts | null {
 
   // options: CHAT_INPUT only.
   if (def.options !== undefined) {
-    if (chatInput) optionsInto(w, def.options, 'command');
+    if (chatInput) optionsInto(w, def.options, 'command', 1);
     else if (type !== undefined && !(Array.isArray(def.options) && def.options.length === 0)) {
       w.add('APPLICATION_COMMAND_FIELD_NOT_ALLOWED', 'only CHAT_INPUT commands take options', 'options');
     }
@@ -372,7 +372,13 @@ interface OptionFacts {
 
 const VALUE_TYPES_WITH_CHOICES = new Set<number>([OptionType.STRING, OptionType.INTEGER, OptionType.NUMBER]);
 
-function optionsInto(w: Walker, value: unknown, level: Level): void {
+/**
+ * `depth` is 1 for a command's options. Valid nesting ends at depth 3 (the options of a subcommand in a
+ * group); deeper arrays are already reported as misplaced and are not walked (this also stops on cycles,
+ * which JavaScript definitions can contain).
+ */
+function optionsInto(w: Walker, value: unknown, level: Level, depth: number): void {
+  if (depth > 3) return;
   if (!Array.isArray(value)) {
     w.add('LIST_TYPE_CONVERT', `must be an array of options, not ${kind(value)}`, 'options');
     return;
@@ -384,7 +390,7 @@ function optionsInto(w: Walker, value: unknown, level: Level): void {
   const facts: (OptionFacts | null)[] = new Array(value.length);
   for (let i = 0; i < value.length; i++) {
     w.segs.push(i);
-    facts[i] = optionInto(w, value[i] as unknown);
+    facts[i] = optionInto(w, value[i] as unknown, depth);
     w.segs.pop();
   }
 
@@ -473,7 +479,7 @@ function optionsInto(w: Walker, value: unknown, level: Level): void {
   w.segs.pop();
 }
 
-function optionInto(w: Walker, opt: unknown): OptionFacts | null {
+function optionInto(w: Walker, opt: unknown, depth: number): OptionFacts | null {
   if (!isObject(opt)) {
     w.add('MODEL_TYPE_CONVERT', `must be an option object, not ${kind(opt)}`);
     return null;
@@ -534,7 +540,7 @@ function optionInto(w: Walker, opt: unknown): OptionFacts | null {
   }
 
   if (allowed('options', type === undefined || isSub || isGroup, 'SUB_COMMAND and SUB_COMMAND_GROUP')) {
-    if (type !== undefined) optionsInto(w, opt.options, isGroup ? 'group' : 'subcommand');
+    if (type !== undefined) optionsInto(w, opt.options, isGroup ? 'group' : 'subcommand', depth + 1);
   }
 
   if (allowed('channel_types', type === undefined || type === OptionType.CHANNEL, 'CHANNEL')) {
