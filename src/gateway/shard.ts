@@ -577,7 +577,9 @@ export class Shard {
   private onReady(d: unknown): void {
     const ready = d as { session_id?: unknown; resume_gateway_url?: unknown } | null;
     if (ready && typeof ready.session_id === 'string') this.sessionId = ready.session_id;
-    if (ready && typeof ready.resume_gateway_url === 'string') this.resumeUrl = ready.resume_gateway_url;
+    // Without a usable resume_gateway_url, resume on the main URL rather than not at all.
+    const resumeUrl = ready?.resume_gateway_url;
+    this.resumeUrl = typeof resumeUrl === 'string' && /^wss?:\/\//.test(resumeUrl) ? resumeUrl : this.options.gatewayUrl;
     this.onLive(false);
     // Replies to member requests of the previous session will never come.
     this.members.restartAll();

@@ -1,0 +1,255 @@
+/**
+ * Shard behaviours the sandbox cannot be made to show (a server heartbeat request, a missing HELLO, a replay
+ * that overlaps what the client already handled, a close right behind a burst still inflating), against a
+ * scripted WebSocket peer on loopback. The acceptance scenarios themselves run against the sandbox.
+ */
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { Shard, type ShardOptions } from '../../src/gateway/shard.js';
+import { LocalIdentifyQueue } from '../../src/gateway/identify-queue.js';
+import { GatewayError } from '../../src/gateway/errors.js';
+import type { InflatePreference } from '../../src/gateway/inflate.js';
+import { DispatchRecorder, eventually } from './helpers/sandbox.js';
+import { ZlibStreamWriter } from './helpers/zlib-stream.js';
+import { expectConsecutivePerSession } from './helpers/acceptance-suite.js';
+
+const TOKEN = 'peer-test-token-0123456789';
+
+/** One accepted socket, with what the client sent so far. */
+class PeerConnection {
+  readonly received: Array<{ op: number; d: unknown }> = [];
+  readonly compressed: boolean;
+  closeCode: number | null = null;
+  private readonly writer: ZlibStreamWriter | null;
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly ws: WebSocket,
+    url: string,
+  ) {
+    this.compressed = new URL(url, 'ws://x').searchParams.get('compress') === 'zlib-stream';
+    this.writer = this.compressed ? new ZlibStreamWriter() : null;
+    ws.on('message', (data: Buffer) => this.received.push(JSON.parse(data.toString()) as { op: number; d: unknown }));
+    ws.on('close', (code) => {
+      this.closeCode = code;
+      this.writer?.close();
+    });
+  }
+
+  /** Send payloads in order (compressed ones go through the shared deflate stream). */
+  send(...payloads: unknown[]): Promise<void> {
+    for (const p of payloads) {
+      this.chain = this.chain.then(async () => {
+        if (this.ws.readyState !== WebSocket.OPEN) return;
+        if (this.writer) this.ws.send(await this.writer.message(p), { binary: true });
+        else this.ws.send(JSON.stringify(p));
+      });
+    }
+    return this.chain;
+  }
+
+  hello(intervalMs = 60_000): Promise<void> {
+    return this.send({ op: 10, d: { heartbeat_interval: intervalMs }, s: null, t: null });
+  }
+
+  async next(op: number, timeoutMs = 5000): Promise<{ op: number; d: unknown }> {
+    let found: { op: number; d: unknown } | undefined;
+    await eventually(() => (found = this.received.find((p) => p.op === op)) !== undefined, `op ${op} from the client`, timeoutMs);
+    return found!;
+  }
+
+  dispatch(t: string, s: number, d: unknown = {}): { op: 0; t: string; s: number; d: unknown } {
+    return { op: 0, t, s, d };
+  }
+
+  async close(code: number): Promise<void> {
+    await this.chain;
+    this.ws.close(code);
+  }
+}
+
+class ScriptedPeer {
+  readonly connections: PeerConnection[] = [];
+  private readonly wss: WebSocketServer;
+  private waiters: Array<() => void> = [];
+
+  constructor() {
+    this.wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    this.wss.on('connection', (ws, req) => {
+      this.connections.push(new PeerConnection(ws, req.url ?? '/'));
+      for (const w of this.waiters.splice(0)) w();
+    });
+  }
+
+  async ready(): Promise<void> {
+    if (this.wss.address() === null) await once(this.wss, 'listening');
+  }
+
+  get url(): string {
+    return `ws://127.0.0.1:${(this.wss.address() as AddressInfo).port}`;
+  }
+
+  async connection(index: number): Promise<PeerConnection> {
+    await eventually(() => this.connections.length > index, `connection #${index + 1}`);
+    return this.connections[index]!;
+  }
+
+  close(): Promise<void> {
+    for (const c of this.connections) c.ws.terminate();
+    return new Promise((resolve) => this.wss.close(() => resolve()));
+  }
+}
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup(overrides: Partial<ShardOptions> = {}, inflate: InflatePreference = 'zlib-sync') {
+  const peer = new ScriptedPeer();
+  await peer.ready();
+  cleanups.push(() => peer.close());
+  const recorder = new DispatchRecorder();
+  const shard = new Shard({
+    id: 0,
+    shardCount: 1,
+    token: TOKEN,
+    intents: 1,
+    gatewayUrl: peer.url,
+    inflate,
+    identifyQueue: new LocalIdentifyQueue({ windowMs: 0, marginMs: 0 }),
+    random: () => 0.99,
+    timing: { closeGraceMs: 200, reconnectBaseMs: 20, reconnectMaxMs: 100, invalidSessionDelayMs: () => 10 },
+    onDispatch: recorder.hook,
+    ...overrides,
+  });
+  cleanups.push(() => shard.close());
+  return { peer, recorder, shard };
+}
+
+/** READY without a usable resume_gateway_url: the shard then resumes on the main URL. */
+const READY = (s = 1) => ({
+  op: 0,
+  t: 'READY',
+  s,
+  d: { v: 10, session_id: 'sess-1', resume_gateway_url: '', user: { id: '1' }, guilds: [], application: { id: '1' } },
+});
+
+describe('Shard against a scripted peer', () => {
+  it('answers a server heartbeat request at once, with the last seq', async () => {
+    const { peer, shard } = await setup();
+    const started = shard.start();
+    const c = await peer.connection(0);
+    await c.hello(60_000);
+    const identify = await c.next(2);
+    expect(identify.d).toMatchObject({ token: TOKEN, intents: 1, shard: [0, 1], large_threshold: 50, compress: false });
+    expect((identify.d as { properties: Record<string, string> }).properties).toMatchObject({ browser: 'gatehouse' });
+    await c.send(READY(1), c.dispatch('GUILD_CREATE', 2, { id: '5' }));
+    await started;
+    await eventually(() => shard.sequence === 2, 'seq 2');
+    await c.send({ op: 1, d: null });
+    const beat = await c.next(1, 1000);
+    expect(beat.d).toBe(2);
+  });
+
+  it('reconnects when HELLO does not arrive in time', async () => {
+    const { peer, shard } = await setup({ timing: { helloTimeoutMs: 200, reconnectBaseMs: 10 } });
+    const started = shard.start();
+    const silent = await peer.connection(0);
+    const c = await peer.connection(1);
+    expect(silent.closeCode).not.toBeNull();
+    await c.hello();
+    await c.next(2);
+    await c.send(READY());
+    await started;
+    expect(shard.status).toBe('ready');
+  });
+
+  it('drops replayed dispatches it already handled, and closes a zombie with a resumable code', async () => {
+    const { peer, shard, recorder } = await setup({ random: () => 0 });
+    const started = shard.start();
+    const first = await peer.connection(0);
+    await first.hello(150);
+    await first.next(2);
+    await first.send(READY(), first.dispatch('X', 2), first.dispatch('X', 3));
+    await started;
+    // No ACKs: the second heartbeat finds the first unanswered.
+    const second = await peer.connection(1);
+    expect(first.closeCode).not.toBe(1000);
+    expect(first.closeCode).not.toBe(1001);
+    expect(first.closeCode).toBe(4900);
+    await second.hello(60_000);
+    const resume = await second.next(6);
+    expect(resume.d).toEqual({ token: TOKEN, session_id: 'sess-1', seq: 3 });
+    // An overlapping replay: 2 and 3 again, then the new ones.
+    await second.send(second.dispatch('X', 2), second.dispatch('X', 3), second.dispatch('X', 4), second.dispatch('RESUMED', 5));
+    await eventually(() => shard.sequence === 5, 'RESUMED');
+    expect(recorder.all.map((r) => r.s)).toEqual([1, 2, 3, 4, 5]);
+    expect(shard.status).toBe('ready');
+  });
+
+  for (const inflate of ['node:zlib', 'zlib-sync'] as const) {
+    it(`handles every message that arrived before a close first (${inflate})`, async () => {
+      const { peer, shard, recorder } = await setup({}, inflate);
+      const started = shard.start();
+      const c = await peer.connection(0);
+      expect(c.compressed).toBe(true);
+      await c.hello();
+      await c.next(2);
+      const burst = [READY()];
+      for (let s = 2; s <= 200; s++) burst.push(c.dispatch('GUILD_MEMBER_ADD', s, { guild_id: '5', user: { id: String(s) }, pad: 'x'.repeat(200) }) as never);
+      await c.send(...burst);
+      await c.close(4000);
+      await started;
+      const next = await peer.connection(1);
+      await next.hello();
+      const resume = await next.next(6);
+      expect((resume.d as { seq: number }).seq).toBe(200);
+      expect(recorder.all.length).toBe(200);
+      expectConsecutivePerSession(recorder.all);
+    });
+  }
+
+  it('backs off between failed connects, bounded, and gives up after maxReconnectAttempts', async () => {
+    const { shard } = await setup({
+      gatewayUrl: 'ws://127.0.0.1:9',
+      timing: { maxReconnectAttempts: 4, reconnectBaseMs: 40, reconnectMaxMs: 80 },
+      random: () => 1,
+    });
+    const attempts: number[] = [];
+    shard.events.on('debug', (_id, message) => message.startsWith('connecting') && attempts.push(Date.now()));
+    const error = await shard.start().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as Error).message).toMatch(/gave up after 4 reconnect/);
+    expect(attempts.length).toBe(5);
+    const gaps = attempts.slice(1).map((t, i) => t - attempts[i]!);
+    // First retry immediate, then 40, 80, 80 (capped); loopback refusals are fast, so allow slack upward only.
+    expect(gaps[0]).toBeLessThan(40);
+    expect(gaps[1]).toBeGreaterThanOrEqual(35);
+    expect(gaps[2]).toBeGreaterThanOrEqual(75);
+    expect(gaps[3]).toBeGreaterThanOrEqual(75);
+    expect(Math.max(...gaps)).toBeLessThan(1000);
+    expect(shard.status).toBe('stopped');
+  });
+
+  it('identifies anew after op 9 d=false, after the injected delay', async () => {
+    const delays: number[] = [];
+    const { peer, shard, recorder } = await setup({
+      timing: { invalidSessionDelayMs: () => (delays.push(1), 30), closeGraceMs: 100 },
+    });
+    const started = shard.start();
+    const c = await peer.connection(0);
+    await c.hello();
+    await c.next(2);
+    await c.send({ op: 9, d: false });
+    const again = await peer.connection(1);
+    await again.hello();
+    await again.next(2);
+    await again.send(READY());
+    await started;
+    expect(delays.length).toBe(1);
+    expect(recorder.all.map((r) => r.t)).toEqual(['READY']);
+  });
+});
