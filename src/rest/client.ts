@@ -311,6 +311,12 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
   /** Route id (`METHOD /template`) -> the service's bucket hash. Bounded by the number of templates. */
   private readonly hashes = new Map<string, string>();
   private readonly queues = new Map<string, BucketQueue>();
+  /**
+   * Queues still learning their route's hash, by key. While one exists, later requests of its route and
+   * major parameter join it even if another major parameter has already revealed the hash: they must not
+   * overtake the requests queued before them.
+   */
+  private readonly discovering = new Map<string, BucketQueue>();
   private readonly sweepTimer: NodeJS.Timeout;
   private closed = false;
   private readonly counters = { requests: 0, responses: 0, rateLimited: 0, retries: 0 };
@@ -327,7 +333,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     } else {
       this.defaultAuth = null;
     }
-    this.defaultIdentity = this.defaultAuth ? this.identityOf(this.defaultAuth) : 'anonymous';
+    this.defaultIdentity = this.defaultAuth ? 'default' : 'anonymous';
     this.userAgent = userAgent(options.userAgentSuffix);
     this.globalLimiter = new GlobalLimiter(options.globalLimit ?? 50, options.globalWindowMs ?? 1000);
     this.guard = new InvalidRequestGuard(options.invalidRequestLimit ?? 9000, options.invalidRequestWindowMs ?? 600_000);
@@ -402,7 +408,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
 
   private identityOf(auth: RestAuth | null): string {
     if (!auth) return 'anonymous';
-    if (auth === this.defaultAuth && this.defaultIdentity !== undefined) return this.defaultIdentity;
+    if (auth === this.defaultAuth) return this.defaultIdentity;
     return `${auth.scheme}:${digest(auth.token)}`;
   }
 
@@ -500,24 +506,27 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     return entry;
   }
 
-  private queueKey(entry: Entry): { key: string; discovering: BucketQueue['discovering'] } {
-    const hash = this.hashes.get(entry.routeId);
-    if (hash !== undefined) return { key: `${hash}:${entry.major}`, discovering: null };
-    return {
-      key: `unknown(${entry.routeId}):${entry.major}`,
-      discovering: { routeId: entry.routeId, major: entry.major },
-    };
-  }
-
   private enqueue(entry: Entry): void {
-    const { key, discovering } = this.queueKey(entry);
-    let queue = this.queues.get(key);
+    let queue: BucketQueue | undefined;
+    const unknownKey = this.discovering.size > 0 || !this.hashes.has(entry.routeId) ? `unknown(${entry.routeId}):${entry.major}` : null;
+    if (unknownKey !== null) queue = this.discovering.get(unknownKey);
     if (!queue) {
-      queue = new BucketQueue(key, discovering);
-      this.queues.set(key, queue);
+      const hash = this.hashes.get(entry.routeId);
+      const key = hash !== undefined ? `${hash}:${entry.major}` : unknownKey!;
+      queue = this.queues.get(key);
+      if (!queue) {
+        queue = new BucketQueue(key, hash === undefined ? { routeId: entry.routeId, major: entry.major } : null);
+        this.queues.set(key, queue);
+        if (queue.discovering) this.discovering.set(key, queue);
+      }
     }
     queue.push(entry);
     if (!queue.running) void this.drain(queue);
+  }
+
+  private dropQueue(queue: BucketQueue): void {
+    if (this.queues.get(queue.key) === queue) this.queues.delete(queue.key);
+    if (this.discovering.get(queue.key) === queue) this.discovering.delete(queue.key);
   }
 
   private async drain(queue: BucketQueue): Promise<void> {
@@ -539,9 +548,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     } finally {
       queue.running = false;
       queue.current = null;
-      if (queue.depth === 0 && !queue.holdsState(performance.now()) && this.queues.get(queue.key) === queue) {
-        this.queues.delete(queue.key);
-      }
+      if (queue.depth === 0 && !queue.holdsState(performance.now())) this.dropQueue(queue);
     }
   }
 
@@ -560,7 +567,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       this.queues.set(key, target);
     }
     for (const e of queue.takeAll()) target.push(e);
-    if (this.queues.get(queue.key) === queue) this.queues.delete(queue.key);
+    this.dropQueue(queue);
     if (!target.running && target.waiting > 0) void this.drain(target);
   }
 
@@ -616,6 +623,10 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
 
     for (;;) {
       if (aborted()) return;
+      if (this.closed) {
+        this.settle(entry, new RestError(method, template, 'client closed'));
+        return;
+      }
 
       // 1. The bucket's window.
       const bucketWait = queue.waitMs(performance.now());
@@ -652,13 +663,15 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
           );
           return;
         }
-        try {
-          await this.globalLimiter.acquire(entry.identity, entry.signal);
-        } catch {
-          this.settle(entry, new RequestAbortedError(method, template));
-          return;
+        if (!this.globalLimiter.tryAcquire(entry.identity)) {
+          try {
+            await this.globalLimiter.acquire(entry.identity, entry.signal);
+          } catch {
+            this.settle(entry, new RequestAbortedError(method, template));
+            return;
+          }
+          if (aborted()) return;
         }
-        if (aborted()) return;
       }
 
       // 3. The invalid-request guard: better a local error than an hour-long ban of the IP.
@@ -822,8 +835,8 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
   /** Forget idle queues whose window is over. */
   private sweep(): void {
     const now = performance.now();
-    for (const [key, q] of this.queues) {
-      if (!q.running && q.depth === 0 && !q.holdsState(now)) this.queues.delete(key);
+    for (const q of [...this.queues.values()]) {
+      if (!q.running && q.depth === 0 && !q.holdsState(now)) this.dropQueue(q);
     }
   }
 }

@@ -56,20 +56,20 @@ export class GlobalLimiter {
     return Math.max(0, paused, windowed);
   }
 
+  /** Take a slot if one is free now; otherwise take nothing and return false. */
+  tryAcquire(identity: string): boolean {
+    if (this.delay(identity) > 0) return false;
+    const s = this.state(identity);
+    const now = this.now();
+    s.ring[s.next] = now;
+    s.next = (s.next + 1) % this.limit;
+    s.lastUsed = now;
+    return true;
+  }
+
   /** Wait for a slot and take it. Check-and-take is synchronous, so concurrent waiters never over-admit. */
   async acquire(identity: string, signal?: AbortSignal): Promise<void> {
-    for (;;) {
-      const wait = this.delay(identity);
-      if (wait <= 0) {
-        const s = this.state(identity);
-        const now = this.now();
-        s.ring[s.next] = now;
-        s.next = (s.next + 1) % this.limit;
-        s.lastUsed = now;
-        return;
-      }
-      await sleep(wait, signal);
-    }
+    while (!this.tryAcquire(identity)) await sleep(this.delay(identity), signal);
   }
 
   /** A 429 of global scope: hold every request of this identity for `ms`. */

@@ -97,6 +97,22 @@ describe('per-route buckets', () => {
     expect(rest.queueDepths().map((q) => q.bucket)).toEqual(['chan:5']);
   });
 
+  it('requests sent while a bucket is being discovered do not overtake the discovering request', async () => {
+    const { api, rest } = await setup(startFakeApi({ buckets: [{ match: messages, hash: 'msgs', limit: 10, windowMs: 1000 }] }));
+    // The first answer reveals the bucket and is a 429 (another process spent the window).
+    api.script('POST', /^\/channels\/9\/messages$/, [userRateLimited(300)]);
+    const send = (n: number): Promise<unknown> =>
+      rest.request({ method: 'POST', route: '/channels/{channel_id}/messages', params: { channel_id: '9' }, body: { n } });
+    const completed: number[] = [];
+    const first = send(0).then(() => completed.push(0));
+    await new Promise<void>((resolve) => rest.once('rateLimited', () => resolve()));
+    const later = [1, 2, 3].map((n) => send(n).then(() => completed.push(n)));
+    await Promise.all([first, ...later]);
+    const served = api.requests.filter((r) => r.status === 200).map((r) => (JSON.parse(r.body) as { n: number }).n);
+    expect(served).toEqual([0, 1, 2, 3]);
+    expect(completed).toEqual([0, 1, 2, 3]);
+  });
+
   it('exposes queue depths per bucket while requests wait', async () => {
     const { rest } = await setup(startFakeApi({ buckets: [{ match: messages, hash: 'msgs', limit: 1, windowMs: 300 }] }));
     await rest.request({ method: 'POST', route: '/channels/{channel_id}/messages', params: { channel_id: '7' }, body: {} });
@@ -119,7 +135,7 @@ describe('per-route buckets', () => {
     expect(api.requests).toHaveLength(2);
     const [first, second] = api.requests;
     // Lower bound only: the retry may be late on a loaded machine, never early.
-    expect(second!.at - first!.at).toBeGreaterThanOrEqual(395);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(390);
     // The body's float retry_after (0.4 s) wins over the rounded-up Retry-After header (1 s).
     expect(second!.at - first!.at).toBeLessThan(1000 + 2000);
     expect(limited).toEqual([
@@ -134,7 +150,7 @@ describe('per-route buckets', () => {
     ]);
     await rest.request({ method: 'GET', route: '/gateway/bot' });
     const [first, second] = api.requests;
-    expect(second!.at - first!.at).toBeGreaterThanOrEqual(995);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(990);
   });
 
   it('fails with a RateLimitError instead of waiting out a retry_after longer than the configured maximum', async () => {
@@ -183,7 +199,7 @@ describe('global limit', () => {
     expect(api.requests[0]!.status).toBe(429);
     const after = api.requests.slice(1);
     expect(after).toHaveLength(6);
-    for (const r of after) expect(r.at - limitedAt).toBeGreaterThanOrEqual(495);
+    for (const r of after) expect(r.at - limitedAt).toBeGreaterThanOrEqual(490);
     expect(limited).toEqual([expect.objectContaining({ scope: 'global', global: true, retryAfterMs: 500 })]);
   });
 
