@@ -5,8 +5,8 @@ import { INTENT_BITS } from '../../src/api/intents.js';
 import { shardForGuild } from '../../src/api/snowflake.js';
 import { ShardManager, type SessionStore } from '../../src/gateway/manager.js';
 import type { SessionState } from '../../src/gateway/shard.js';
-import { GatewayError, SessionStartLimitError } from '../../src/gateway/errors.js';
-import { DispatchRecorder, eventually, gatewayBotPort } from './helpers/sandbox.js';
+import { GatewayError, GatewayFatalCloseError, SessionStartLimitError } from '../../src/gateway/errors.js';
+import { DispatchRecorder, eventually, gatewayBotPort, sleep } from './helpers/sandbox.js';
 import { expectConsecutivePerSession } from './helpers/acceptance-suite.js';
 
 const INTENTS = INTENT_BITS.GUILDS | INTENT_BITS.GUILD_MEMBERS;
@@ -120,6 +120,22 @@ describe('ShardManager against the sandbox', () => {
     const error = await m.requestMembers({ guildId: other }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayError);
     expect((error as Error).message).toMatch(/which this process does not run/);
+  });
+
+  it('fails start() with the fatal error of a shard, closes the others, and retries nothing', async () => {
+    const sandbox = await sandboxWith({ gateway: { recommendedShards: 2, allowedIntents: INTENT_BITS.GUILDS } });
+    let connections = 0;
+    sandbox.gatewayEvents.on('connection', () => connections++);
+    const m = manager(sandbox);
+    const stopped: number[] = [];
+    m.on('stopped', (id, error) => error && stopped.push(id));
+    const error = await m.start().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayFatalCloseError);
+    expect((error as GatewayFatalCloseError).code).toBe(4014);
+    expect((error as Error).message).toMatch(/Disallowed intent/);
+    await sleep(300);
+    expect(connections).toBe(2);
+    expect(m.status().every((s) => s.status === 'stopped' || s.status === 'closed')).toBe(true);
   });
 
   it('validates the shard selection', async () => {

@@ -13,7 +13,7 @@ import {
   MemberRequestTimeoutError,
   ShardClosedError,
 } from '../../src/gateway/errors.js';
-import { DispatchRecorder, eventually, sleep } from './helpers/sandbox.js';
+import { DispatchRecorder, eventually } from './helpers/sandbox.js';
 import { expectConsecutivePerSession } from './helpers/acceptance-suite.js';
 
 const INTENTS = INTENT_BITS.GUILDS | INTENT_BITS.GUILD_MEMBERS;
