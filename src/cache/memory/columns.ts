@@ -1,0 +1,38 @@
+/** Growth helpers for column tables: typed arrays are copied into larger ones, 1.5x at a time. */
+
+export function nextCapacity(current: number, needed: number): number {
+  let cap = Math.max(16, current);
+  while (cap < needed) cap = Math.ceil(cap * 1.5);
+  return cap;
+}
+
+type Typed = Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array;
+
+export function grown<T extends Typed>(old: T, length: number, fill?: number): T {
+  const next = new (old.constructor as new (n: number) => T)(length);
+  next.set(old);
+  if (fill !== undefined && fill !== 0) next.fill(fill, old.length);
+  return next;
+}
+
+/** A stack of free slot numbers. */
+export class FreeList {
+  private items: number[] = [];
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  push(slot: number): void {
+    this.items.push(slot);
+  }
+
+  /** A free slot, or -1. */
+  pop(): number {
+    return this.items.length > 0 ? this.items.pop()! : -1;
+  }
+
+  clear(): void {
+    this.items = [];
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * One record per guild (guilds are few next to members, so a small object each is fine), holding the
+ * guild's fields, its role records, the numbering of its role ids used by member role sets, and the
+ * head of its member list in the MemberTable.
+ */
+import type { APIRole } from 'discord-api-types/v10';
+import type { RoleView } from '../types.js';
+
+export class GuildRecord {
+  /** Guild fields are known (a GUILD_CREATE or GUILD_UPDATE arrived), as opposed to an id from READY. */
+  hasData = false;
+  name: string | null = null;
+  ownerId: string | null = null;
+  /** -1 = not known. */
+  memberCount = -1;
+  unavailable = true;
+  readonly roles = new Map<string, RoleView>();
+  /** First member slot of this guild's list in the MemberTable, -1 when none. */
+  memberHead = -1;
+  cachedMembers = 0;
+  /** Member slots ordered by user id, built on demand for paging and dropped on any add/remove. */
+  sorted: Int32Array | null = null;
+
+  private readonly roleSlots = new Map<string, number>();
+  private roleIds: (string | undefined)[] = [];
+  private readonly freeRoleSlots: number[] = [];
+
+  constructor(
+    readonly id: string,
+    readonly slot: number,
+  ) {}
+
+  /**
+   * The small number a role id has in this guild's member role sets, assigned on first sight (roles
+   * of the guild payload first, so that real roles get the lowest numbers).
+   */
+  roleSlot(roleId: string): number {
+    const known = this.roleSlots.get(roleId);
+    if (known !== undefined) return known;
+    const reused = this.freeRoleSlots.pop();
+    const slot = reused ?? this.roleIds.length;
+    if (reused === undefined) this.roleIds.push(roleId);
+    else this.roleIds[slot] = roleId;
+    this.roleSlots.set(roleId, slot);
+    return slot;
+  }
+
+  knownRoleSlot(roleId: string): number {
+    return this.roleSlots.get(roleId) ?? -1;
+  }
+
+  roleIdAt(slot: number): string | undefined {
+    return this.roleIds[slot];
+  }
+
+  /** Forget a role id's number; the caller has already removed it from every member. */
+  releaseRoleSlot(roleId: string): void {
+    const slot = this.roleSlots.get(roleId);
+    if (slot === undefined) return;
+    this.roleSlots.delete(roleId);
+    this.roleIds[slot] = undefined;
+    this.freeRoleSlots.push(slot);
+  }
+}
+
+const NO_COLOR = 0;
+
+export function roleView(guildId: string, role: APIRole): RoleView {
+  const colors = typeof role.colors === 'object' && role.colors !== null ? role.colors : undefined;
+  let permissions = 0n;
+  try {
+    permissions = typeof role.permissions === 'string' ? BigInt(role.permissions) : 0n;
+  } catch {
+    permissions = 0n;
+  }
+  const primary = typeof colors?.primary_color === 'number' ? colors.primary_color : typeof role.color === 'number' ? role.color : NO_COLOR;
+  return Object.freeze({
+    id: role.id,
+    guildId,
+    name: role.name,
+    permissions,
+    position: typeof role.position === 'number' ? role.position : 0,
+    colors: Object.freeze({
+      primary,
+      secondary: typeof colors?.secondary_color === 'number' ? colors.secondary_color : null,
+      tertiary: typeof colors?.tertiary_color === 'number' ? colors.tertiary_color : null,
+    }),
+  });
+}
+
+/** Position, then id (numerically), as the service orders roles. */
+export function compareRoles(a: RoleView, b: RoleView): number {
+  return a.position - b.position || a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

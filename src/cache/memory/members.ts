@@ -1,0 +1,263 @@
+/**
+ * Every cached member of every guild in one column table indexed by slot: about 60 bytes a member
+ * instead of an object graph. The key is (guild slot, user slot); each guild threads its members on a
+ * doubly linked list through `next`/`prev`, so a guild's members can be walked and removed without a
+ * per-guild container.
+ *
+ * Roles are a bit set of the guild's role numbers (GuildRecord.roleSlot) when every number is below 31,
+ * the common case; otherwise the set is kept on the side as a string of char codes.
+ * Guild avatar and banner are rare and kept on the side as well.
+ */
+import type { MemberPayload } from '../reducer.js';
+import { FreeList, grown, nextCapacity } from './columns.js';
+import type { GuildRecord } from './guilds.js';
+import { PairIndex } from './pair-index.js';
+import { isSnowflake, timestampOrNaN } from '../wire.js';
+
+const LIVE = 1;
+const PENDING = 2;
+/** The member has an entry in the avatars / banners / overflowRoles side map. */
+const SIDE_AVATAR = 4;
+const SIDE_BANNER = 8;
+const SIDE_ROLES = 16;
+const OVERFLOW = -1;
+const BITSET_SLOTS = 31;
+
+export class MemberTable {
+  /** Guild slot and user slot of each member; read by the index. */
+  keyA = new Int32Array(0);
+  keyB = new Int32Array(0);
+  private next = new Int32Array(0);
+  private prev = new Int32Array(0);
+  private roleBits = new Int32Array(0);
+  private flags = new Int32Array(0);
+  private state = new Uint8Array(0);
+  private joined = new Float64Array(0);
+  private timeout = new Float64Array(0);
+  private nick: (string | null)[] = [];
+  private readonly avatars = new Map<number, string>();
+  private readonly banners = new Map<number, string>();
+  private readonly overflowRoles = new Map<number, string>();
+  private readonly free = new FreeList();
+  private index = new PairIndex(this);
+  private capacity = 0;
+  private end = 0;
+  private live = 0;
+
+  get size(): number {
+    return this.live;
+  }
+
+  find(guildSlot: number, userSlot: number): number {
+    return this.index.find(guildSlot, userSlot);
+  }
+
+  userOf(slot: number): number {
+    return this.keyB[slot]!;
+  }
+
+  nextOf(slot: number): number {
+    return this.next[slot]!;
+  }
+
+  /** A new member of `guild` with every field empty, linked at the head of the guild's list. */
+  insert(guild: GuildRecord, userSlot: number): number {
+    const slot = this.allocate();
+    this.keyA[slot] = guild.slot;
+    this.keyB[slot] = userSlot;
+    this.roleBits[slot] = 0;
+    this.flags[slot] = 0;
+    this.state[slot] = LIVE;
+    this.joined[slot] = NaN;
+    this.timeout[slot] = NaN;
+    this.nick[slot] = null;
+    this.prev[slot] = -1;
+    this.next[slot] = guild.memberHead;
+    if (guild.memberHead >= 0) this.prev[guild.memberHead] = slot;
+    guild.memberHead = slot;
+    guild.cachedMembers++;
+    guild.sorted = null;
+    this.index.insert(guild.slot, userSlot, slot);
+    this.live++;
+    return slot;
+  }
+
+  /** Unlink and free a member; returns its user slot (for the caller to release). */
+  remove(guild: GuildRecord, slot: number): number {
+    const userSlot = this.keyB[slot]!;
+    this.index.remove(guild.slot, userSlot, slot);
+    const next = this.next[slot]!;
+    const prev = this.prev[slot]!;
+    if (prev >= 0) this.next[prev] = next;
+    else guild.memberHead = next;
+    if (next >= 0) this.prev[next] = prev;
+    guild.cachedMembers--;
+    guild.sorted = null;
+    const state = this.state[slot]!;
+    if ((state & SIDE_AVATAR) !== 0) this.avatars.delete(slot);
+    if ((state & SIDE_BANNER) !== 0) this.banners.delete(slot);
+    if ((state & SIDE_ROLES) !== 0) this.overflowRoles.delete(slot);
+    this.state[slot] = 0;
+    this.nick[slot] = null;
+    this.keyA[slot] = -1;
+    this.keyB[slot] = -1;
+    this.free.push(slot);
+    this.live--;
+    return userSlot;
+  }
+
+  /** Copy a member payload's fields; with `partial`, fields absent from it are left as they are. */
+  write(slot: number, guild: GuildRecord, m: MemberPayload, partial: boolean): void {
+    if (!partial || m.nick !== undefined) this.nick[slot] = typeof m.nick === 'string' ? m.nick : null;
+    if (!partial || m.roles !== undefined) this.writeRoles(slot, guild, m.roles);
+    if (!partial || m.joined_at !== undefined) this.joined[slot] = timestampOrNaN(m.joined_at);
+    if (!partial || m.communication_disabled_until !== undefined) {
+      this.timeout[slot] = timestampOrNaN(m.communication_disabled_until);
+    }
+    if (!partial || m.flags !== undefined) this.flags[slot] = typeof m.flags === 'number' ? m.flags | 0 : 0;
+    if (!partial || m.pending !== undefined) {
+      this.state[slot] = m.pending === true ? this.state[slot]! | PENDING : this.state[slot]! & ~PENDING;
+    }
+    if (!partial || m.avatar !== undefined) this.setSide(this.avatars, SIDE_AVATAR, slot, m.avatar);
+    if (!partial || m.banner !== undefined) this.setSide(this.banners, SIDE_BANNER, slot, m.banner);
+  }
+
+  private setSide(side: Map<number, string>, bit: number, slot: number, value: unknown): void {
+    const state = this.state[slot]!;
+    if (typeof value === 'string') {
+      side.set(slot, value);
+      this.state[slot] = state | bit;
+    } else if ((state & bit) !== 0) {
+      side.delete(slot);
+      this.state[slot] = state & ~bit;
+    }
+  }
+
+  private writeRoles(slot: number, guild: GuildRecord, roles: unknown): void {
+    let bits = 0;
+    let overflow: number[] | null = null;
+    if (Array.isArray(roles)) {
+      for (let i = 0; i < roles.length; i++) {
+        const id: unknown = roles[i];
+        if (typeof id !== 'string') continue;
+        let n = guild.knownRoleSlot(id);
+        if (n < 0) {
+          // @everyone is implied, never numbered; anything else new gets a number once it checks out.
+          if (id === guild.id || !isSnowflake(id)) continue;
+          n = guild.roleSlot(id);
+        }
+        if (n < BITSET_SLOTS) bits |= 1 << n;
+        else (overflow ??= []).push(n);
+      }
+    }
+    const state = this.state[slot]!;
+    if (overflow === null) {
+      this.roleBits[slot] = bits;
+      if ((state & SIDE_ROLES) !== 0) {
+        this.overflowRoles.delete(slot);
+        this.state[slot] = state & ~SIDE_ROLES;
+      }
+      return;
+    }
+    for (let n = 0; n < BITSET_SLOTS; n++) if ((bits & (1 << n)) !== 0) overflow.push(n);
+    this.roleBits[slot] = OVERFLOW;
+    this.overflowRoles.set(slot, String.fromCharCode(...new Set(overflow)));
+    this.state[slot] = state | SIDE_ROLES;
+  }
+
+  /** Role ids of a member. */
+  roles(slot: number, guild: GuildRecord): string[] {
+    const out: string[] = [];
+    const bits = this.roleBits[slot]!;
+    if (bits === OVERFLOW) {
+      const set = this.overflowRoles.get(slot) ?? '';
+      for (let i = 0; i < set.length; i++) {
+        const id = guild.roleIdAt(set.charCodeAt(i));
+        if (id !== undefined) out.push(id);
+      }
+      return out;
+    }
+    for (let n = 0; bits >>> n !== 0 && n < BITSET_SLOTS; n++) {
+      if ((bits & (1 << n)) !== 0) {
+        const id = guild.roleIdAt(n);
+        if (id !== undefined) out.push(id);
+      }
+    }
+    return out;
+  }
+
+  /** Take role number `n` out of every member of the guild (the role was deleted). */
+  dropRole(guild: GuildRecord, n: number): void {
+    for (let slot = guild.memberHead; slot >= 0; slot = this.next[slot]!) {
+      const bits = this.roleBits[slot]!;
+      if (bits !== OVERFLOW) {
+        if (n < BITSET_SLOTS) this.roleBits[slot] = bits & ~(1 << n);
+        continue;
+      }
+      const set = this.overflowRoles.get(slot) ?? '';
+      const at = set.indexOf(String.fromCharCode(n));
+      if (at < 0) continue;
+      const rest = set.slice(0, at) + set.slice(at + 1);
+      let fits = true;
+      let packed = 0;
+      for (let i = 0; i < rest.length; i++) {
+        const c = rest.charCodeAt(i);
+        if (c >= BITSET_SLOTS) fits = false;
+        else packed |= 1 << c;
+      }
+      if (fits) {
+        this.roleBits[slot] = packed;
+        this.overflowRoles.delete(slot);
+        this.state[slot] = this.state[slot]! & ~SIDE_ROLES;
+      } else {
+        this.overflowRoles.set(slot, rest);
+      }
+    }
+  }
+
+  nickOf(slot: number): string | null {
+    return this.nick[slot] ?? null;
+  }
+  joinedOf(slot: number): number {
+    return this.joined[slot]!;
+  }
+  timeoutOf(slot: number): number {
+    return this.timeout[slot]!;
+  }
+  flagsOf(slot: number): number {
+    return this.flags[slot]!;
+  }
+  pendingOf(slot: number): boolean {
+    return (this.state[slot]! & PENDING) !== 0;
+  }
+  avatarOf(slot: number): string | null {
+    return this.avatars.get(slot) ?? null;
+  }
+  bannerOf(slot: number): string | null {
+    return this.banners.get(slot) ?? null;
+  }
+
+  private allocate(): number {
+    const reused = this.free.pop();
+    if (reused >= 0) return reused;
+    const slot = this.end++;
+    if (slot >= this.capacity) this.grow(slot + 1);
+    this.nick.push(null);
+    return slot;
+  }
+
+  private grow(needed: number): void {
+    const cap = nextCapacity(this.capacity, needed);
+    this.keyA = grown(this.keyA, cap, -1);
+    this.keyB = grown(this.keyB, cap, -1);
+    this.next = grown(this.next, cap);
+    this.prev = grown(this.prev, cap);
+    this.roleBits = grown(this.roleBits, cap);
+    this.flags = grown(this.flags, cap);
+    this.state = grown(this.state, cap);
+    this.joined = grown(this.joined, cap);
+    this.timeout = grown(this.timeout, cap);
+    this.capacity = cap;
+  }
+}
+

@@ -1,0 +1,178 @@
+/**
+ * Record encodings of the Redis backend (layout in keys.ts). Users, roles and entitlements are JSON
+ * arrays (positional, so no field names are stored); members are hash fields, so that a partial update
+ * touches only the fields it carries.
+ */
+import type { APIEntitlement, APIRole, APIUser } from 'discord-api-types/v10';
+import type { MemberPayload } from '../reducer.js';
+import type { EntitlementView, MemberView, RoleView, UserView } from '../types.js';
+import { entitlementView } from '../entitlement-view.js';
+import { isSnowflake, parseTimestamp } from '../wire.js';
+
+type Json = unknown[];
+
+function parseArray(raw: string | null | undefined): Json | null {
+  if (raw === null || raw === undefined) return null;
+  try {
+    const v: unknown = JSON.parse(raw);
+    return Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+
+export function encodeUser(user: APIUser): string {
+  const primary = user.primary_guild;
+  const tag = typeof primary === 'object' && primary !== null && typeof primary.tag === 'string' ? primary.tag : null;
+  return JSON.stringify([
+    user.username,
+    str(user.global_name),
+    str(user.avatar),
+    typeof user.discriminator === 'string' ? user.discriminator : '0',
+    user.bot === true ? 1 : 0,
+    user.system === true ? 1 : 0,
+    tag,
+  ]);
+}
+
+export function decodeUser(id: string, raw: string | null | undefined): UserView | null {
+  const a = parseArray(raw);
+  if (!a || typeof a[0] !== 'string') return null;
+  return {
+    id,
+    username: a[0],
+    globalName: str(a[1]),
+    avatar: str(a[2]),
+    discriminator: typeof a[3] === 'string' ? a[3] : '0',
+    bot: a[4] === 1,
+    system: a[5] === 1,
+    primaryGuildTag: str(a[6]),
+  };
+}
+
+export function encodeRole(role: APIRole): string {
+  const colors = typeof role.colors === 'object' && role.colors !== null ? role.colors : undefined;
+  let permissions = '0';
+  try {
+    if (typeof role.permissions === 'string') permissions = BigInt(role.permissions).toString();
+  } catch {
+    permissions = '0';
+  }
+  return JSON.stringify([
+    role.name,
+    permissions,
+    typeof role.position === 'number' ? role.position : 0,
+    typeof colors?.primary_color === 'number' ? colors.primary_color : typeof role.color === 'number' ? role.color : 0,
+    num(colors?.secondary_color),
+    num(colors?.tertiary_color),
+  ]);
+}
+
+export function decodeRole(guildId: string, id: string, raw: string | null | undefined): RoleView | null {
+  const a = parseArray(raw);
+  if (!a || typeof a[0] !== 'string') return null;
+  let permissions = 0n;
+  try {
+    permissions = BigInt(typeof a[1] === 'string' ? a[1] : '0');
+  } catch {
+    permissions = 0n;
+  }
+  return {
+    id,
+    guildId,
+    name: a[0],
+    permissions,
+    position: num(a[2]) ?? 0,
+    colors: { primary: num(a[3]) ?? 0, secondary: num(a[4]), tertiary: num(a[5]) },
+  };
+}
+
+export function encodeEntitlement(e: APIEntitlement): string {
+  const v = entitlementView(e);
+  return JSON.stringify([v.skuId, v.applicationId, v.userId, v.guildId, v.type, v.startsAt, v.endsAt, v.deleted ? 1 : 0, v.consumed ? 1 : 0]);
+}
+
+export function decodeEntitlement(id: string, raw: string | null | undefined): EntitlementView | null {
+  const a = parseArray(raw);
+  if (!a || typeof a[0] !== 'string') return null;
+  return {
+    id,
+    skuId: a[0],
+    applicationId: str(a[1]),
+    userId: str(a[2]),
+    guildId: str(a[3]),
+    type: num(a[4]) ?? 0,
+    startsAt: num(a[5]),
+    endsAt: num(a[6]),
+    deleted: a[7] === 1,
+    consumed: a[8] === 1,
+  };
+}
+
+/**
+ * The hash fields a member payload sets and deletes. With `partial`, fields absent from the payload are
+ * in neither list; a field present with null is deleted. Otherwise every field is written or deleted.
+ */
+export function memberFields(m: MemberPayload, guildId: string, partial: boolean): { set: string[]; del: string[] } {
+  const set: string[] = [];
+  const del: string[] = [];
+  const put = (field: string, value: string | null): void => {
+    if (value === null) {
+      if (partial) del.push(field);
+    } else {
+      set.push(field, value);
+    }
+  };
+  if (!partial || m.nick !== undefined) put('n', str(m.nick));
+  if (!partial || m.roles !== undefined) put('r', encodeRoles(m.roles, guildId));
+  if (!partial || m.joined_at !== undefined) put('j', timestampField(m.joined_at));
+  if (!partial || m.communication_disabled_until !== undefined) put('c', timestampField(m.communication_disabled_until));
+  if (!partial || m.flags !== undefined) put('f', typeof m.flags === 'number' && (m.flags | 0) !== 0 ? String(m.flags | 0) : null);
+  if (!partial || m.pending !== undefined) put('p', m.pending === true ? '1' : null);
+  if (!partial || m.avatar !== undefined) put('a', str(m.avatar));
+  if (!partial || m.banner !== undefined) put('b', str(m.banner));
+  return { set, del };
+}
+
+function timestampField(v: unknown): string | null {
+  if (typeof v !== 'string') return null;
+  const ms = parseTimestamp(v);
+  return ms === ms ? String(ms) : null;
+}
+
+/** ",id,id," (leading and trailing commas let a script find ",id," without parsing); duplicates dropped. */
+export function encodeRoles(roles: unknown, guildId: string): string {
+  let out = ',';
+  if (!Array.isArray(roles)) return out;
+  for (const id of roles as unknown[]) {
+    if (!isSnowflake(id) || id === guildId || out.includes(`,${id},`)) continue;
+    out += `${id},`;
+  }
+  return out;
+}
+
+export function decodeMember(
+  guildId: string,
+  userId: string,
+  h: Record<string, string>,
+  user: UserView | null,
+): MemberView | null {
+  if (h.k === undefined) return null;
+  const roles = h.r === undefined || h.r.length <= 1 ? [] : h.r.slice(1, -1).split(',');
+  return {
+    guildId,
+    userId,
+    nick: h.n ?? null,
+    roles,
+    joinedAt: h.j === undefined ? null : Number(h.j),
+    avatar: h.a ?? null,
+    banner: h.b ?? null,
+    communicationDisabledUntil: h.c === undefined ? null : Number(h.c),
+    flags: h.f === undefined ? 0 : Number(h.f),
+    pending: h.p === '1',
+    user,
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * The cache's public shapes: what a reader gets back (plain readonly views, built on read, never the
+ * stored records), the configuration, and the interface both backends implement.
+ *
+ * Timestamps are milliseconds since the Unix epoch (null when the service sent null or nothing); ids
+ * are snowflake strings.
+ */
+
+export type Snowflake = string;
+
+export interface UserView {
+  readonly id: Snowflake;
+  readonly username: string;
+  readonly globalName: string | null;
+  /** Avatar hash ("a_" prefix = animated), or null. */
+  readonly avatar: string | null;
+  /** "0" for users on unique usernames, the legacy 4-digit tag otherwise. */
+  readonly discriminator: string;
+  readonly bot: boolean;
+  readonly system: boolean;
+  /** The 1-4 character tag of the user's primary guild, when they display one. */
+  readonly primaryGuildTag: string | null;
+}
+
+export interface MemberView {
+  readonly guildId: Snowflake;
+  readonly userId: Snowflake;
+  readonly nick: string | null;
+  /** Role ids (never the @everyone role, which every member has). Order is not meaningful. */
+  readonly roles: readonly Snowflake[];
+  readonly joinedAt: number | null;
+  /** Guild-specific avatar and banner hashes. */
+  readonly avatar: string | null;
+  readonly banner: string | null;
+  /** End of a timeout; a past value (or null) means the member is not timed out. */
+  readonly communicationDisabledUntil: number | null;
+  /** Guild member flags bit set (DID_REJOIN 1<<0, COMPLETED_ONBOARDING 1<<1, ...). */
+  readonly flags: number;
+  /** Membership screening not yet passed. */
+  readonly pending: boolean;
+  /** The member's user record, when users are cached. */
+  readonly user: UserView | null;
+}
+
+export interface RoleColorsView {
+  readonly primary: number;
+  readonly secondary: number | null;
+  readonly tertiary: number | null;
+}
+
+export interface RoleView {
+  readonly id: Snowflake;
+  readonly guildId: Snowflake;
+  readonly name: string;
+  /** Permission bit set (the wire carries it as a decimal string). */
+  readonly permissions: bigint;
+  readonly position: number;
+  readonly colors: RoleColorsView;
+}
+
+export interface GuildView {
+  readonly id: Snowflake;
+  /** Null while the guild is known only from READY / an outage and no GUILD_CREATE arrived yet. */
+  readonly name: string | null;
+  readonly ownerId: Snowflake | null;
+  /** The service's member count (GUILD_CREATE, then +1/-1 per member add/remove), not the cached count. */
+  readonly memberCount: number | null;
+  readonly unavailable: boolean;
+  /** Ids of the guild's cached roles (empty when roles are not cached). */
+  readonly roleIds: readonly Snowflake[];
+}
+
+export interface EntitlementView {
+  readonly id: Snowflake;
+  readonly skuId: Snowflake;
+  readonly applicationId: Snowflake | null;
+  readonly userId: Snowflake | null;
+  readonly guildId: Snowflake | null;
+  /** 1 PURCHASE, 2 PREMIUM_SUBSCRIPTION, 3 DEVELOPER_GIFT, 4 TEST_MODE_PURCHASE, ... (reference §13.1). */
+  readonly type: number;
+  readonly startsAt: number | null;
+  /** Null while ongoing; set once the entitlement ends (spec §3). */
+  readonly endsAt: number | null;
+  readonly deleted: boolean;
+  readonly consumed: boolean;
+}
+
+export interface EntitlementQuery {
+  /** Exactly one of userId / guildId names the owner. */
+  readonly userId?: Snowflake;
+  readonly guildId?: Snowflake;
+  readonly skuId: Snowflake;
+  /** The moment to test (Date or ms since the epoch); defaults to now. */
+  readonly at?: Date | number;
+}
+
+export type EntitlementOwner = { readonly userId: Snowflake } | { readonly guildId: Snowflake };
+
+export interface MemberPageOptions {
+  /** Return members whose user id is greater than this one (numerically). */
+  readonly after?: Snowflake;
+  /** 1-1000, default 100. */
+  readonly limit?: number;
+}
+
+export interface MemberPage {
+  readonly members: readonly MemberView[];
+  /** Pass as `after` for the next page; null when this page is the last. */
+  readonly next: Snowflake | null;
+}
+
+export interface CacheSizes {
+  guilds: number;
+  members: number;
+  users: number;
+  roles: number;
+  entitlements: number;
+}
+
+/** Which resources are cached, and limits. Mirrors the `cache` section of the configuration. */
+export interface CacheOptions {
+  guilds: boolean;
+  members: boolean;
+  /** User records of cached members (a user stays while one of its memberships is cached). */
+  users: boolean;
+  roles: boolean;
+  entitlements: boolean;
+  /** Members beyond this many per guild are not cached (0 = no cap). The bot's own member always is. */
+  maxMembersPerGuild: number;
+}
+
+export const DEFAULT_CACHE_OPTIONS: CacheOptions = {
+  guilds: true,
+  members: true,
+  users: true,
+  roles: true,
+  entitlements: true,
+  maxMembersPerGuild: 0,
+};
+
+/** Read side, identical for both backends. */
+export interface CacheReader {
+  getGuild(guildId: Snowflake): Promise<GuildView | undefined>;
+  getMember(guildId: Snowflake, userId: Snowflake): Promise<MemberView | undefined>;
+  getUser(userId: Snowflake): Promise<UserView | undefined>;
+  getRole(guildId: Snowflake, roleId: Snowflake): Promise<RoleView | undefined>;
+  /** Roles of a guild, ordered by position then id. */
+  getRoles(guildId: Snowflake): Promise<RoleView[]>;
+  /** Members of a guild ordered by user id, one page at a time. */
+  getMembers(guildId: Snowflake, options?: MemberPageOptions): Promise<MemberPage>;
+  /** The guild's member count as the service reports it (see GuildView.memberCount). */
+  memberCount(guildId: Snowflake): Promise<number | undefined>;
+  getEntitlement(entitlementId: Snowflake): Promise<EntitlementView | undefined>;
+  /** Every cached entitlement of a user or a guild, active or not. */
+  entitlementsOf(owner: EntitlementOwner): Promise<EntitlementView[]>;
+  /** True iff the owner holds an entitlement to the SKU that is active at `at` (see isEntitlementActive). */
+  hasEntitlement(query: EntitlementQuery): Promise<boolean>;
+  sizes(): Promise<CacheSizes>;
+}
+
+export interface Cache extends CacheReader {
+  readonly backend: 'memory' | 'redis';
+  readonly options: Readonly<CacheOptions>;
+  /**
+   * Feed one gateway dispatch (`t` and `d` of an op 0 payload). Unknown event names are ignored; a
+   * payload that does not have the documented shape is counted in `stats().rejected` and ignored.
+   * Never keeps `d` or any object inside it. Synchronous: the Redis backend queues the writes and
+   * sends them as one pipeline (see flush).
+   */
+  apply(t: string, d: unknown): void;
+  /** Resolves once every write queued so far is stored (no-op in memory). Reads flush first. */
+  flush(): Promise<void>;
+  /** Remove the members for which `predicate` is true, in one guild or in all; returns how many. */
+  sweepMembers(predicate: (member: MemberView) => boolean, guildId?: Snowflake): Promise<number>;
+  stats(): CacheStats;
+  close(): Promise<void>;
+}
+
+export interface CacheStats {
+  /** Dispatches applied. */
+  applied: number;
+  /** Dispatches (or records inside them) ignored because their shape was not the documented one. */
+  rejected: number;
+  /** Members not cached because of maxMembersPerGuild. */
+  capped: number;
+}

@@ -1,0 +1,15 @@
+import { MemoryCache, type Cache } from '../../src/cache/index.js';
+import { cacheConformance } from './conformance.js';
+
+const made: Cache[] = [];
+
+cacheConformance('memory', {
+  async create(options) {
+    const cache = new MemoryCache(options);
+    made.push(cache);
+    return cache;
+  },
+  async cleanup() {
+    for (const cache of made.splice(0)) await cache.close();
+  },
+});
