@@ -11,6 +11,7 @@ export type {
 } from './events.js';
 export { LocalIdentifyQueue, type IdentifyQueue, type LocalIdentifyQueueOptions } from './identify-queue.js';
 export { SendQueue, type SendQueueOptions } from './send-queue.js';
+export { PayloadDecoder, type DecoderSink } from './decoder.js';
 export { Heartbeater, type HeartbeatHooks, type HeartbeatOptions } from './heartbeat.js';
 export {
   createInflater,

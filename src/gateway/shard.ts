@@ -20,9 +20,10 @@ import { GatewayDecodeError, GatewayError, GatewayFatalCloseError, ShardClosedEr
 import type { DispatchHook, GatewayEventMap, ShardStatus } from './events.js';
 import { Heartbeater } from './heartbeat.js';
 import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
-import { inflaterFactory, type Inflater, type InflaterFactory, type InflatePreference } from './inflate.js';
+import { PayloadDecoder } from './decoder.js';
+import { inflaterFactory, type InflaterFactory, type InflatePreference } from './inflate.js';
 import { MemberRequestAssembler, type MemberRequestResult, type RequestMembersOptions } from './member-requests.js';
-import { asReceivedPayload, encodePayload, gatewayConnectUrl, Op, type ReceivedPayload } from './protocol.js';
+import { encodePayload, gatewayConnectUrl, Op, type ReceivedPayload } from './protocol.js';
 import { SendQueue } from './send-queue.js';
 
 /** What a later process needs to RESUME this shard's session instead of identifying. */
@@ -94,7 +95,7 @@ type ReconnectMode = 'resume' | 'identify';
 interface Connection {
   readonly id: number;
   readonly ws: WebSocket;
-  readonly inflater: Inflater | null;
+  readonly decoder: PayloadDecoder;
   /** False once the shard gave this connection up: nothing it delivers is processed any more. */
   live: boolean;
   opened: boolean;
@@ -288,26 +289,28 @@ export class Shard {
       handshakeTimeout: this.timing.handshakeTimeoutMs,
     });
     ws.binaryType = 'nodebuffer';
+    // The sink's closures run only after `connection` exists (messages arrive on later ticks).
+    const decoder = new PayloadDecoder(
+      {
+        payload: (payload) => {
+          if (connection.live) this.onPayload(connection, payload);
+        },
+        error: (error) => {
+          if (connection.live) this.onDecodeError(connection, error);
+        },
+      },
+      this.makeInflater,
+    );
     const connection: Connection = {
       id,
       ws,
-      inflater: null,
+      decoder,
       live: true,
       opened: false,
       helloReceived: false,
       helloTimer: null,
       usedResumeUrl: useResumeUrl,
     };
-    if (this.makeInflater) {
-      (connection as { inflater: Inflater }).inflater = this.makeInflater({
-        message: (text) => {
-          if (connection.live) this.onText(connection, text);
-        },
-        error: (error) => {
-          if (connection.live) this.onDecodeError(connection, error);
-        },
-      });
-    }
     this.connection = connection;
     this.sendQueue.attach((text) => this.write(connection, text));
 
@@ -321,10 +324,7 @@ export class Shard {
       }, this.timing.helloTimeoutMs);
     });
     ws.on('message', (data, isBinary) => {
-      if (!connection.live) return;
-      const frame = toBuffer(data);
-      if (isBinary && connection.inflater !== null) connection.inflater.push(frame);
-      else this.onText(connection, frame.toString('utf8'));
+      if (connection.live) connection.decoder.push(toBuffer(data), isBinary);
     });
     ws.on('error', (error) => {
       if (!connection.live) return;
@@ -336,8 +336,7 @@ export class Shard {
         if (connection.live) this.onSocketClose(connection, code, reason.toString('utf8'));
       };
       // Messages that arrived before the close may still be inflating: handle them first.
-      if (connection.inflater !== null && connection.inflater.busy) connection.inflater.whenIdle(handle);
-      else handle();
+      connection.decoder.whenIdle(handle);
     });
   }
 
@@ -402,7 +401,7 @@ export class Shard {
   private abandon(connection: Connection): void {
     connection.live = false;
     if (connection.helloTimer !== null) clearTimeout(connection.helloTimer);
-    connection.inflater?.destroy();
+    connection.decoder.destroy();
     if (this.connection !== connection) return;
     this.connection = null;
     this.heartbeater.stop();
@@ -473,22 +472,6 @@ export class Shard {
   }
 
   // ---- inbound ----------------------------------------------------------------------------------------------
-
-  private onText(connection: Connection, text: string): void {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      this.onDecodeError(connection, new GatewayDecodeError('received a message that is not valid JSON', { cause: error }));
-      return;
-    }
-    const payload = asReceivedPayload(parsed);
-    if (payload === null) {
-      this.onDecodeError(connection, new GatewayDecodeError('received a message that is not a gateway payload'));
-      return;
-    }
-    this.onPayload(connection, payload);
-  }
 
   private onDecodeError(connection: Connection, error: GatewayDecodeError): void {
     if (this.connection !== connection) return;
