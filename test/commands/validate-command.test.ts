@@ -364,7 +364,9 @@ describe('validateCommand: the 8000-character budget', () => {
     // One localization a character longer than the default: 8001.
     const longer = big('', { description_localizations: { fr: 'f'.repeat(98) } });
     expect(pc(validateCommand(longer, G))).toEqual([' APPLICATION_COMMAND_TOO_LARGE']);
-    // Also for option names and choice names.
+    // Also for the command name, option names and choice names.
+    expect(pc(validateCommand(big('', { name_localizations: { fr: 'bigg' } }), G))).toEqual([' APPLICATION_COMMAND_TOO_LARGE']);
+    expect(pc(validateCommand(big('', { name_localizations: { fr: 'gib' } }), G))).toEqual([]);
     const opt = big('');
     (opt.options as Def[])[0]!.name_localizations = { fr: 'aa' };
     expect(pc(validateCommand(opt, G))).toEqual([' APPLICATION_COMMAND_TOO_LARGE']);
