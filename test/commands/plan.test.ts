@@ -184,14 +184,14 @@ describe('planScope', () => {
       [undefined, 'slowmode'],
       ['777', 'Launch'],
     ]);
-    expect(body[0]!.description).toBe('Ban someone');
+    expect((body[0] as unknown as Def).description).toBe('Ban someone');
     expect(body[1]!.contexts).toEqual([0]);
     expect(body[6]).toMatchObject({ type: 4, handler: 2, integration_types: [0, 1], contexts: [0, 1, 2] });
   });
 
   it('respects a forced strategy and a threshold', () => {
     const reg = registered(GUILD, guildDefs.slice(0, 3));
-    const desired = [...guildDefs.slice(0, 3).map((d) => ({ ...d, nsfw: true }))];
+    const desired: Def[] = guildDefs.slice(0, 3).map((d) => ({ ...d, nsfw: true }));
     expect(planScope({ scope: GUILD, desired, registered: reg }, { strategy: 'single' })).toMatchObject({ strategy: 'single', requests: 3 });
     expect(planScope({ scope: GUILD, desired, registered: reg }, { bulkThreshold: 4 })).toMatchObject({ strategy: 'single', requests: 3 });
     expect(planScope({ scope: GUILD, desired: desired.slice(0, 1).concat(guildDefs.slice(1, 3)), registered: reg }, { strategy: 'bulk' })).toMatchObject({ strategy: 'bulk', requests: 1 });
