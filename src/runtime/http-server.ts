@@ -1,0 +1,83 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { Logger } from 'pino';
+
+export interface Readiness {
+  ready: boolean;
+  /** Human-readable detail per component (shown on /readyz). */
+  detail: Record<string, unknown>;
+}
+
+export interface OpsServerOptions {
+  host: string;
+  port: number;
+  registry: Registry;
+  readiness: () => Readiness;
+  log: Logger;
+}
+
+/**
+ * /healthz (the process is alive and its event loop turns), /readyz (every owned shard is ready) and
+ * /metrics (Prometheus text). Bound to loopback unless configured otherwise.
+ */
+export class OpsServer {
+  private server: Server | null = null;
+
+  constructor(private readonly options: OpsServerOptions) {}
+
+  async listen(): Promise<{ host: string; port: number }> {
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch((err: unknown) => {
+        this.options.log.error({ err }, 'ops endpoint failed');
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address() as AddressInfo;
+    return { host: address.address, port: address.port };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    switch (path) {
+      case '/healthz':
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+        return;
+      case '/readyz': {
+        const readiness = this.options.readiness();
+        res
+          .writeHead(readiness.ready ? 200 : 503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ status: readiness.ready ? 'ready' : 'not ready', ...readiness.detail }));
+        return;
+      }
+      case '/metrics': {
+        const body = await this.options.registry.metrics();
+        res.writeHead(200, { 'content-type': this.options.registry.contentType }).end(body);
+        return;
+      }
+      default:
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"not found"}');
+    }
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (server === null) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
