@@ -5,6 +5,7 @@
  */
 import { CommandType, HandlerType, OptionType } from './constants.js';
 import { makeProblem, type PathSegment, type Problem } from './problems.js';
+import { stripRuntimeFields } from './payload.js';
 import { groupByScope, type GroupOptions } from './scopes.js';
 import { validateList, type ValidateOptions } from './validate.js';
 
@@ -70,10 +71,16 @@ function runtimeProblems(def: unknown, index: number, out: Problem[]): void {
       if (o.type === OptionType.SUB_COMMAND) {
         handler(out, o, 'run', here, null);
         handler(out, o, 'autocomplete', here, null);
-      } else {
-        const why = o.type === OptionType.SUB_COMMAND_GROUP ? 'a subcommand group cannot be invoked; put it on its subcommands' : 'handlers belong on commands and subcommands, not on value options';
+      } else if (o.type === OptionType.SUB_COMMAND_GROUP) {
+        const why = 'a subcommand group cannot be invoked; put it on its subcommands';
         handler(out, o, 'run', here, why);
-        handler(out, o, 'autocomplete', here, why);
+        if (typeof o.autocomplete === 'function') handler(out, o, 'autocomplete', here, why);
+      } else {
+        // On a value option `autocomplete: true` is the API's field (validated with the payload); a function
+        // there is a handler in the wrong place.
+        const why = 'handlers belong on commands and subcommands, not on value options';
+        handler(out, o, 'run', here, why);
+        if (typeof o.autocomplete === 'function') handler(out, o, 'autocomplete', here, why);
       }
       if (Array.isArray(o.options)) walk(o.options as unknown[], here, depth + 1);
     });
@@ -95,7 +102,8 @@ export function validateDefinitions(defs: unknown, options: ValidateDefinitionsO
   const seen = new Set<string>();
   for (const p of out) seen.add(`${p.path}\u0000${p.code}\u0000${p.message}`);
   for (const g of groups) {
-    const problems = validateList(g.commands, { ...options, scope: g.scope.kind }, (i) => g.sources[i]!);
+    const payloads = g.commands.map((c) => stripRuntimeFields(c));
+    const problems = validateList(payloads, { ...options, scope: g.scope.kind }, (i) => g.sources[i]!);
     for (const p of problems) {
       const k = `${p.path}\u0000${p.code}\u0000${p.message}`;
       if (seen.has(k)) continue;

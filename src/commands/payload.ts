@@ -8,17 +8,24 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * Copies a command (or option) without `run`, `autocomplete` and `guilds`, recursing into `options` (where
- * subcommands carry their own handlers). Anything else is copied as it is; untrusted input is returned as-is
- * when it is not an object, so validation still sees it.
+ * Copies a command without `run`, `autocomplete` and `guilds`, recursing into `options`, where subcommands
+ * carry their own handlers. In options only `run`, and `autocomplete` on subcommands or when it is a
+ * function, are stripped: on value options `autocomplete: true` is the API's own field. Anything else is copied as it is; untrusted input is
+ * returned as-is when it is not an object, so validation still sees it.
  */
 export function stripRuntimeFields(value: unknown, depth = 0): unknown {
   // Valid commands nest options 3 deep; a deeper (or cyclic) structure is cut off here and fails validation.
   if (!isObject(value) || depth > 4) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    if (RUNTIME_FIELDS.has(key)) continue;
     const v = value[key];
+    const handlerField =
+      depth === 0
+        ? RUNTIME_FIELDS.has(key)
+        : key === 'run' || (key === 'autocomplete' && (typeof v === 'function' || value.type === 1));
+    if (handlerField) {
+      continue;
+    }
     out[key] = key === 'options' && Array.isArray(v) ? v.map((o: unknown) => stripRuntimeFields(o, depth + 1)) : v;
   }
   return out;
