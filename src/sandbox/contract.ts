@@ -148,6 +148,13 @@ export interface InvokeOptions {
   locale?: string;
   /** Installation context: guild install (default) or user install. */
   integration?: 'guild' | 'user';
+  /** Extension: channel of the guild to invoke in (default: the guild's first text channel). */
+  channelId?: string;
+  /**
+   * Extension: ATTACHMENT option values name a file ("report.pdf"); its size in bytes (default 1024) for
+   * every attachment option of this invocation.
+   */
+  attachmentSize?: number;
 }
 
 export interface AutocompleteOptions extends InvokeOptions {
@@ -208,6 +215,8 @@ export interface Sandbox {
   interaction(id: string): InteractionRecord | undefined;
   /** Issue an OAuth2 bearer token directly (as if a user had authorized), e.g. with permissions scope. */
   issueBearerToken(scopes: string[], userId?: string): string;
+  /** Extension: an OAuth2 authorization code for POST /oauth2/token (grant_type=authorization_code). */
+  issueAuthorizationCode(scopes: string[], options?: { userId?: string; redirectUri?: string }): string;
   close(): Promise<void>;
 }
 

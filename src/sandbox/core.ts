@@ -7,6 +7,9 @@ import type { SandboxCounters } from './contract.js';
 import type { GatewayServer } from './gateway/server.js';
 import type { ResolvedOptions } from './options.js';
 import type { RateLimiter } from './ratelimit.js';
+import type { InteractionStore } from './interactions/store.js';
+import type { CommandPermissionStore } from './state/command-permissions.js';
+import type { CommandRegistry } from './state/commands.js';
 import type { OAuthStore } from './state/oauth.js';
 import type { SandboxStore } from './state/store.js';
 
@@ -34,6 +37,9 @@ export interface SandboxCore {
   readonly options: ResolvedOptions;
   readonly store: SandboxStore;
   readonly oauth: OAuthStore;
+  readonly commands: CommandRegistry;
+  readonly commandPermissions: CommandPermissionStore;
+  readonly interactions: InteractionStore;
   readonly gateway: GatewayServer;
   readonly counters: SandboxCounters;
   readonly limiter: RateLimiter;

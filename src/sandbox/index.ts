@@ -26,8 +26,18 @@ import { GatewayServer } from './gateway/server.js';
 import { makeBotToken, resolveOptions } from './options.js';
 import { RateLimiter } from './ratelimit.js';
 import { RestApi } from './rest/api.js';
+import { AdminApi } from './admin/api.js';
+import { sendInteraction } from './interactions/send.js';
+import { InteractionStore } from './interactions/store.js';
+import { commandRoutes } from './rest/routes/commands.js';
 import { gatewayRoutes } from './rest/routes/gateway.js';
 import { identityRoutes } from './rest/routes/identity.js';
+import { interactionRoutes } from './rest/routes/interactions.js';
+import { monetizationRoutes } from './rest/routes/monetization.js';
+import { oauth2Routes } from './rest/routes/oauth2.js';
+import { permissionRoutes } from './rest/routes/permissions.js';
+import { CommandPermissionStore } from './state/command-permissions.js';
+import { CommandRegistry } from './state/commands.js';
 import { ADMIN_PREFIX, GATEWAY_PATH, RESUME_PATH, SandboxHttpServer } from './server.js';
 import { OAuthStore } from './state/oauth.js';
 import { SandboxStore } from './state/store.js';
@@ -73,16 +83,21 @@ class SandboxInstance implements Sandbox {
     return this.core.gateway.faults;
   }
 
-  invoke(_options: InvokeOptions): Promise<InteractionRecord> {
-    return Promise.reject(new Error('not implemented yet'));
+  async invoke(options: InvokeOptions): Promise<InteractionRecord> {
+    return sendInteraction(this.core, options, false);
   }
 
-  autocomplete(_options: AutocompleteOptions): Promise<InteractionRecord> {
-    return Promise.reject(new Error('not implemented yet'));
+  async autocomplete(options: AutocompleteOptions): Promise<InteractionRecord> {
+    return sendInteraction(this.core, options, true);
   }
 
-  interaction(_id: string): InteractionRecord | undefined {
-    return undefined;
+  interaction(id: string): InteractionRecord | undefined {
+    return this.core.interactions.get(id);
+  }
+
+  /** Extension: an OAuth2 authorization code, as if the user had authorized the app (exchange at POST /oauth2/token). */
+  issueAuthorizationCode(scopes: string[], options: { userId?: string; redirectUri?: string } = {}): string {
+    return this.core.oauth.issueCode(scopes, options.userId ?? this.core.store.fixture.userId(0), options.redirectUri ?? null);
   }
 
   issueBearerToken(scopes: string[], userId?: string): string {
@@ -98,7 +113,7 @@ class SandboxInstance implements Sandbox {
   }
 }
 
-function stateView(store: SandboxStore): SandboxState {
+function stateView(store: SandboxStore, commands: CommandRegistry): SandboxState {
   return {
     get guildIds() {
       return store.guilds.map((g) => g.id);
@@ -112,7 +127,7 @@ function stateView(store: SandboxStore): SandboxState {
     get skuIds() {
       return store.skus.map((s) => s.id);
     },
-    commands: () => [],
+    commands: (guildId) => commands.list(guildId ?? null),
   };
 }
 
@@ -149,10 +164,23 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   store.connect(gateway);
   const limiter = new RateLimiter(o.rest.globalPerSecond);
   const oauth = new OAuthStore();
+  const commandPermissions = new CommandPermissionStore(store.applicationId);
+  const commands = new CommandRegistry({
+    applicationId: store.applicationId,
+    ids: store.ids,
+    dailyCreates: o.rest.dailyCommandCreates,
+    embedded: o.activities,
+    appIntegrationTypes: [0, 1],
+    onPermissionsDropped: (guildId, commandId) => commandPermissions.drop(guildId, commandId),
+  });
+  const interactions = new InteractionStore(store.ids, { responseMs: o.rest.interactionResponseMs, tokenMs: o.rest.interactionTokenMs });
   const core: SandboxCore = {
     options: o,
     store,
     oauth,
+    commands,
+    commandPermissions,
+    interactions,
     gateway,
     counters,
     limiter,
@@ -165,8 +193,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const rest = new RestApi({ options: o.rest, botToken, oauth, limiter, counters, logger: o.logger });
   rest.add(gatewayRoutes(core));
   rest.add(identityRoutes(core));
+  rest.add(commandRoutes(core));
+  rest.add(permissionRoutes(core));
+  rest.add(interactionRoutes(core));
+  rest.add(monetizationRoutes(core));
+  rest.add(oauth2Routes(core));
 
   const http = new SandboxHttpServer(rest, gateway, o.logger);
+  http.admin = new AdminApi(core);
   const port = await http.listen(o.host, o.port);
   const host = o.host === '::1' ? '[::1]' : o.host;
   urls.rest = `http://${host}:${port}/api/v10`;
@@ -174,5 +208,5 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   urls.resume = `ws://${host}:${port}${RESUME_PATH}`;
   urls.admin = `http://${host}:${port}${ADMIN_PREFIX}`;
   o.logger.child({ component: 'sandbox' }).info({ rest: urls.rest, gateway: urls.gateway, admin: urls.admin }, 'sandbox listening');
-  return new SandboxInstance(core, http, events, stateView(store));
+  return new SandboxInstance(core, http, events, stateView(store, commands));
 }

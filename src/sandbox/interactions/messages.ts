@@ -1,0 +1,137 @@
+/** Message bodies of interaction responses and follow-ups: validation (reference §14.4, §14.5) and message objects. */
+import { addTreeError, Errors, invalidFormBody, type ErrorTree } from '../errors.js';
+
+export const MessageFlags = {
+  SUPPRESS_EMBEDS: 1 << 2,
+  EPHEMERAL: 1 << 6,
+  LOADING: 1 << 7,
+  SUPPRESS_NOTIFICATIONS: 1 << 12,
+  IS_VOICE_MESSAGE: 1 << 13,
+  IS_COMPONENTS_V2: 1 << 15,
+} as const;
+
+/** Flags a response or follow-up may set. */
+const SENDABLE_FLAGS =
+  MessageFlags.SUPPRESS_EMBEDS | MessageFlags.EPHEMERAL | MessageFlags.SUPPRESS_NOTIFICATIONS | MessageFlags.IS_VOICE_MESSAGE | MessageFlags.IS_COMPONENTS_V2;
+/** Flags an edit may change. */
+const EDITABLE_FLAGS = MessageFlags.SUPPRESS_EMBEDS | MessageFlags.IS_COMPONENTS_V2;
+
+const MAX_CONTENT = 2000;
+const MAX_EMBEDS = 10;
+
+export type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export interface MessageCheck {
+  /** Path prefix of the data in the error tree (`['data']` for callbacks, `[]` for webhook bodies). */
+  at: string[];
+  /** Creating a message needs one of content / embeds / components / attachments / poll (50006 otherwise). */
+  requireContent: boolean;
+  allowedFlags?: number;
+  /** Files that came with a multipart body. */
+  files?: number;
+}
+
+/** Validate message fields; throws the service's errors. Returns the data (an object). */
+export function checkMessage(data: unknown, check: MessageCheck): Json {
+  const tree: ErrorTree = {};
+  const at = check.at;
+  if (data === undefined || data === null) {
+    if (check.requireContent && !check.files) throw Errors.emptyMessage();
+    return {};
+  }
+  if (!isObject(data)) {
+    addTreeError(tree, at, { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object.' });
+    throw invalidFormBody(tree);
+  }
+  const { content, embeds, components, flags, attachments, poll } = data;
+  if (content !== undefined && content !== null) {
+    if (typeof content !== 'string') addTreeError(tree, [...at, 'content'], { code: 'STRING_TYPE_CONVERT', message: 'Could not interpret the value as string.' });
+    else if ([...content].length > MAX_CONTENT) addTreeError(tree, [...at, 'content'], { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MAX_CONTENT} or fewer in length.` });
+  }
+  if (embeds !== undefined && embeds !== null) {
+    if (!Array.isArray(embeds)) addTreeError(tree, [...at, 'embeds'], { code: 'LIST_TYPE_CONVERT', message: 'Only iterables may be used in a ListType' });
+    else if (embeds.length > MAX_EMBEDS) addTreeError(tree, [...at, 'embeds'], { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MAX_EMBEDS} or fewer in length.` });
+  }
+  if (components !== undefined && components !== null && !Array.isArray(components)) {
+    addTreeError(tree, [...at, 'components'], { code: 'LIST_TYPE_CONVERT', message: 'Only iterables may be used in a ListType' });
+  }
+  if (flags !== undefined && flags !== null) {
+    const allowed = check.allowedFlags ?? SENDABLE_FLAGS;
+    if (typeof flags !== 'number' || !Number.isInteger(flags)) addTreeError(tree, [...at, 'flags'], { code: 'NUMBER_TYPE_COERCE', message: `Value "${String(flags)}" is not int.` });
+    else if ((flags & ~allowed) !== 0) addTreeError(tree, [...at, 'flags'], { code: 'MESSAGE_FLAGS_INVALID', message: 'Invalid message flags.' });
+  }
+  if (Object.keys(tree).length > 0) throw invalidFormBody(tree);
+  const hasContent =
+    (typeof content === 'string' && content.length > 0) ||
+    (Array.isArray(embeds) && embeds.length > 0) ||
+    (Array.isArray(components) && components.length > 0) ||
+    (Array.isArray(attachments) && attachments.length > 0) ||
+    isObject(poll) ||
+    (check.files ?? 0) > 0;
+  if (check.requireContent && !hasContent) throw Errors.emptyMessage();
+  return data;
+}
+
+export function editableFlags(): number {
+  return EDITABLE_FLAGS;
+}
+
+export interface MessageContext {
+  id: string;
+  channelId: string;
+  guildId: string | null;
+  /** The bot user object (author). */
+  author: Json;
+  applicationId: string;
+  /** 20 CHAT_INPUT_COMMAND, 23 CONTEXT_MENU_COMMAND, 0 DEFAULT (follow-ups), 19 REPLY... */
+  type: number;
+  interactionMetadata: Json;
+}
+
+/** A message object as the webhook endpoints return it. */
+export function messageObject(ctx: MessageContext, data: Json, extraFlags = 0): Json {
+  const flags = ((typeof data.flags === 'number' ? data.flags : 0) | extraFlags) >>> 0;
+  const msg: Json = {
+    id: ctx.id,
+    type: ctx.type,
+    content: typeof data.content === 'string' ? data.content : '',
+    channel_id: ctx.channelId,
+    author: ctx.author,
+    attachments: Array.isArray(data.attachments) ? data.attachments : [],
+    embeds: Array.isArray(data.embeds) ? data.embeds : [],
+    mentions: [],
+    mention_roles: [],
+    pinned: false,
+    mention_everyone: false,
+    tts: data.tts === true,
+    timestamp: new Date().toISOString(),
+    edited_timestamp: null,
+    flags,
+    components: Array.isArray(data.components) ? data.components : [],
+    webhook_id: ctx.applicationId,
+    application_id: ctx.applicationId,
+    interaction_metadata: ctx.interactionMetadata,
+  };
+  if (isObject(data.poll)) msg.poll = data.poll;
+  if (ctx.guildId !== null) msg.guild_id = ctx.guildId;
+  return msg;
+}
+
+/** Apply an edit (v10 semantics: given fields replace; attachments lists what stays). */
+export function editMessage(msg: Json, patch: Json): Json {
+  const out: Json = { ...msg };
+  for (const key of ['content', 'embeds', 'components', 'attachments', 'allowed_mentions', 'poll'] as const) {
+    if (patch[key] !== undefined) out[key] = patch[key] ?? (key === 'content' ? '' : key === 'poll' ? undefined : []);
+  }
+  let flags = typeof msg.flags === 'number' ? msg.flags : 0;
+  // Editing a deferred response makes it a real message.
+  flags &= ~MessageFlags.LOADING;
+  if (typeof patch.flags === 'number') flags = (flags & ~EDITABLE_FLAGS) | (patch.flags & EDITABLE_FLAGS);
+  out.flags = flags;
+  out.edited_timestamp = new Date().toISOString();
+  return out;
+}

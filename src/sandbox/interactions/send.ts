@@ -1,0 +1,46 @@
+/** Send an invocation over the gateway and keep its record. */
+import type { AutocompleteOptions, InvokeOptions } from '../contract.js';
+import type { SandboxCore } from '../core.js';
+import { SandboxError } from '../errors.js';
+import { buildInteraction } from './invoke.js';
+import type { SandboxInteraction } from './store.js';
+
+export function sendInteraction(core: SandboxCore, options: InvokeOptions | AutocompleteOptions, autocomplete: boolean): SandboxInteraction {
+  const built = buildInteraction(core, options, autocomplete);
+  if (!core.gateway.hasReceiver(built.guildId)) {
+    const where = built.guildId === null ? 'shard 0 (DMs)' : `the shard of guild ${built.guildId}`;
+    throw new SandboxError('NO_SHARD', `no gateway session (connected or resumable) holds ${where}: nobody would receive the interaction`);
+  }
+  const record = core.interactions.add(built.meta);
+  const json = JSON.stringify(built.meta.payload);
+  if (built.guildId !== null) core.gateway.guild(built.guildId, 'INTERACTION_CREATE', json);
+  else core.gateway.global('INTERACTION_CREATE', json);
+  return record;
+}
+
+/** Resolve when the interaction has its first response and then stayed unchanged for `settleMs`. */
+export async function settle(record: SandboxInteraction, waitMs: number, settleMs: number): Promise<boolean> {
+  try {
+    await record.firstResponse(waitMs);
+  } catch {
+    return false;
+  }
+  // A deferred response is worth waiting for (up to 15 s), then quiet for settleMs ends the wait.
+  const hardStop = Date.now() + Math.max(waitMs, 15_000);
+  await new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout;
+    const arm = (): void => {
+      clearTimeout(timer);
+      const remaining = hardStop - Date.now();
+      const quiet = record.deferredLoading ? remaining : Math.min(settleMs, remaining);
+      timer = setTimeout(done, Math.max(0, quiet));
+    };
+    const off = record.onChange(arm);
+    const done = (): void => {
+      off();
+      resolve();
+    };
+    arm();
+  });
+  return true;
+}

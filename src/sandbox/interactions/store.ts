@@ -1,0 +1,323 @@
+/**
+ * Interactions the sandbox sent and everything the app answered: the initial callback (with its 3-second
+ * deadline), the @original message, follow-ups (at most 5 for user-installed apps), all with the service's
+ * errors (reference §14.4, §14.5).
+ */
+import type { SnowflakeGenerator } from '../../api/snowflake.js';
+import type { InteractionRecord } from '../contract.js';
+import { addTreeError, Errors, invalidFormBody, type ErrorTree } from '../errors.js';
+import { checkMessage, editableFlags, editMessage, MessageFlags, messageObject, type Json, type MessageContext } from './messages.js';
+
+export const InteractionType = { PING: 1, APPLICATION_COMMAND: 2, MESSAGE_COMPONENT: 3, AUTOCOMPLETE: 4, MODAL_SUBMIT: 5 } as const;
+export const CallbackType = {
+  PONG: 1,
+  CHANNEL_MESSAGE_WITH_SOURCE: 4,
+  DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5,
+  DEFERRED_UPDATE_MESSAGE: 6,
+  UPDATE_MESSAGE: 7,
+  APPLICATION_COMMAND_AUTOCOMPLETE_RESULT: 8,
+  MODAL: 9,
+  PREMIUM_REQUIRED: 10,
+  LAUNCH_ACTIVITY: 12,
+} as const;
+
+/** Which callback types answer which interaction types. */
+const ALLOWED_CALLBACKS: Record<number, readonly number[]> = {
+  [InteractionType.PING]: [1],
+  [InteractionType.APPLICATION_COMMAND]: [4, 5, 9, 10, 12],
+  [InteractionType.MESSAGE_COMPONENT]: [4, 5, 6, 7, 9, 10, 12],
+  [InteractionType.AUTOCOMPLETE]: [8],
+  [InteractionType.MODAL_SUBMIT]: [4, 5, 6, 7, 10, 12],
+};
+
+const MAX_USER_INSTALL_FOLLOWUPS = 5;
+const MAX_CHOICES = 25;
+
+export interface InteractionMeta {
+  id: string;
+  token: string;
+  type: number;
+  payload: Json;
+  channelId: string;
+  guildId: string | null;
+  /** Only USER_INSTALL authorized the interaction (5 follow-ups at most). */
+  userInstallOnly: boolean;
+  /** Type of the focused option (autocomplete), to check choice values. */
+  focusedType?: number;
+  /** The message a component sits on (component interactions). */
+  sourceMessage?: Json;
+  /** The command type (message type 20 for slash, 23 for context menus). */
+  commandType: number;
+}
+
+export interface InteractionClock {
+  responseMs: number;
+  tokenMs: number;
+}
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export class SandboxInteraction implements InteractionRecord {
+  readonly id: string;
+  readonly token: string;
+  readonly type: number;
+  readonly payload: Record<string, unknown>;
+  readonly callbacks: Array<{ type: number; data?: Record<string, unknown> }> = [];
+  original: Record<string, unknown> | null = null;
+  readonly followups: Array<Record<string, unknown>> = [];
+  readonly createdAt = Date.now();
+  /** The messages of this interaction by id (the original and follow-ups). */
+  private readonly messages = new Map<string, Json>();
+  private waiters: Array<(cb: { type: number; data?: Record<string, unknown> }) => void> = [];
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    readonly meta: InteractionMeta,
+    private readonly clock: InteractionClock,
+  ) {
+    this.id = meta.id;
+    this.token = meta.token;
+    this.type = meta.type;
+    this.payload = meta.payload;
+  }
+
+  firstResponse(timeoutMs = 3_000): Promise<{ type: number; data?: Record<string, unknown> }> {
+    const first = this.callbacks[0];
+    if (first) return Promise.resolve(first);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== done);
+        reject(new Error(`interaction ${this.id} got no response within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const done = (cb: { type: number; data?: Record<string, unknown> }): void => {
+        clearTimeout(timer);
+        resolve(cb);
+      };
+      this.waiters.push(done);
+    });
+  }
+
+  /** Called on every change (callback, edit, follow-up); for the admin API's long polls. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const l of [...this.listeners]) l();
+  }
+
+  get responseExpired(): boolean {
+    return Date.now() - this.createdAt > this.clock.responseMs;
+  }
+
+  get tokenExpired(): boolean {
+    return Date.now() - this.createdAt > this.clock.tokenMs;
+  }
+
+  get deferredLoading(): boolean {
+    return this.original !== null && ((this.original.flags as number) & MessageFlags.LOADING) !== 0;
+  }
+
+  // ---- initial response -------------------------------------------------------------------------------
+
+  respond(body: unknown, files: number, msg: (type: number) => MessageContext, embedded: boolean): { type: number; message: Json | null } {
+    if (this.callbacks.length > 0) throw Errors.alreadyAcknowledged();
+    if (this.responseExpired) throw Errors.unknownInteraction();
+    const tree: ErrorTree = {};
+    if (!isObject(body)) {
+      addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object.' });
+      throw invalidFormBody(tree);
+    }
+    const type = body.type;
+    if (typeof type !== 'number' || !Number.isInteger(type)) {
+      addTreeError(tree, ['type'], { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' });
+      throw invalidFormBody(tree);
+    }
+    if (!(ALLOWED_CALLBACKS[this.type] ?? []).includes(type)) {
+      addTreeError(tree, ['type'], { code: 'INTERACTION_RESPONSE_TYPE_INVALID', message: `Interaction response type ${type} is not valid for this interaction (type ${this.type}).` });
+      throw invalidFormBody(tree);
+    }
+    const data = body.data;
+    let message: Json | null = null;
+    switch (type) {
+      case CallbackType.CHANNEL_MESSAGE_WITH_SOURCE: {
+        const d = checkMessage(data, { at: ['data'], requireContent: true, files });
+        message = messageObject(msg(this.meta.commandType === 1 ? 20 : 23), d);
+        this.setOriginal(message);
+        break;
+      }
+      case CallbackType.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: {
+        // A deferred response may only say whether it is ephemeral.
+        const d = checkMessage(data, { at: ['data'], requireContent: false, allowedFlags: MessageFlags.EPHEMERAL });
+        message = messageObject(msg(this.meta.commandType === 1 ? 20 : 23), { flags: d.flags }, MessageFlags.LOADING);
+        this.setOriginal(message);
+        break;
+      }
+      case CallbackType.DEFERRED_UPDATE_MESSAGE:
+        break;
+      case CallbackType.UPDATE_MESSAGE: {
+        const d = checkMessage(data, { at: ['data'], requireContent: false, files });
+        const source = this.meta.sourceMessage ?? messageObject(msg(0), {});
+        message = editMessage(source, d);
+        this.setOriginal(message);
+        break;
+      }
+      case CallbackType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT:
+        this.checkChoices(data);
+        break;
+      case CallbackType.MODAL:
+        this.checkModal(data);
+        break;
+      case CallbackType.LAUNCH_ACTIVITY:
+        if (!embedded) {
+          addTreeError(tree, ['type'], { code: 'INTERACTION_RESPONSE_TYPE_INVALID', message: 'This application has no Activity (EMBEDDED flag); LAUNCH_ACTIVITY is not available.' });
+          throw invalidFormBody(tree);
+        }
+        break;
+      default:
+        break;
+    }
+    const record: { type: number; data?: Record<string, unknown> } = { type };
+    if (isObject(data)) record.data = data;
+    this.callbacks.push(record);
+    for (const w of this.waiters.splice(0)) w(record);
+    this.changed();
+    return { type, message };
+  }
+
+  private setOriginal(message: Json): void {
+    this.original = message;
+    this.messages.set(message.id as string, message);
+  }
+
+  private checkChoices(data: unknown): void {
+    const tree: ErrorTree = {};
+    const choices = isObject(data) ? data.choices : undefined;
+    if (!Array.isArray(choices)) {
+      addTreeError(tree, ['data', 'choices'], { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' });
+      throw invalidFormBody(tree);
+    }
+    if (choices.length > MAX_CHOICES) {
+      addTreeError(tree, ['data', 'choices'], { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MAX_CHOICES} or fewer in length.` });
+    }
+    const t = this.meta.focusedType;
+    choices.forEach((c: unknown, i) => {
+      if (!isObject(c)) {
+        addTreeError(tree, ['data', 'choices', i], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object.' });
+        return;
+      }
+      const len = typeof c.name === 'string' ? [...c.name].length : 0;
+      if (len < 1 || len > 100) addTreeError(tree, ['data', 'choices', i, 'name'], { code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 1 and 100 in length.' });
+      const v = c.value;
+      const ok =
+        t === 3 ? typeof v === 'string' && [...v].length <= 100 :
+        t === 4 ? typeof v === 'number' && Number.isInteger(v) :
+        t === 10 ? typeof v === 'number' && Number.isFinite(v) :
+        typeof v === 'string' || typeof v === 'number';
+      if (!ok) addTreeError(tree, ['data', 'choices', i, 'value'], { code: 'APPLICATION_COMMAND_OPTION_CHOICE_VALUE_INVALID', message: 'Choice value does not match the option type.' });
+    });
+    if (Object.keys(tree).length > 0) throw invalidFormBody(tree);
+  }
+
+  private checkModal(data: unknown): void {
+    const tree: ErrorTree = {};
+    const d = isObject(data) ? data : {};
+    const len = (v: unknown): number => (typeof v === 'string' ? [...v].length : -1);
+    const id = len(d.custom_id);
+    if (id < 1 || id > 100) addTreeError(tree, ['data', 'custom_id'], { code: id < 0 ? 'BASE_TYPE_REQUIRED' : 'BASE_TYPE_BAD_LENGTH', message: id < 0 ? 'This field is required' : 'Must be between 1 and 100 in length.' });
+    const title = len(d.title);
+    if (title < 1 || title > 45) addTreeError(tree, ['data', 'title'], { code: title < 0 ? 'BASE_TYPE_REQUIRED' : 'BASE_TYPE_BAD_LENGTH', message: title < 0 ? 'This field is required' : 'Must be between 1 and 45 in length.' });
+    if (!Array.isArray(d.components) || d.components.length < 1 || d.components.length > 5) {
+      addTreeError(tree, ['data', 'components'], { code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 1 and 5 in length.' });
+    }
+    if (Object.keys(tree).length > 0) throw invalidFormBody(tree);
+  }
+
+  // ---- webhook side: @original and follow-ups ---------------------------------------------------------
+
+  /** Token still valid for webhook calls (15 minutes). */
+  checkToken(): void {
+    if (this.tokenExpired) throw Errors.invalidWebhookToken();
+  }
+
+  message(id: string): Json {
+    const target = id === '@original' ? this.original : this.messages.get(id);
+    if (!target) throw Errors.unknownMessage();
+    return target;
+  }
+
+  editMessage(id: string, patch: unknown): Json {
+    const current = this.message(id);
+    const d = checkMessage(patch, { at: [], requireContent: false, allowedFlags: editableFlags() | MessageFlags.EPHEMERAL });
+    const edited = editMessage(current, d);
+    this.messages.set(edited.id as string, edited);
+    if (current === this.original) this.original = edited;
+    else {
+      const i = this.followups.indexOf(current);
+      if (i >= 0) this.followups[i] = edited;
+    }
+    this.changed();
+    return edited;
+  }
+
+  deleteMessage(id: string): void {
+    const current = this.message(id);
+    this.messages.delete(current.id as string);
+    if (current === this.original) this.original = null;
+    else {
+      const i = this.followups.indexOf(current);
+      if (i >= 0) this.followups.splice(i, 1);
+    }
+    this.changed();
+  }
+
+  followup(body: unknown, files: number, ctx: MessageContext): Json {
+    // Follow-ups need an acknowledged interaction that has a message channel.
+    const first = this.callbacks[0];
+    if (!first || ![4, 5, 6, 7].includes(first.type)) throw Errors.unknownWebhook();
+    const d = checkMessage(body, { at: [], requireContent: true, files });
+    if (this.deferredLoading) {
+      // Legacy behaviour: the first follow-up after a deferral edits the loading message (ephemeral ignored).
+      const { flags: _ignored, ...rest } = d;
+      return this.editMessage('@original', rest);
+    }
+    if (this.meta.userInstallOnly && this.followups.length >= MAX_USER_INSTALL_FOLLOWUPS) throw Errors.maxFollowups();
+    const message = messageObject(ctx, d);
+    this.followups.push(message);
+    this.messages.set(message.id as string, message);
+    this.changed();
+    return message;
+  }
+}
+
+export class InteractionStore {
+  private readonly byId = new Map<string, SandboxInteraction>();
+  private readonly byToken = new Map<string, SandboxInteraction>();
+
+  constructor(
+    readonly ids: SnowflakeGenerator,
+    private readonly clock: InteractionClock,
+  ) {}
+
+  add(meta: InteractionMeta): SandboxInteraction {
+    const record = new SandboxInteraction(meta, this.clock);
+    this.byId.set(meta.id, record);
+    this.byToken.set(meta.token, record);
+    return record;
+  }
+
+  get(id: string): SandboxInteraction | undefined {
+    return this.byId.get(id);
+  }
+
+  byTokenValue(token: string): SandboxInteraction | undefined {
+    return this.byToken.get(token);
+  }
+
+  all(): SandboxInteraction[] {
+    return [...this.byId.values()];
+  }
+}

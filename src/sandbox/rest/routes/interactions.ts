@@ -1,0 +1,129 @@
+/**
+ * Interaction callback and the webhook-style follow-up / @original endpoints (reference §14.4, §14.5).
+ * No bot auth needed; exempt from the global limit; limited per interaction / per webhook token.
+ */
+import type { SandboxCore } from '../../core.js';
+import { Errors } from '../../errors.js';
+import type { MessageContext } from '../../interactions/messages.js';
+import type { SandboxInteraction } from '../../interactions/store.js';
+import { userObject } from '../../state/serialize.js';
+import { jsonValue } from '../body.js';
+import type { RestContext, RouteDef } from '../types.js';
+import { queryBool } from './commands.js';
+
+function filesOf(ctx: RestContext): number {
+  return ctx.body.kind === 'multipart' ? ctx.body.files.length : 0;
+}
+
+export function interactionRoutes(core: SandboxCore): RouteDef[] {
+  const store = core.store;
+
+  const messageContext = (record: SandboxInteraction, type: number): MessageContext => {
+    const p = record.payload as Record<string, any>;
+    const user = p.member?.user ?? p.user;
+    const metadata: Record<string, unknown> = {
+      id: record.id,
+      type: record.type,
+      user,
+      authorizing_integration_owners: p.authorizing_integration_owners,
+    };
+    if (p.data?.name !== undefined) metadata.name = p.data.name;
+    if (p.data?.type !== undefined) metadata.command_type = p.data.type;
+    return {
+      id: store.ids.next(),
+      channelId: record.meta.channelId,
+      guildId: record.meta.guildId,
+      author: userObject(store.botUser),
+      applicationId: store.applicationId,
+      type,
+      interactionMetadata: metadata,
+    };
+  };
+
+  /** The interaction behind a webhook token; unknown app -> 10015, unknown or expired token -> 50027. */
+  const byWebhook = (ctx: RestContext): SandboxInteraction => {
+    if (ctx.params.applicationId !== store.applicationId) throw Errors.unknownWebhook();
+    const record = core.interactions.byTokenValue(ctx.params.token!);
+    if (!record) throw Errors.invalidWebhookToken();
+    record.checkToken();
+    return record;
+  };
+
+  const webhookMajor = (p: Record<string, string>): string => `${p.applicationId}:${p.token}`;
+  const base = '/webhooks/:applicationId/:token';
+  const message = `${base}/messages/:messageId`;
+
+  return [
+    {
+      method: 'POST',
+      path: '/interactions/:interactionId/:token/callback',
+      bucket: 'interaction.callback',
+      major: 'interactionId',
+      auth: 'none',
+      global: false,
+      handler: (ctx) => {
+        const record = core.interactions.get(ctx.params.interactionId!);
+        if (!record || record.token !== ctx.params.token) throw Errors.unknownInteraction();
+        const { type, message } = record.respond(jsonValue(ctx.body), filesOf(ctx), (t) => messageContext(record, t), core.options.activities);
+        if (!queryBool(ctx.query.get('with_response'))) return { status: 204 };
+        const interaction: Record<string, unknown> = { id: record.id, type: record.type };
+        const resource: Record<string, unknown> = { type };
+        if (message) {
+          interaction.response_message_id = message.id;
+          interaction.response_message_loading = ((message.flags as number) & (1 << 7)) !== 0;
+          interaction.response_message_ephemeral = ((message.flags as number) & (1 << 6)) !== 0;
+          if (type === 4 || type === 7) resource.message = message;
+        }
+        if (type === 12) {
+          const instance = `i-${record.id}`;
+          interaction.activity_instance_id = instance;
+          resource.activity_instance = { id: instance };
+        }
+        return { status: 200, body: { interaction, resource } };
+      },
+    },
+    {
+      method: 'POST',
+      path: base,
+      bucket: 'webhook',
+      major: webhookMajor,
+      auth: 'none',
+      global: false,
+      handler: (ctx) => {
+        const record = byWebhook(ctx);
+        // Follow-ups behave like Execute Webhook with wait=true: the message comes back.
+        return { status: 200, body: record.followup(jsonValue(ctx.body), filesOf(ctx), messageContext(record, 0)) };
+      },
+    },
+    {
+      method: 'GET',
+      path: message,
+      bucket: 'webhook',
+      major: webhookMajor,
+      auth: 'none',
+      global: false,
+      handler: (ctx) => ({ status: 200, body: byWebhook(ctx).message(ctx.params.messageId!) }),
+    },
+    {
+      method: 'PATCH',
+      path: message,
+      bucket: 'webhook',
+      major: webhookMajor,
+      auth: 'none',
+      global: false,
+      handler: (ctx) => ({ status: 200, body: byWebhook(ctx).editMessage(ctx.params.messageId!, jsonValue(ctx.body)) }),
+    },
+    {
+      method: 'DELETE',
+      path: message,
+      bucket: 'webhook',
+      major: webhookMajor,
+      auth: 'none',
+      global: false,
+      handler: (ctx) => {
+        byWebhook(ctx).deleteMessage(ctx.params.messageId!);
+        return { status: 204 };
+      },
+    },
+  ];
+}
