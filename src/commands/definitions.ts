@@ -4,7 +4,7 @@
  * problem found in guild X's list still names the definition that caused it.
  */
 import { CommandType, HandlerType, OptionType } from './constants.js';
-import { makeProblem, type PathSegment, type Problem } from './problems.js';
+import { compareProblems, makeProblem, type PathSegment, type Problem } from './problems.js';
 import { stripRuntimeFields } from './payload.js';
 import { groupByScope, type GroupOptions } from './scopes.js';
 import { validateList, type ValidateOptions } from './validate.js';
@@ -111,5 +111,5 @@ export function validateDefinitions(defs: unknown, options: ValidateDefinitionsO
       out.push(p);
     }
   }
-  return out;
+  return out.sort(compareProblems);
 }

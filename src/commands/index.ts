@@ -6,6 +6,7 @@ export * from './types.js';
 export * from './constants.js';
 export {
   PROBLEM_CODES,
+  compareProblems,
   formatProblem,
   invalidFormBody,
   makeProblem,

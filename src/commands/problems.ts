@@ -84,6 +84,35 @@ export function renderPath(segments: readonly PathSegment[]): string {
   return out;
 }
 
+/** Field order for sorting: the order fields appear in the spec's tables. */
+const FIELD_RANK = new Map(
+  [
+    'id', 'type', 'name', 'name_localizations', 'description', 'description_localizations', 'required', 'choices',
+    'value', 'options', 'channel_types', 'min_value', 'max_value', 'min_length', 'max_length', 'autocomplete',
+    'file_types', 'default_member_permissions', 'dm_permission', 'default_permission', 'nsfw', 'integration_types',
+    'contexts', 'handler', 'run', 'guilds',
+  ].map((f, i) => [f, i]),
+);
+
+function compareSegment(a: PathSegment, b: PathSegment): number {
+  if (typeof a === 'number') return typeof b === 'number' ? a - b : -1;
+  if (typeof b === 'number') return 1;
+  if (a === b) return 0;
+  const ra = FIELD_RANK.get(a) ?? FIELD_RANK.size;
+  const rb = FIELD_RANK.get(b) ?? FIELD_RANK.size;
+  return ra !== rb ? ra - rb : a < b ? -1 : 1;
+}
+
+/** Orders problems as a reader meets them: by index, then by field in spec order, parents before children. */
+export function compareProblems(a: Problem, b: Problem): number {
+  const n = Math.min(a.segments.length, b.segments.length);
+  for (let i = 0; i < n; i++) {
+    const c = compareSegment(a.segments[i]!, b.segments[i]!);
+    if (c !== 0) return c;
+  }
+  return a.segments.length - b.segments.length;
+}
+
 export function makeProblem(segments: readonly PathSegment[], code: ProblemCode, message: string): Problem {
   const segs = segments.slice();
   return { path: renderPath(segs), segments: segs, message, code };

@@ -32,7 +32,7 @@ import {
   OptionType,
   SCOPE_LIMITS,
 } from './constants.js';
-import { makeProblem, type PathSegment, type Problem, type ProblemCode } from './problems.js';
+import { compareProblems, makeProblem, type PathSegment, type Problem, type ProblemCode } from './problems.js';
 import { codePointLength, firstInvalidNameChar, firstUppercaseChar } from './text.js';
 import type { ScopeKind } from './types.js';
 
@@ -680,7 +680,7 @@ export function validateCommand(def: unknown, options: ValidateCommandOptions): 
   const w = new Walker(options);
   if (options.index !== undefined) w.segs.push(options.index);
   commandInto(w, def);
-  return w.problems;
+  return w.problems.sort(compareProblems);
 }
 
 /**
@@ -744,5 +744,5 @@ export function validateList(list: readonly unknown[], options: ValidateOptions,
       else w.add('APPLICATION_COMMANDS_DUPLICATE_ID', `id ${f.id} is already used at [${at(first)}]`, at(i), 'id');
     }
   }
-  return w.problems;
+  return w.problems.sort(compareProblems);
 }
