@@ -24,7 +24,8 @@ import type { InteractionTransport } from './transport.js';
  */
 type LooseCommandContext = CommandContext<Record<string, OptionValue | undefined>, unknown>;
 type LooseAutocompleteContext = AutocompleteContext<Record<string, OptionValue | undefined>, unknown>;
-export type AutocompleteResult = readonly AutocompleteChoice[] | void | Promise<readonly AutocompleteChoice[] | void>;
+/** Handlers return choices (or answer through ctx.respond); what they return is checked at run time. */
+export type AutocompleteResult = unknown;
 export type RunHandler = (ctx: LooseCommandContext) => unknown;
 export type AutocompleteHandler = (ctx: LooseAutocompleteContext) => AutocompleteResult;
 
@@ -76,6 +77,22 @@ const GLOBAL = '*';
 
 function routeKey(scope: string, type: number, name: string): string {
   return `${scope}|${type}|${name}`;
+}
+
+function checkChoices(result: unknown, command: string): readonly AutocompleteChoice[] {
+  const valid =
+    Array.isArray(result) &&
+    result.every(
+      (c: unknown) =>
+        typeof c === 'object' &&
+        c !== null &&
+        typeof (c as { name?: unknown }).name === 'string' &&
+        ['string', 'number'].includes(typeof (c as { value?: unknown }).value),
+    );
+  if (!valid) {
+    throw new TypeError(`autocomplete handler of /${command} must return an array of { name, value } choices`);
+  }
+  return result as readonly AutocompleteChoice[];
 }
 
 /** Find the handler declared closest to the invoked subcommand path, falling back outwards. */
@@ -235,7 +252,8 @@ export class InteractionRouter<TCache = unknown> {
       if (typeof handler !== 'function') {
         throw new Error(`plugin "${route.plugin}" declares no autocomplete handler for /${commandLabel}`);
       }
-      choices = (await handler(ctx)) ?? [];
+      const result = await handler(ctx);
+      if (result !== undefined && !ctx.answered) choices = checkChoices(result, commandLabel);
     } catch (err) {
       services.log.error(
         { err, plugin: route.plugin, command: commandLabel, option: parsed.focused.name },

@@ -1,0 +1,85 @@
+/**
+ * The plugin module shape (design.md contract 4): a default-exported object with a name, command
+ * definitions (the API's own JSON plus handlers), event handlers, and setup/teardown hooks.
+ */
+import type {
+  APIEntitlement,
+  GatewayApplicationCommandPermissionsUpdateDispatchData,
+  GatewayGuildCreateDispatchData,
+  GatewayGuildDeleteDispatchData,
+  GatewayGuildMemberAddDispatchData,
+  GatewayGuildMemberRemoveDispatchData,
+  GatewayGuildMemberUpdateDispatchData,
+  GatewayReadyDispatchData,
+} from 'discord-api-types/v10';
+import type { Logger } from 'pino';
+import type { CacheReader } from '../cache/index.js';
+import type {
+  ChatInputCommandDefinition,
+  ContextMenuCommandDefinition,
+  EntryPointCommandDefinition,
+} from '../commands/index.js';
+import type { AutocompleteContext, CommandContext } from '../interactions/context.js';
+import type { OptionValue } from '../interactions/options.js';
+import type { MemberRequestResult, RequestMembersOptions } from '../gateway/index.js';
+import type { RestClient } from '../rest/index.js';
+
+export type OptionBag = Record<string, OptionValue | undefined>;
+
+export type PluginCommandContext<TOptions = OptionBag> = CommandContext<TOptions, CacheReader>;
+export type PluginAutocompleteContext<TOptions = OptionBag> = AutocompleteContext<TOptions, CacheReader>;
+
+/** Runtime-only settings of a command (never sent to the service). */
+export interface CommandBehaviour {
+  /** When the deadline guard defers for a slow handler, make the "thinking" message ephemeral. */
+  deferEphemeral?: boolean;
+}
+
+export type PluginCommand =
+  | (ChatInputCommandDefinition<PluginCommandContext, PluginAutocompleteContext> & CommandBehaviour)
+  | (ContextMenuCommandDefinition<PluginCommandContext> & CommandBehaviour)
+  | (EntryPointCommandDefinition<PluginCommandContext> & CommandBehaviour);
+
+/** What setup, teardown and event handlers get: the plugin's own logger and config, and shared services. */
+export interface PluginContext {
+  readonly name: string;
+  readonly log: Logger;
+  /** This plugin's section of `plugins.config` in the configuration (an empty object when absent). */
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly cache: CacheReader;
+  readonly rest: RestClient;
+  readonly applicationId: string;
+  /** Op 8 through the shard that owns the guild. */
+  requestMembers(options: RequestMembersOptions): Promise<MemberRequestResult>;
+}
+
+/** Events delivered to plugins, after the cache has applied them. */
+export interface PluginEventMap {
+  ready: GatewayReadyDispatchData & { shardId: number };
+  guildCreate: GatewayGuildCreateDispatchData;
+  guildDelete: GatewayGuildDeleteDispatchData;
+  guildMemberAdd: GatewayGuildMemberAddDispatchData;
+  guildMemberUpdate: GatewayGuildMemberUpdateDispatchData;
+  guildMemberRemove: GatewayGuildMemberRemoveDispatchData;
+  entitlementCreate: APIEntitlement;
+  entitlementUpdate: APIEntitlement;
+  entitlementDelete: APIEntitlement;
+  commandPermissionsUpdate: GatewayApplicationCommandPermissionsUpdateDispatchData;
+  /** Every dispatch, as received. */
+  raw: { shardId: number; t: string; d: unknown };
+}
+
+export type PluginEventName = keyof PluginEventMap;
+
+export type PluginEventHandlers = {
+  [E in PluginEventName]?: (payload: PluginEventMap[E], ctx: PluginContext) => unknown;
+};
+
+export interface PluginDefinition {
+  /** Unique among loaded plugins; names the plugin in logs, errors and its config section. */
+  name: string;
+  commands?: readonly PluginCommand[];
+  on?: PluginEventHandlers;
+  setup?(ctx: PluginContext): unknown;
+  teardown?(ctx: PluginContext): unknown;
+}
