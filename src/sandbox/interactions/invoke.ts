@@ -342,6 +342,8 @@ function optionValue(
     }
     case OptionType.INTEGER:
     case OptionType.NUMBER: {
+      // A focused number field with nothing typed yet arrives empty.
+      if (focused && raw === '') return '';
       const isInt = def.type === OptionType.INTEGER;
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
       // Even while typing, the client sends only well-formed numbers (spec §2.8).
