@@ -32,6 +32,7 @@
  *   as it is, since a PUT without it would delete it.
  * `strategy: 'single' | 'bulk'` forces one or the other.
  */
+import type { RESTPatchAPIApplicationCommandJSONBody } from 'discord-api-types/v10';
 import { normalizeCommand, toRequestBody } from './normalize.js';
 import { diffNormalized, type FieldChange } from './diff.js';
 import { COMMAND_TYPE_NAMES, CommandType, DEFAULT_ENTRY_POINT_NAME } from './constants.js';
@@ -63,8 +64,8 @@ export interface CreateOp extends CommandRef {
   body: CommandPayload;
 }
 
-/** The body of an edit: only changed fields, each replacing the old value whole. */
-export type CommandEditBody = Partial<Omit<CommandPayload, 'type' | 'id'>>;
+/** The body of an edit (PATCH): only changed fields, each replacing the old value whole. */
+export type CommandEditBody = RESTPatchAPIApplicationCommandJSONBody;
 
 export interface EditOp extends CommandRef {
   id: string;

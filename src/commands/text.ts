@@ -30,6 +30,7 @@ export function codePointLength(s: string): number {
 /** The spec's naming rule 1, verbatim, with the unicode flag. */
 export const CHAT_INPUT_NAME_REGEX = /^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u;
 const NAME_CHAR = /^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]$/u;
+const NAME_CHARS = /^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]*$/u;
 
 function describeChar(ch: string): string {
   const cp = ch.codePointAt(0) ?? 0;
@@ -39,6 +40,7 @@ function describeChar(ch: string): string {
 
 /** The first character the naming regex does not allow, described for a message; null when all are allowed. */
 export function firstInvalidNameChar(name: string): string | null {
+  if (NAME_CHARS.test(name)) return null;
   for (const ch of name) if (!NAME_CHAR.test(ch)) return describeChar(ch);
   return null;
 }

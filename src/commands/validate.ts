@@ -136,14 +136,10 @@ class Walker {
   }
 
   /**
-   * Checks a localization dictionary: keys are locales, values strings that pass `check` (which reports at the
-   * current path and returns the value's length). Returns the dictionary (or undefined) and the longest value.
+   * Checks a localization dictionary: keys are locales, values strings that follow `rule` (reported at the
+   * value's path). Returns the dictionary (or undefined) and the length of the longest value.
    */
-  localizations(
-    obj: Obj,
-    field: string,
-    check: (value: string) => number,
-  ): { dict: Obj | undefined; longest: number } {
+  localizations(obj: Obj, field: string, rule: LocalizedRule): { dict: Obj | undefined; longest: number } {
     const v = obj[field];
     if (v === undefined || v === null) return { dict: undefined, longest: 0 };
     if (!isObject(v)) {
@@ -159,13 +155,26 @@ class Walker {
       if (typeof value !== 'string') {
         this.add('STRING_TYPE_CONVERT', `must be a string, not ${kind(value)}`);
       } else {
-        const n = check(value);
+        const n = rule.name ? this.name(value, rule.chatInput, null) : this.length(value, rule.min, rule.max, null);
         if (n > longest) longest = n;
       }
       this.segs.pop();
     }
     this.segs.pop();
     return { dict: v, longest };
+  }
+
+  /**
+   * Whether `field` is present and valid for the option type (spec 2.4); reports it when it is present but not
+   * valid. With an unknown type only the fields' own shapes are checked.
+   */
+  allowed(opt: Obj, type: number | undefined, field: string, ok: boolean, types: string): boolean {
+    if (opt[field] === undefined) return false;
+    if (type !== undefined && !ok) {
+      this.add('APPLICATION_COMMAND_FIELD_NOT_ALLOWED', `${field} is valid only for ${types} options, not ${OPTION_TYPE_NAMES[type]}`, field);
+      return false;
+    }
+    return true;
   }
 
   /** An enum list (integration_types, contexts, channel_types). Returns the valid entries. */
@@ -185,6 +194,14 @@ class Walker {
     return out;
   }
 }
+
+/** What each value of a localization dictionary must satisfy (constants, so no closure per call). */
+type LocalizedRule = { name: true; chatInput: boolean } | { name: false; min: number; max: number };
+const CHAT_NAME: LocalizedRule = { name: true, chatInput: true };
+const MENU_NAME: LocalizedRule = { name: true, chatInput: false };
+const DESCRIPTION: LocalizedRule = { name: false, min: LIMITS.descriptionMin, max: LIMITS.descriptionMax };
+const ENTRY_DESCRIPTION: LocalizedRule = { name: false, min: 0, max: LIMITS.descriptionMax };
+const CHOICE_NAME: LocalizedRule = { name: false, min: LIMITS.choiceNameMin, max: LIMITS.choiceNameMax };
 
 function kind(v: unknown): string {
   if (v === null) return 'null';
@@ -231,7 +248,7 @@ function commandInto(w: Walker, def: unknown): CommandFacts | null {
   // name and its localizations (each value follows the name's rule).
   const name = w.string(def, 'name', true);
   let nameSize = name === undefined ? 0 : w.name(name, chatInput, 'name');
-  const nameLocs = w.localizations(def, 'name_localizations', (v) => w.name(v, chatInput, null));
+  const nameLocs = w.localizations(def, 'name_localizations', chatInput ? CHAT_NAME : MENU_NAME);
   nameSize = Math.max(nameSize, nameLocs.longest);
 
   // description: 1-100 for CHAT_INPUT; "" only for USER/MESSAGE; optional up to 100 for an entry point.
@@ -258,7 +275,7 @@ function commandInto(w: Walker, def: unknown): CommandFacts | null {
     const min = chatInput ? LIMITS.descriptionMin : 0;
     const d = w.string(def, 'description', chatInput);
     if (d !== undefined) descSize = w.length(d, min, LIMITS.descriptionMax, 'description');
-    const dl = w.localizations(def, 'description_localizations', (v) => w.length(v, min, LIMITS.descriptionMax, null));
+    const dl = w.localizations(def, 'description_localizations', chatInput ? DESCRIPTION : ENTRY_DESCRIPTION);
     descSize = Math.max(descSize, dl.longest);
   }
   w.size += nameSize + descSize;
@@ -497,70 +514,60 @@ function optionInto(w: Walker, opt: unknown, depth: number): OptionFacts | null 
 
   const name = w.string(opt, 'name', true);
   let nameSize = name === undefined ? 0 : w.name(name, true, 'name');
-  const nameLocs = w.localizations(opt, 'name_localizations', (v) => w.name(v, true, null));
+  const nameLocs = w.localizations(opt, 'name_localizations', CHAT_NAME);
   nameSize = Math.max(nameSize, nameLocs.longest);
   const desc = w.string(opt, 'description', true);
   let descSize = desc === undefined ? 0 : w.length(desc, LIMITS.descriptionMin, LIMITS.descriptionMax, 'description');
-  const descLocs = w.localizations(opt, 'description_localizations', (v) =>
-    w.length(v, LIMITS.descriptionMin, LIMITS.descriptionMax, null),
-  );
+  const descLocs = w.localizations(opt, 'description_localizations', DESCRIPTION);
   descSize = Math.max(descSize, descLocs.longest);
   w.size += nameSize + descSize;
 
   // Fields per option type (spec 2.4). With an unknown type only the fields' own shapes are checked.
-  const allowed = (field: string, ok: boolean, types: string): boolean => {
-    if (opt[field] === undefined) return false;
-    if (type !== undefined && !ok) {
-      w.add('APPLICATION_COMMAND_FIELD_NOT_ALLOWED', `${field} is valid only for ${types} options, not ${OPTION_TYPE_NAMES[type]}`, field);
-      return false;
-    }
-    return true;
-  };
   const isSub = type === OptionType.SUB_COMMAND;
   const isGroup = type === OptionType.SUB_COMMAND_GROUP;
   const withChoices = type === undefined || VALUE_TYPES_WITH_CHOICES.has(type);
   const numeric = type === undefined || type === OptionType.INTEGER || type === OptionType.NUMBER;
 
   let required = false;
-  if (allowed('required', !isSub && !isGroup, 'non-subcommand')) {
+  if (w.allowed(opt, type, 'required', !isSub && !isGroup, 'non-subcommand')) {
     w.boolean(opt, 'required', false);
     required = opt.required === true;
   }
 
   let choiceCount = 0;
-  if (allowed('choices', withChoices, 'STRING, INTEGER and NUMBER')) {
+  if (w.allowed(opt, type, 'choices', withChoices, 'STRING, INTEGER and NUMBER')) {
     choiceCount = choicesInto(w, opt.choices, type);
   }
 
-  if (allowed('autocomplete', withChoices, 'STRING, INTEGER and NUMBER')) {
+  if (w.allowed(opt, type, 'autocomplete', withChoices, 'STRING, INTEGER and NUMBER')) {
     w.boolean(opt, 'autocomplete', false);
     if (opt.autocomplete === true && choiceCount > 0) {
       w.add('APPLICATION_COMMAND_AUTOCOMPLETE_WITH_CHOICES', 'autocomplete may not be true when choices are present', 'autocomplete');
     }
   }
 
-  if (allowed('options', type === undefined || isSub || isGroup, 'SUB_COMMAND and SUB_COMMAND_GROUP')) {
+  if (w.allowed(opt, type, 'options', type === undefined || isSub || isGroup, 'SUB_COMMAND and SUB_COMMAND_GROUP')) {
     if (type !== undefined) optionsInto(w, opt.options, isGroup ? 'group' : 'subcommand', depth + 1);
   }
 
-  if (allowed('channel_types', type === undefined || type === OptionType.CHANNEL, 'CHANNEL')) {
+  if (w.allowed(opt, type, 'channel_types', type === undefined || type === OptionType.CHANNEL, 'CHANNEL')) {
     w.enumList(opt, 'channel_types', (n) => CHANNEL_TYPES.has(n), 'channel type');
   }
 
-  const minV = allowed('min_value', numeric, 'INTEGER and NUMBER') ? numberFor(w, opt, 'min_value', type) : undefined;
-  const maxV = allowed('max_value', numeric, 'INTEGER and NUMBER') ? numberFor(w, opt, 'max_value', type) : undefined;
+  const minV = w.allowed(opt, type, 'min_value', numeric, 'INTEGER and NUMBER') ? numberFor(w, opt, 'min_value', type) : undefined;
+  const maxV = w.allowed(opt, type, 'max_value', numeric, 'INTEGER and NUMBER') ? numberFor(w, opt, 'max_value', type) : undefined;
   if (minV !== undefined && maxV !== undefined && minV > maxV) {
     w.add('APPLICATION_COMMAND_OPTION_RANGE_INVALID', `max_value (${maxV}) must not be below min_value (${minV})`, 'max_value');
   }
 
   const isString = type === undefined || type === OptionType.STRING;
-  const minL = allowed('min_length', isString, 'STRING') ? intIn(w, opt, 'min_length', LIMITS.minLengthMin, LIMITS.minLengthMax) : undefined;
-  const maxL = allowed('max_length', isString, 'STRING') ? intIn(w, opt, 'max_length', LIMITS.maxLengthMin, LIMITS.maxLengthMax) : undefined;
+  const minL = w.allowed(opt, type, 'min_length', isString, 'STRING') ? intIn(w, opt, 'min_length', LIMITS.minLengthMin, LIMITS.minLengthMax) : undefined;
+  const maxL = w.allowed(opt, type, 'max_length', isString, 'STRING') ? intIn(w, opt, 'max_length', LIMITS.maxLengthMin, LIMITS.maxLengthMax) : undefined;
   if (minL !== undefined && maxL !== undefined && minL > maxL) {
     w.add('APPLICATION_COMMAND_OPTION_RANGE_INVALID', `max_length (${maxL}) must not be below min_length (${minL})`, 'max_length');
   }
 
-  if (allowed('file_types', type === undefined || type === OptionType.ATTACHMENT, 'ATTACHMENT')) {
+  if (w.allowed(opt, type, 'file_types', type === undefined || type === OptionType.ATTACHMENT, 'ATTACHMENT')) {
     const ft = opt.file_types;
     if (!Array.isArray(ft)) w.add('LIST_TYPE_CONVERT', `must be an array of strings, not ${kind(ft)}`, 'file_types');
     else {
@@ -640,7 +647,7 @@ function choicesInto(w: Walker, value: unknown, type: number | undefined): numbe
     }
     const name = w.string(c, 'name', true);
     let size = name === undefined ? 0 : w.length(name, LIMITS.choiceNameMin, LIMITS.choiceNameMax, 'name');
-    const locs = w.localizations(c, 'name_localizations', (v) => w.length(v, LIMITS.choiceNameMin, LIMITS.choiceNameMax, null));
+    const locs = w.localizations(c, 'name_localizations', CHOICE_NAME);
     size = Math.max(size, locs.longest);
     size += choiceValueInto(w, c, type);
     w.size += size;
