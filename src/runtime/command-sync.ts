@@ -1,0 +1,104 @@
+/**
+ * Startup command sync (and `gatehouse commands diff|sync`): every plugin's definitions are validated
+ * together; on any problem nothing is sent. Otherwise each scope is listed, diffed and brought up to date
+ * with the fewest writes the commands model can plan.
+ */
+import type { Logger } from 'pino';
+import {
+  GLOBAL_SCOPE,
+  describePlan,
+  formatProblem,
+  groupByScope,
+  guildScope,
+  syncCommands,
+  type Scope,
+  type SyncPlan,
+  type SyncSummary,
+} from '../commands/index.js';
+import type { PluginCommandProblem, PluginHost } from '../plugins/host.js';
+import type { RestClient } from '../rest/index.js';
+import { commandsPort } from './rest-adapters.js';
+
+export type CommandSyncResult =
+  | { status: 'invalid'; problems: PluginCommandProblem[] }
+  | { status: 'blocked'; reason: string }
+  | { status: 'planned'; plan: SyncPlan }
+  | { status: 'synced'; plan: SyncPlan; summary: SyncSummary };
+
+export interface CommandSyncOptions {
+  host: PluginHost;
+  rest: RestClient;
+  applicationId: string;
+  devGuildId?: string;
+  dryRun?: boolean;
+  log: Logger;
+}
+
+/** One line per problem: plugin, file and the field path inside the plugin. */
+export function formatPluginProblem(p: PluginCommandProblem): string {
+  const where = p.source === '' ? p.plugin : `${p.plugin} (${p.source})`;
+  return `${where}: ${formatProblem({ ...p.problem, path: p.path })}`;
+}
+
+export async function syncPluginCommands(options: CommandSyncOptions): Promise<CommandSyncResult> {
+  const { host, log } = options;
+  if (host.loadFailures.length > 0) {
+    // A plugin that did not load would have its commands deleted (and their permissions lost) by a sync.
+    const files = host.loadFailures.map((f) => f.source.label).join(', ');
+    return { status: 'blocked', reason: `plugins failed to load (${files}); their commands are left as they are` };
+  }
+  const devOptions = options.devGuildId !== undefined ? { devGuildId: options.devGuildId } : {};
+  const problems = host.validateCommands(devOptions);
+  if (problems.length > 0) return { status: 'invalid', problems };
+
+  const all = host.commands();
+  const { groups, notes } = groupByScope(
+    all.map((c) => c.command),
+    devOptions,
+  );
+  for (const note of notes) {
+    const owner = all[note.index];
+    log.info({ plugin: owner?.plugin.name, command: owner?.command.name }, note.message);
+  }
+  // The global scope is always checked, so commands of removed plugins are deleted there too; in
+  // development mode only the development guild is managed.
+  const alsoCheck: Scope[] =
+    options.devGuildId !== undefined ? [guildScope(options.devGuildId)] : [GLOBAL_SCOPE];
+  const { plan, summary } = await syncCommands(
+    groups.map((g) => ({ scope: g.scope, commands: g.commands })),
+    commandsPort(options.rest, options.applicationId),
+    { alsoCheck, dryRun: options.dryRun === true },
+  );
+  if (summary === null) return { status: 'planned', plan };
+  return { status: 'synced', plan, summary };
+}
+
+/** Log a sync result: every problem, or the summary per scope. */
+export function logSyncResult(result: CommandSyncResult, log: Logger): void {
+  switch (result.status) {
+    case 'invalid':
+      for (const p of result.problems) log.error(formatPluginProblem(p));
+      log.error({ problems: result.problems.length }, 'command definitions are invalid; nothing was synced');
+      return;
+    case 'blocked':
+      log.error(`command sync skipped: ${result.reason}`);
+      return;
+    case 'planned':
+      for (const line of describePlan(result.plan)) log.info(line);
+      return;
+    case 'synced':
+      for (const s of result.summary.scopes) {
+        const fields = {
+          scope: s.key,
+          strategy: s.strategy,
+          created: s.created,
+          updated: s.updated,
+          deleted: s.deleted,
+          unchanged: s.unchanged,
+          requests: s.requests,
+        };
+        if (s.error !== undefined) log.error({ ...fields, err: s.error }, 'command sync failed for a scope');
+        else log.info(fields, 'commands synced');
+      }
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * The runtime: composes REST, cache, plugins, command sync, interaction routing and the gateway into a bot.
+ *
+ * Start order matters: plugins load and their commands sync before the gateway connects, and plugin setup
+ * runs before the first dispatch, so every interaction finds its handler. Per dispatch the order is
+ * cache -> interaction router -> plugin events, so handlers always see an updated cache.
+ */
+import type { APIInteraction } from 'discord-api-types/v10';
+import type { Logger } from 'pino';
+import { createCache, type Cache } from '../cache/index.js';
+import { ShardManager, type ShardManagerOptions } from '../gateway/index.js';
+import { InteractionRouter } from '../interactions/router.js';
+import { PluginHost } from '../plugins/host.js';
+import { getCurrentApplication, RestClient, type RestClientOptions } from '../rest/index.js';
+import type { Sandbox } from '../sandbox/contract.js';
+import { registerSecret } from '../util/redact.js';
+import { intentBits, type Config } from './config.js';
+import { logSyncResult, syncPluginCommands, type CommandSyncResult } from './command-sync.js';
+import { createLogger } from './logger.js';
+import { gatewayBotPort, interactionTransport } from './rest-adapters.js';
+
+export interface RuntimeOptions {
+  config: Config;
+  log?: Logger;
+  /** Working directory for plugin directories. */
+  cwd?: string;
+  /** Use this sandbox instead of starting one when no token is configured (tests share one). */
+  sandbox?: Sandbox;
+  /** Overrides for the shard manager (tests shorten windows). */
+  gateway?: Partial<Omit<ShardManagerOptions, 'token' | 'intents' | 'gatewayBot' | 'onDispatch'>>;
+  rest?: Partial<RestClientOptions>;
+  /** Defer an interaction automatically when its handler has not answered after this long. Default 2000. */
+  deferAfterMs?: number;
+}
+
+export type RuntimeState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+export class Runtime {
+  readonly config: Config;
+  readonly log: Logger;
+  private stateValue: RuntimeState = 'created';
+  private sandboxValue: Sandbox | null;
+  private ownsSandbox = false;
+  private restValue: RestClient | null = null;
+  private cacheValue: Cache | null = null;
+  private hostValue: PluginHost | null = null;
+  private routerValue: InteractionRouter<unknown> | null = null;
+  private gatewayValue: ShardManager | null = null;
+  private applicationIdValue: string | null = null;
+  private syncValue: CommandSyncResult | null = null;
+  /** Interactions being handled; shutdown waits for them. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private acceptingInteractions = false;
+  private dispatchCount = 0;
+
+  constructor(private readonly options: RuntimeOptions) {
+    this.config = options.config;
+    this.log = options.log ?? createLogger({ level: options.config.log.level, pretty: options.config.log.pretty });
+    this.sandboxValue = options.sandbox ?? null;
+  }
+
+  get state(): RuntimeState {
+    return this.stateValue;
+  }
+  get sandbox(): Sandbox | null {
+    return this.sandboxValue;
+  }
+  get rest(): RestClient {
+    return required(this.restValue, 'rest');
+  }
+  get cache(): Cache {
+    return required(this.cacheValue, 'cache');
+  }
+  get plugins(): PluginHost {
+    return required(this.hostValue, 'plugins');
+  }
+  get router(): InteractionRouter<unknown> {
+    return required(this.routerValue, 'router');
+  }
+  get gateway(): ShardManager {
+    return required(this.gatewayValue, 'gateway');
+  }
+  get applicationId(): string {
+    return required(this.applicationIdValue, 'applicationId');
+  }
+  /** The startup sync's outcome (null when sync is off). */
+  get commandSync(): CommandSyncResult | null {
+    return this.syncValue;
+  }
+  /** Dispatches handled since start. */
+  get dispatches(): number {
+    return this.dispatchCount;
+  }
+  get interactionsInFlight(): number {
+    return this.inFlight.size;
+  }
+
+  /** Connect REST (starting the embedded sandbox when there is no token) and learn the application id. */
+  async connect(): Promise<void> {
+    if (this.restValue !== null) return;
+    let { token, apiUrl } = this.config;
+    if (token === undefined) {
+      if (this.sandboxValue === null) {
+        const { createSandbox } = await import('../sandbox/index.js');
+        const s = this.config.sandbox;
+        this.sandboxValue = await createSandbox({
+          port: s.port,
+          seed: { guilds: s.guilds, membersPerGuild: s.membersPerGuild },
+          activities: s.activities,
+          logger: this.log.child({ component: 'sandbox' }),
+        });
+        this.ownsSandbox = true;
+      }
+      token = this.sandboxValue.botToken;
+      apiUrl = this.sandboxValue.restUrl;
+      this.log.info({ rest: apiUrl, gateway: this.sandboxValue.gatewayUrl }, 'no DISCORD_TOKEN: using the local sandbox');
+    }
+    registerSecret(token);
+    this.restValue = new RestClient({
+      baseUrl: apiUrl,
+      token,
+      logger: this.log.child({ component: 'rest' }),
+      ...this.options.rest,
+    });
+    this.applicationIdValue = this.config.applicationId ?? (await getCurrentApplication(this.restValue)).id;
+  }
+
+  /** Load plugins (without running setup). */
+  async loadPlugins(): Promise<PluginHost> {
+    await this.connect();
+    if (this.hostValue !== null) return this.hostValue;
+    const cache = this.ensureCache();
+    const host = new PluginHost({
+      log: this.log.child({ component: 'plugins' }),
+      services: {
+        cache,
+        rest: this.rest,
+        applicationId: this.applicationId,
+        requestMembers: (o) => this.gateway.requestMembers(o),
+      },
+      pluginConfig: this.config.plugins.config,
+      disabled: this.config.plugins.disabled,
+      ...(this.options.cwd !== undefined ? { cwd: this.options.cwd } : {}),
+    });
+    await host.load(this.config.plugins.dirs);
+    this.hostValue = host;
+    return host;
+  }
+
+  /** Validate, diff and (unless dryRun) sync every plugin's commands. */
+  async syncCommands(options: { dryRun?: boolean } = {}): Promise<CommandSyncResult> {
+    const host = await this.loadPlugins();
+    const result = await syncPluginCommands({
+      host,
+      rest: this.rest,
+      applicationId: this.applicationId,
+      ...(this.config.commands.devGuildId !== undefined ? { devGuildId: this.config.commands.devGuildId } : {}),
+      dryRun: options.dryRun === true,
+      log: this.log.child({ component: 'commands' }),
+    });
+    logSyncResult(result, this.log.child({ component: 'commands' }));
+    return result;
+  }
+
+  private ensureCache(): Cache {
+    this.cacheValue ??= createCache(this.config.cache, {
+      ...(this.config.redisUrl !== undefined ? { redisUrl: this.config.redisUrl } : {}),
+    });
+    return this.cacheValue;
+  }
+
+  /** Start everything; resolves when every owned shard is READY. */
+  async start(): Promise<void> {
+    if (this.stateValue !== 'created') throw new Error(`runtime cannot start from state ${this.stateValue}`);
+    this.stateValue = 'starting';
+    try {
+      await this.connect();
+      const host = await this.loadPlugins();
+      if (this.config.commands.sync) this.syncValue = await this.syncCommands();
+
+      const router = new InteractionRouter<unknown>({
+        transport: interactionTransport(this.rest),
+        log: this.log.child({ component: 'interactions' }),
+        servicesFor: (plugin) => {
+          const hosted = host.loaded.find((p) => p.name === plugin);
+          return hosted !== undefined
+            ? { log: hosted.context.log, config: hosted.context.config, cache: hosted.context.cache }
+            : { log: this.log, config: {}, cache: this.cache };
+        },
+        ...(this.options.deferAfterMs !== undefined ? { deferAfterMs: this.options.deferAfterMs } : {}),
+      });
+      await host.setupAll();
+      host.registerRoutes(router, {
+        ...(this.config.commands.devGuildId !== undefined ? { devGuildId: this.config.commands.devGuildId } : {}),
+      });
+      this.routerValue = router;
+      this.acceptingInteractions = true;
+
+      const { shards, gateway } = this.config;
+      const manager = new ShardManager({
+        token: this.tokenForGateway(),
+        intents: intentBits(this.config),
+        gatewayBot: gatewayBotPort(this.rest),
+        totalShards: shards.total,
+        shardIds: shards.ids,
+        compress: gateway.compress,
+        largeThreshold: gateway.largeThreshold,
+        logger: this.log.child({ component: 'gateway' }),
+        onDispatch: (shardId, t, d) => this.onDispatch(shardId, t, d),
+        ...this.options.gateway,
+      });
+      this.gatewayValue = manager;
+      await manager.start();
+      this.stateValue = 'running';
+    } catch (err) {
+      this.stateValue = 'running';
+      await this.stop().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private tokenForGateway(): string {
+    return this.config.token ?? required(this.sandboxValue, 'sandbox').botToken;
+  }
+
+  /** Hot path: one call per dispatch of every shard. */
+  private onDispatch(shardId: number, t: string, d: unknown): void {
+    this.dispatchCount++;
+    this.cacheValue?.apply(t, d);
+    if (t === 'INTERACTION_CREATE') this.routeInteraction(d as APIInteraction);
+    this.hostValue?.dispatch(shardId, t, d);
+  }
+
+  private routeInteraction(interaction: APIInteraction): void {
+    if (!this.acceptingInteractions || this.routerValue === null) return;
+    const handling = this.routerValue.handle(interaction).catch((err: unknown) => {
+      this.log.error({ err }, 'interaction routing failed');
+    });
+    this.inFlight.add(handling);
+    void handling.finally(() => this.inFlight.delete(handling));
+  }
+
+  /**
+   * Stop: take no new interactions, let in-flight ones answer (bounded), close shards (resumable when a
+   * session store keeps the sessions), tear plugins down, close cache and REST.
+   */
+  async stop(options: { graceMs?: number; resumable?: boolean } = {}): Promise<void> {
+    if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
+    this.stateValue = 'stopping';
+    this.acceptingInteractions = false;
+    const grace = options.graceMs ?? 10_000;
+    if (this.inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.inFlight]),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, grace);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    const steps: Array<[string, () => Promise<unknown> | unknown]> = [
+      ['gateway', () => this.gatewayValue?.close({ resumable: options.resumable ?? false })],
+      ['plugins', () => this.hostValue?.teardownAll()],
+      ['cache', () => this.cacheValue?.close()],
+      ['rest', () => this.restValue?.close()],
+      ['sandbox', () => (this.ownsSandbox ? this.sandboxValue?.close() : undefined)],
+    ];
+    for (const [name, step] of steps) {
+      try {
+        await step();
+      } catch (err) {
+        this.log.warn({ err, component: name }, 'error while stopping');
+      }
+    }
+    this.stateValue = 'stopped';
+  }
+}
+
+function required<T>(value: T | null, name: string): T {
+  if (value === null) throw new Error(`runtime: ${name} is not available before start()`);
+  return value;
+}
