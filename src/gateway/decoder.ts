@@ -34,7 +34,7 @@ export class PayloadDecoder {
   push(data: Buffer, isBinary: boolean): void {
     if (this.failed) return;
     if (isBinary && this.inflater !== null) this.inflater.push(data);
-    else this.text(data.toString('utf8'));
+    else this.text(data.toString()); // no-argument toString is Node's UTF-8 fast path
   }
 
   /** Parse one complete message's text (for transports that hand over strings). */

@@ -205,7 +205,7 @@ class NodeZlibInflater implements Inflater {
     // Output still buffered in the readable side (not expected in flowing mode) is emitted as 'data' by read().
     while (this.stream.readableLength > 0 && this.stream.read() !== null);
     const out = this.out;
-    const text = out.length === 1 ? out[0]!.toString('utf8') : Buffer.concat(out).toString('utf8');
+    const text = out.length === 1 ? out[0]!.toString() : Buffer.concat(out).toString();
     out.length = 0;
     this.pending--;
     this.sink.message(text);
