@@ -23,8 +23,22 @@ export interface ChildResult {
   truncated: boolean;
 }
 
+/** Not a cache: JSON.parse of the same dispatches, the floor every subject's cost sits on top of. */
+class ParseOnly implements CacheSubject {
+  readonly name = 'JSON.parse alone';
+  readonly inProcess = true;
+  async setup(): Promise<void> {}
+  feed(): void {}
+  async counts(): Promise<SubjectCounts> {
+    return { guilds: 0, members: 0, users: 0, roles: 0 };
+  }
+  async teardown(): Promise<void> {}
+}
+
 async function makeSubject(name: string): Promise<CacheSubject> {
   switch (name) {
+    case 'parse':
+      return new ParseOnly();
     case 'discordjs':
       return new (await import('./subjects/discordjs.js')).DiscordJsSubject();
     case 'memory':
@@ -52,6 +66,7 @@ async function main(): Promise<void> {
   const budgetMs = Number(budgetArg ?? 120_000);
   const workload = new CacheWorkload(options);
   const subject = await makeSubject(name);
+  const parseOnly = subject instanceof ParseOnly;
   await subject.setup();
 
   const feedMs: ChildResult['feedMs'] = { ready: 0, guild_create: 0, member_events: 0, total: 0 };
@@ -67,7 +82,8 @@ async function main(): Promise<void> {
       break;
     }
     const t0 = performance.now();
-    await subject.feed(batch.packets);
+    if (parseOnly) JSON.parse(batch.json);
+    else await subject.feed(batch.packets);
     const dt = performance.now() - t0;
     feedMs[batch.phase] += dt;
     feedMs.total += dt;

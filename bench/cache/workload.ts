@@ -54,6 +54,8 @@ export type Phase = 'ready' | 'guild_create' | 'member_events';
 export interface Batch {
   phase: Phase;
   packets: DispatchPacket[];
+  /** The same packets as one JSON text (a JSON array), for measuring JSON.parse on its own. */
+  json: string;
 }
 
 export interface ExpectedCounts {
@@ -86,8 +88,9 @@ const BASE_MS = Date.UTC(2024, 5, 1);
  * Round-trip through JSON so that subjects receive what JSON.parse makes of a frame (flat strings, fresh
  * objects), not the generator's concatenated strings.
  */
-function asParsed(packets: DispatchPacket[]): DispatchPacket[] {
-  return JSON.parse(JSON.stringify(packets)) as DispatchPacket[];
+function batch(phase: Phase, made: DispatchPacket[]): Batch {
+  const json = JSON.stringify(made);
+  return { phase, packets: JSON.parse(json) as DispatchPacket[], json };
 }
 
 export class CacheWorkload {
@@ -126,9 +129,9 @@ export class CacheWorkload {
   /** Every batch of the workload, in order. Each batch is built when asked for and owned by the caller. */
   *batches(): Generator<Batch> {
     const o = this.options;
-    yield { phase: 'ready', packets: asParsed([this.ready()]) };
-    for (let g = 0; g < o.guilds; g++) yield { phase: 'guild_create', packets: asParsed([this.guildCreate(g)]) };
-    for (let g = 0; g < o.guilds; g++) yield { phase: 'member_events', packets: asParsed(this.memberEvents(g)) };
+    yield batch('ready', [this.ready()]);
+    for (let g = 0; g < o.guilds; g++) yield batch('guild_create', [this.guildCreate(g)]);
+    for (let g = 0; g < o.guilds; g++) yield batch('member_events', this.memberEvents(g));
   }
 
   private packet(t: string, d: Record<string, unknown>): DispatchPacket {

@@ -3,20 +3,10 @@ import { afterAll, beforeAll } from 'vitest';
 import { RedisCache, type Cache } from '../../src/cache/index.js';
 import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { cacheConformance } from './conformance.js';
+import { dropPrefix } from './redis-cleanup.js';
 
 let redis: Redis;
 const made: { cache: Cache; prefix: string }[] = [];
-
-/** Remove every key under a prefix (SCAN, bounded). */
-export async function dropPrefix(client: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  let rounds = 0;
-  do {
-    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    if (keys.length > 0) await client.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0' && ++rounds < 10_000);
-}
 
 describeWithRedis('redis backend', () => {
   beforeAll(async () => {

@@ -1,17 +1,18 @@
 /**
- * Every cached member of every guild in one column table indexed by slot: about 60 bytes a member
+ * Every cached member of every guild in one column table indexed by slot: a few dozen bytes a member
  * instead of an object graph. The key is (guild slot, user slot); each guild threads its members on a
  * doubly linked list through `next`/`prev`, so a guild's members can be walked and removed without a
  * per-guild container.
  *
  * Roles are a bit set of the guild's role numbers (GuildRecord.roleSlot) when every number is below 31,
  * the common case; otherwise the set is kept on the side as a string of char codes.
- * Guild avatar and banner are rare and kept on the side as well.
+ * Nicknames live in a string arena. Guild avatar, banner and timeout are rare and kept on the side.
  */
 import type { MemberPayload } from '../reducer.js';
 import { FreeList, grown, nextCapacity } from './columns.js';
 import type { GuildRecord } from './guilds.js';
 import { PairIndex } from './pair-index.js';
+import { StringArena } from './string-arena.js';
 import { isSnowflake, timestampOrNaN } from '../wire.js';
 
 const LIVE = 1;
@@ -20,6 +21,11 @@ const PENDING = 2;
 const SIDE_AVATAR = 4;
 const SIDE_BANNER = 8;
 const SIDE_ROLES = 16;
+/** The nickname is in the arena at nickAt/nickLength... */
+const HAS_NICK = 32;
+/** ...or, over 127 code units, in `longNicks`. */
+const LONG_NICK = 64;
+const SIDE_TIMEOUT = 128;
 const OVERFLOW = -1;
 const BITSET_SLOTS = 31;
 
@@ -33,8 +39,17 @@ export class MemberTable {
   private flags = new Int32Array(0);
   private state = new Uint8Array(0);
   private joined = new Float64Array(0);
-  private timeout = new Float64Array(0);
-  private nick: (string | null)[] = [];
+  private nickAt = new Uint32Array(0);
+  private nickLength = new Uint8Array(0);
+  private readonly arena = new StringArena((move) => {
+    for (let slot = 0; slot < this.end; slot++) {
+      if ((this.state[slot]! & (LIVE | HAS_NICK)) === (LIVE | HAS_NICK)) {
+        this.nickAt[slot] = move(this.nickAt[slot]!, StringArena.bytesOf(this.nickLength[slot]!));
+      }
+    }
+  });
+  private readonly longNicks = new Map<number, string>();
+  private readonly timeouts = new Map<number, number>();
   private readonly avatars = new Map<number, string>();
   private readonly banners = new Map<number, string>();
   private readonly overflowRoles = new Map<number, string>();
@@ -69,8 +84,6 @@ export class MemberTable {
     this.flags[slot] = 0;
     this.state[slot] = LIVE;
     this.joined[slot] = NaN;
-    this.timeout[slot] = NaN;
-    this.nick[slot] = null;
     this.prev[slot] = -1;
     this.next[slot] = guild.memberHead;
     if (guild.memberHead >= 0) this.prev[guild.memberHead] = slot;
@@ -93,12 +106,13 @@ export class MemberTable {
     if (next >= 0) this.prev[next] = prev;
     guild.cachedMembers--;
     guild.sorted = null;
+    this.setNick(slot, null);
     const state = this.state[slot]!;
     if ((state & SIDE_AVATAR) !== 0) this.avatars.delete(slot);
     if ((state & SIDE_BANNER) !== 0) this.banners.delete(slot);
     if ((state & SIDE_ROLES) !== 0) this.overflowRoles.delete(slot);
+    if ((state & SIDE_TIMEOUT) !== 0) this.timeouts.delete(slot);
     this.state[slot] = 0;
-    this.nick[slot] = null;
     this.keyA[slot] = -1;
     this.keyB[slot] = -1;
     this.free.push(slot);
@@ -108,11 +122,11 @@ export class MemberTable {
 
   /** Copy a member payload's fields; with `partial`, fields absent from it are left as they are. */
   write(slot: number, guild: GuildRecord, m: MemberPayload, partial: boolean): void {
-    if (!partial || m.nick !== undefined) this.nick[slot] = typeof m.nick === 'string' ? m.nick : null;
+    if (!partial || m.nick !== undefined) this.setNick(slot, typeof m.nick === 'string' ? m.nick : null);
     if (!partial || m.roles !== undefined) this.writeRoles(slot, guild, m.roles);
     if (!partial || m.joined_at !== undefined) this.joined[slot] = timestampOrNaN(m.joined_at);
     if (!partial || m.communication_disabled_until !== undefined) {
-      this.timeout[slot] = timestampOrNaN(m.communication_disabled_until);
+      this.setTimeout(slot, timestampOrNaN(m.communication_disabled_until));
     }
     if (!partial || m.flags !== undefined) this.flags[slot] = typeof m.flags === 'number' ? m.flags | 0 : 0;
     if (!partial || m.pending !== undefined) {
@@ -120,6 +134,49 @@ export class MemberTable {
     }
     if (!partial || m.avatar !== undefined) this.setSide(this.avatars, SIDE_AVATAR, slot, m.avatar);
     if (!partial || m.banner !== undefined) this.setSide(this.banners, SIDE_BANNER, slot, m.banner);
+  }
+
+  private setNick(slot: number, nick: string | null): void {
+    const state = this.state[slot]!;
+    const size = nick === null ? 0 : StringArena.sizeOf(nick);
+    if ((state & HAS_NICK) !== 0) {
+      const old = StringArena.bytesOf(this.nickLength[slot]!);
+      if (nick !== null && size >= 0 && size <= old) {
+        // In place; the rest of the old space is waste.
+        if (size < old) this.arena.release(old - size);
+        this.nickLength[slot] = this.arena.write(this.nickAt[slot]!, nick, size);
+        return;
+      }
+      this.arena.release(old);
+    } else if ((state & LONG_NICK) !== 0) {
+      this.longNicks.delete(slot);
+    }
+    let next = state & ~(HAS_NICK | LONG_NICK);
+    if (nick !== null) {
+      if (size >= 0) {
+        // Clear HAS_NICK first: a compaction inside reserve() must not move the space released above.
+        this.state[slot] = next;
+        const at = this.arena.reserve(size);
+        this.nickAt[slot] = at;
+        this.nickLength[slot] = this.arena.write(at, nick, size);
+        next |= HAS_NICK;
+      } else {
+        this.longNicks.set(slot, nick);
+        next |= LONG_NICK;
+      }
+    }
+    this.state[slot] = next;
+  }
+
+  private setTimeout(slot: number, until: number): void {
+    const state = this.state[slot]!;
+    if (until === until) {
+      this.timeouts.set(slot, until);
+      this.state[slot] = state | SIDE_TIMEOUT;
+    } else if ((state & SIDE_TIMEOUT) !== 0) {
+      this.timeouts.delete(slot);
+      this.state[slot] = state & ~SIDE_TIMEOUT;
+    }
   }
 
   private setSide(side: Map<number, string>, bit: number, slot: number, value: unknown): void {
@@ -216,13 +273,15 @@ export class MemberTable {
   }
 
   nickOf(slot: number): string | null {
-    return this.nick[slot] ?? null;
+    const state = this.state[slot]!;
+    if ((state & HAS_NICK) !== 0) return this.arena.read(this.nickAt[slot]!, this.nickLength[slot]!);
+    return (state & LONG_NICK) !== 0 ? (this.longNicks.get(slot) ?? null) : null;
   }
   joinedOf(slot: number): number {
     return this.joined[slot]!;
   }
   timeoutOf(slot: number): number {
-    return this.timeout[slot]!;
+    return (this.state[slot]! & SIDE_TIMEOUT) !== 0 ? this.timeouts.get(slot)! : NaN;
   }
   flagsOf(slot: number): number {
     return this.flags[slot]!;
@@ -242,7 +301,6 @@ export class MemberTable {
     if (reused >= 0) return reused;
     const slot = this.end++;
     if (slot >= this.capacity) this.grow(slot + 1);
-    this.nick.push(null);
     return slot;
   }
 
@@ -256,7 +314,8 @@ export class MemberTable {
     this.flags = grown(this.flags, cap);
     this.state = grown(this.state, cap);
     this.joined = grown(this.joined, cap);
-    this.timeout = grown(this.timeout, cap);
+    this.nickAt = grown(this.nickAt, cap);
+    this.nickLength = grown(this.nickLength, cap);
     this.capacity = cap;
   }
 }

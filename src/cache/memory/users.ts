@@ -1,12 +1,14 @@
 /**
  * Every cached user in columns indexed by slot. A user is held by reference count: one per cached
  * membership, plus one for the bot itself; the record goes with the last reference. Identity (the
- * id split in two numbers) is always kept, the profile only when users are cached.
+ * id split in two numbers) is always kept, the profile only when users are cached: names in a string
+ * arena, the avatar hash as 16 bytes, the discriminator as a number.
  */
 import type { APIUser } from 'discord-api-types/v10';
 import type { UserView } from '../types.js';
 import { FreeList, grown, nextCapacity } from './columns.js';
 import { PairIndex } from './pair-index.js';
+import { StringArena } from './string-arena.js';
 import { HASH_NONE, HASH_OTHER, joinSnowflake, packHash, scratchId, splitSnowflake, unpackHash } from '../wire.js';
 
 const BOT = 1;
@@ -15,16 +17,20 @@ const PROFILE = 4;
 /** Avatar kind in bits 3-4. */
 const AVATAR_SHIFT = 3;
 const AVATAR_MASK = 3 << AVATAR_SHIFT;
+const HAS_GLOBAL_NAME = 32;
+const HAS_TAG = 64;
+/** The strings did not fit the arena (over 127 code units) and are in `odd`. */
+const ODD_STRINGS = 128;
 
 /** Discriminator column: 0 is "0", 1-9999 the 4-digit tag, ODD a string kept on the side. */
 const DISCRIMINATOR_ODD = 0xffff;
 
-/** Guild tags repeat across many users: share one string per tag (bounded, then stored as sent). */
-const TAG_INTERN_LIMIT = 8192;
-
 interface OddFields {
   avatar?: string;
   discriminator?: string;
+  username?: string;
+  globalName?: string | null;
+  tag?: string | null;
 }
 
 export class UserTable {
@@ -35,11 +41,17 @@ export class UserTable {
   private bits = new Uint8Array(0);
   private discriminator = new Uint16Array(0);
   private avatar = new Uint8Array(0);
-  private username: string[] = [];
-  private globalName: (string | null)[] = [];
-  private tag: (string | null)[] = [];
+  /** username, global name and guild tag, back to back in the arena at strings[slot]. */
+  private strings = new Uint32Array(0);
+  private usernameLength = new Uint8Array(0);
+  private globalNameLength = new Uint8Array(0);
+  private tagLength = new Uint8Array(0);
+  private readonly arena = new StringArena((move) => {
+    for (let slot = 0; slot < this.end; slot++) {
+      if ((this.bits[slot]! & (PROFILE | ODD_STRINGS)) === PROFILE) this.strings[slot] = move(this.strings[slot]!, this.stringBytes(slot));
+    }
+  });
   private readonly odd = new Map<number, OddFields>();
-  private readonly tags = new Map<string, string>();
   private readonly free = new FreeList();
   private index = new PairIndex(this);
   private capacity = 0;
@@ -87,11 +99,10 @@ export class UserTable {
   release(slot: number): void {
     if (--this.refs[slot]! > 0) return;
     this.index.remove(this.keyA[slot]!, this.keyB[slot]!, slot);
-    this.username[slot] = '';
-    this.globalName[slot] = null;
-    this.tag[slot] = null;
-    this.bits[slot] = 0;
+    const bits = this.bits[slot]!;
+    if ((bits & (PROFILE | ODD_STRINGS)) === PROFILE) this.arena.release(this.stringBytes(slot));
     if (this.odd.size > 0) this.odd.delete(slot);
+    this.bits[slot] = 0;
     this.free.push(slot);
     this.live--;
   }
@@ -114,13 +125,42 @@ export class UserTable {
   /** Store the profile fields of a full user object (a partial one, without username, is ignored). */
   write(slot: number, user: APIUser): void {
     if (!this.profiles || typeof user.username !== 'string') return;
-    this.username[slot] = user.username;
-    this.globalName[slot] = typeof user.global_name === 'string' ? user.global_name : null;
+    const username = user.username;
+    const globalName = typeof user.global_name === 'string' ? user.global_name : null;
     const primary = user.primary_guild;
     const tag = typeof primary === 'object' && primary !== null && typeof primary.tag === 'string' ? primary.tag : null;
-    this.tag[slot] = tag === null ? null : this.intern(tag);
 
+    const oldBits = this.bits[slot]!;
+    const oldBytes = (oldBits & (PROFILE | ODD_STRINGS)) === PROFILE ? this.stringBytes(slot) : 0;
     let odd: OddFields | undefined;
+    let bits = PROFILE | (user.bot === true ? BOT : 0) | (user.system === true ? SYSTEM : 0);
+    if (globalName !== null) bits |= HAS_GLOBAL_NAME;
+    if (tag !== null) bits |= HAS_TAG;
+
+    const su = StringArena.sizeOf(username);
+    const sg = globalName === null ? 0 : StringArena.sizeOf(globalName);
+    const st = tag === null ? 0 : StringArena.sizeOf(tag);
+    if (su < 0 || sg < 0 || st < 0) {
+      if (oldBytes > 0) this.arena.release(oldBytes);
+      odd = { username, globalName, tag };
+      bits |= ODD_STRINGS;
+    } else {
+      const total = su + sg + st;
+      let at: number;
+      if (oldBytes > 0 && total <= oldBytes) {
+        at = this.strings[slot]!;
+        if (total < oldBytes) this.arena.release(oldBytes - total);
+      } else {
+        at = this.arena.reserve(total);
+        if (oldBytes > 0) this.arena.release(oldBytes);
+      }
+      const arena = this.arena;
+      this.strings[slot] = at;
+      this.usernameLength[slot] = arena.write(at, username, su);
+      if (globalName !== null) this.globalNameLength[slot] = arena.write(at + su, globalName, sg);
+      if (tag !== null) this.tagLength[slot] = arena.write(at + su + sg, tag, st);
+    }
+
     const kind = packHash(user.avatar, this.avatar, slot * 16);
     if (kind === HASH_OTHER) (odd ??= {}).avatar = user.avatar as string;
     let disc = 0;
@@ -136,51 +176,54 @@ export class UserTable {
     this.discriminator[slot] = disc;
     if (odd) this.odd.set(slot, odd);
     else if (this.odd.size > 0) this.odd.delete(slot);
-    this.bits[slot] = PROFILE | (user.bot === true ? BOT : 0) | (user.system === true ? SYSTEM : 0) | (kind << AVATAR_SHIFT);
+    this.bits[slot] = bits | (kind << AVATAR_SHIFT);
   }
 
   view(slot: number): UserView | null {
     const bits = this.bits[slot]!;
     if ((bits & PROFILE) === 0) return null;
     const kind = (bits & AVATAR_MASK) >> AVATAR_SHIFT;
-    const odd = kind === HASH_OTHER || this.discriminator[slot] === DISCRIMINATOR_ODD ? this.odd.get(slot) : undefined;
     const disc = this.discriminator[slot]!;
+    const odd = (bits & ODD_STRINGS) !== 0 || kind === HASH_OTHER || disc === DISCRIMINATOR_ODD ? this.odd.get(slot) : undefined;
+    let username: string;
+    let globalName: string | null = null;
+    let tag: string | null = null;
+    if ((bits & ODD_STRINGS) !== 0) {
+      username = odd?.username ?? '';
+      globalName = odd?.globalName ?? null;
+      tag = odd?.tag ?? null;
+    } else {
+      const arena = this.arena;
+      let at = this.strings[slot]!;
+      const ul = this.usernameLength[slot]!;
+      username = arena.read(at, ul);
+      at += StringArena.bytesOf(ul);
+      if ((bits & HAS_GLOBAL_NAME) !== 0) {
+        const gl = this.globalNameLength[slot]!;
+        globalName = arena.read(at, gl);
+        at += StringArena.bytesOf(gl);
+      }
+      if ((bits & HAS_TAG) !== 0) tag = arena.read(at, this.tagLength[slot]!);
+    }
     return {
       id: this.idOf(slot),
-      username: this.username[slot]!,
-      globalName: this.globalName[slot] ?? null,
+      username,
+      globalName,
       avatar: kind === HASH_NONE ? null : kind === HASH_OTHER ? (odd?.avatar ?? null) : unpackHash(this.avatar, slot * 16, kind),
       discriminator: disc === 0 ? '0' : disc === DISCRIMINATOR_ODD ? (odd?.discriminator ?? '0') : String(disc).padStart(4, '0'),
       bot: (bits & BOT) !== 0,
       system: (bits & SYSTEM) !== 0,
-      primaryGuildTag: this.tag[slot] ?? null,
+      primaryGuildTag: tag,
     };
   }
 
-  clear(): void {
-    this.keyA = new Float64Array(0);
-    this.keyB = new Uint32Array(0);
-    this.refs = new Uint32Array(0);
-    this.bits = new Uint8Array(0);
-    this.discriminator = new Uint16Array(0);
-    this.avatar = new Uint8Array(0);
-    this.username = [];
-    this.globalName = [];
-    this.tag = [];
-    this.odd.clear();
-    this.tags.clear();
-    this.free.clear();
-    this.capacity = 0;
-    this.end = 0;
-    this.live = 0;
-    this.index = new PairIndex(this);
-  }
-
-  private intern(tag: string): string {
-    const known = this.tags.get(tag);
-    if (known !== undefined) return known;
-    if (this.tags.size < TAG_INTERN_LIMIT) this.tags.set(tag, tag);
-    return tag;
+  /** Arena bytes of a user's strings (only for users whose strings are in the arena). */
+  private stringBytes(slot: number): number {
+    const bits = this.bits[slot]!;
+    let n = StringArena.bytesOf(this.usernameLength[slot]!);
+    if ((bits & HAS_GLOBAL_NAME) !== 0) n += StringArena.bytesOf(this.globalNameLength[slot]!);
+    if ((bits & HAS_TAG) !== 0) n += StringArena.bytesOf(this.tagLength[slot]!);
+    return n;
   }
 
   private allocate(): number {
@@ -188,9 +231,6 @@ export class UserTable {
     if (reused >= 0) return reused;
     const slot = this.end++;
     if (slot >= this.capacity) this.grow(slot + 1);
-    this.username.push('');
-    this.globalName.push(null);
-    this.tag.push(null);
     return slot;
   }
 
@@ -200,8 +240,14 @@ export class UserTable {
     this.keyB = grown(this.keyB, cap);
     this.refs = grown(this.refs, cap);
     this.bits = grown(this.bits, cap);
-    this.discriminator = grown(this.discriminator, cap);
-    if (this.profiles) this.avatar = grown(this.avatar, cap * 16);
+    if (this.profiles) {
+      this.discriminator = grown(this.discriminator, cap);
+      this.avatar = grown(this.avatar, cap * 16);
+      this.strings = grown(this.strings, cap);
+      this.usernameLength = grown(this.usernameLength, cap);
+      this.globalNameLength = grown(this.globalNameLength, cap);
+      this.tagLength = grown(this.tagLength, cap);
+    }
     this.capacity = cap;
   }
 }

@@ -1,0 +1,58 @@
+/**
+ * `npm run bench`: runs every `*.bench.ts` under bench/ (any depth), one process each, in name order,
+ * and passes their output through. Each benchmark prints its own report (markdown tables and ratios
+ * against the library it is compared with) and bounds its own loops by count and time.
+ *
+ *   npm run bench                 all benchmarks
+ *   npm run bench -- cache        only those whose path contains "cache"
+ *   npm run bench -- --quick      small workloads (flags starting with -- are passed to every benchmark)
+ *
+ * A benchmark that exits non-zero makes the run exit 1 after the others have run.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function findBenches(dir: string, depth = 0): string[] {
+  if (depth > 4) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    if (name === 'node_modules' || name === 'results' || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...findBenches(path, depth + 1));
+    else if (name.endsWith('.bench.ts')) out.push(path);
+  }
+  return out;
+}
+
+const args = process.argv.slice(2);
+const filters = args.filter((a) => !a.startsWith('--'));
+const passThrough = args.filter((a) => a.startsWith('--'));
+const benches = findBenches(here).filter((file) => filters.length === 0 || filters.some((f) => relative(here, file).includes(f)));
+
+if (benches.length === 0) {
+  console.error(`no benchmark matches ${filters.join(', ') || '(any)'} under ${relative(process.cwd(), here) || '.'}`);
+  process.exit(1);
+}
+
+const failed: string[] = [];
+const started = Date.now();
+for (const file of benches) {
+  const name = relative(here, file);
+  console.log(`\n# ${name}`);
+  const result = spawnSync(process.execPath, ['--expose-gc', '--conditions=gatehouse-source', '--import', 'tsx', file, ...passThrough], {
+    stdio: 'inherit',
+    env: process.env,
+    // Each benchmark bounds itself; this only stops one that hangs.
+    timeout: 15 * 60_000,
+  });
+  if (result.status !== 0) failed.push(`${name} (${result.error?.message ?? `exit ${String(result.status ?? result.signal)}`})`);
+}
+console.log(`\n${benches.length - failed.length}/${benches.length} benchmarks finished in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+if (failed.length > 0) {
+  console.log(`failed: ${failed.join(', ')}`);
+  process.exit(1);
+}

@@ -1,0 +1,106 @@
+/** What only the memory backend's compact layout can get wrong (the shared behaviour is in conformance.ts). */
+import { describe, expect, it } from 'vitest';
+import { MemoryCache } from '../../src/cache/index.js';
+import { GUILD_A, GUILD_B, guildCreate, member, ready, role, user } from './fixtures.js';
+
+function roleId(n: number): string {
+  return `40000000000000${String(1000 + n)}`;
+}
+
+function userId(n: number): string {
+  return `3${String(n).padStart(17, '0')}`;
+}
+
+describe('memory backend layout', () => {
+  it('keeps role sets right when a guild has more roles than fit in a bit set, through deletions', () => {
+    const cache = new MemoryCache();
+    const roles = [role(GUILD_A, 0, { name: '@everyone' })];
+    for (let n = 1; n <= 45; n++) roles.push(role(roleId(n), n));
+    const many = [roleId(1), roleId(30), roleId(31), roleId(44)];
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(userId(1), { roles: many }), member(userId(2), { roles: [roleId(2), roleId(31)] })], { roles }));
+    const sorted = (ids: readonly string[]): string[] => [...ids].sort();
+    expect(sorted(cache.getMemberSync(GUILD_A, userId(1))!.roles)).toEqual(sorted(many));
+
+    cache.apply('GUILD_ROLE_DELETE', { guild_id: GUILD_A, role_id: roleId(44) });
+    expect(sorted(cache.getMemberSync(GUILD_A, userId(1))!.roles)).toEqual(sorted([roleId(1), roleId(30), roleId(31)]));
+    cache.apply('GUILD_ROLE_DELETE', { guild_id: GUILD_A, role_id: roleId(31) });
+    expect(sorted(cache.getMemberSync(GUILD_A, userId(1))!.roles)).toEqual(sorted([roleId(1), roleId(30)]));
+    expect(cache.getMemberSync(GUILD_A, userId(2))!.roles).toEqual([roleId(2)]);
+
+    // A role created later reuses a freed number; nobody holds it until told so.
+    cache.apply('GUILD_ROLE_CREATE', { guild_id: GUILD_A, role: role(roleId(60), 60) });
+    expect(sorted(cache.getMemberSync(GUILD_A, userId(1))!.roles)).toEqual(sorted([roleId(1), roleId(30)]));
+    cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(userId(2)), roles: [roleId(60), roleId(45)] });
+    expect(sorted(cache.getMemberSync(GUILD_A, userId(2))!.roles)).toEqual(sorted([roleId(45), roleId(60)]));
+    // Role ids the guild never announced still round-trip.
+    cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(userId(2)), roles: ['499999999999999999'] });
+    expect(cache.getMemberSync(GUILD_A, userId(2))!.roles).toEqual(['499999999999999999']);
+  });
+
+  it('keeps every nickname right through heavy churn (arena reuse and compaction)', () => {
+    const cache = new MemoryCache();
+    const members = [];
+    for (let n = 0; n < 200; n++) members.push(member(userId(n)));
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, members));
+    const expected = new Map<number, string | null>();
+    let seed = 99;
+    const rand = (k: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % k;
+    };
+    const names = ['a', 'nick', 'a much longer nickname', 'Zoë', '🦊🦊', 'ナカムラ', 'x'.repeat(200), null];
+    for (let step = 0; step < 20_000; step++) {
+      const n = rand(200);
+      const nick = names[rand(names.length)]!;
+      if (rand(10) === 0) {
+        cache.apply('GUILD_MEMBER_REMOVE', { guild_id: GUILD_A, user: user(userId(n)) });
+        expected.delete(n);
+      } else {
+        cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(userId(n)), roles: [], nick });
+        expected.set(n, nick);
+      }
+    }
+    for (let n = 0; n < 200; n++) {
+      const m = cache.getMemberSync(GUILD_A, userId(n));
+      if (expected.has(n)) expect(m?.nick).toBe(expected.get(n));
+      else expect(m?.nick ?? null).toBeNull();
+    }
+  });
+
+  it('keeps user names right across guilds, removals and reused slots', () => {
+    const cache = new MemoryCache();
+    cache.apply('READY', ready([GUILD_A, GUILD_B]));
+    const names = (n: number): Record<string, unknown> => ({ username: `name${n}`, global_name: n % 2 ? `Ünïcode ${n} ✨` : null });
+    const list = (from: number, to: number): Record<string, unknown>[] => {
+      const out = [];
+      for (let n = from; n < to; n++) out.push(member(userId(n), { user: user(userId(n), names(n)) }));
+      return out;
+    };
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, list(0, 100)));
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_B, list(50, 150)));
+    cache.apply('GUILD_DELETE', { id: GUILD_A });
+    expect(cache.getUserSync(userId(10))).toBeUndefined();
+    expect(cache.getUserSync(userId(60))).toMatchObject({ username: 'name60', globalName: null });
+    // New users take the freed slots; nothing of the old ones shows through.
+    cache.apply('GUILD_MEMBERS_CHUNK', { guild_id: GUILD_B, members: list(200, 260) });
+    for (let n = 50; n < 150; n++) expect(cache.getUserSync(userId(n))).toMatchObject({ id: userId(n), ...{ username: `name${n}` } });
+    for (let n = 200; n < 260; n++) {
+      expect(cache.getUserSync(userId(n))).toMatchObject({ id: userId(n), username: `name${n}`, globalName: n % 2 ? `Ünïcode ${n} ✨` : null });
+    }
+    expect(cache.sizesSync()).toMatchObject({ guilds: 1, members: 160, users: 161 });
+  });
+
+  it('offers the same reads synchronously', async () => {
+    const cache = new MemoryCache();
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(userId(1), { nick: 'sync' })]));
+    expect(cache.getMemberSync(GUILD_A, userId(1))).toEqual(await cache.getMember(GUILD_A, userId(1)));
+    expect(cache.getGuildSync(GUILD_A)).toEqual(await cache.getGuild(GUILD_A));
+    expect(cache.getMembersSync(GUILD_A)).toEqual(await cache.getMembers(GUILD_A));
+    expect(cache.memberCountSync(GUILD_A)).toBe(1);
+    expect(cache.sizesSync()).toEqual(await cache.sizes());
+  });
+
+  it('rejects a bad option with the config key in the message', () => {
+    expect(() => new MemoryCache({ maxMembersPerGuild: -1 })).toThrow(/cache\.maxMembersPerGuild/);
+  });
+});

@@ -1,0 +1,161 @@
+/** What only the Redis backend can get wrong: the documented layout, pipelining, several writers, errors. */
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { CacheWriteError, RedisCache, createCache } from '../../src/cache/index.js';
+import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { BOT_ID, GUILD_A, GUILD_B, ROLE_MOD, ROLE_VIP, USER_1, USER_2, guildCreate, member, ready, user } from './fixtures.js';
+import { dropPrefix } from './redis-cleanup.js';
+
+let redis: Redis;
+const prefixes: string[] = [];
+const closers: (() => Promise<unknown>)[] = [];
+
+function prefix(): string {
+  const p = uniquePrefix('cache-redis');
+  prefixes.push(p);
+  return p;
+}
+
+function userId(n: number): string {
+  return `3${String(n).padStart(17, '0')}`;
+}
+
+describeWithRedis('redis backend specifics', () => {
+  beforeAll(async () => {
+    redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    await redis.connect();
+  });
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+    for (const p of prefixes.splice(0)) await dropPrefix(redis, p);
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it('writes the documented key layout', async () => {
+    const p = prefix();
+    const cache = new RedisCache(redis, { prefix: p });
+    cache.apply('READY', ready([GUILD_A]));
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1, { roles: [ROLE_MOD, ROLE_VIP], nick: 'n', pending: true, flags: 2 })]));
+    cache.apply('ENTITLEMENT_CREATE', { id: '700000000000000001', sku_id: '500000000000000001', application_id: '600000000000000001', user_id: USER_1, type: 8, deleted: false, starts_at: null, ends_at: null });
+    await cache.flush();
+    expect(await redis.smembers(`${p}:guilds`)).toEqual([GUILD_A]);
+    expect(await redis.hgetall(`${p}:g:${GUILD_A}`)).toEqual({ k: '1', u: '0', n: 'guild 01', o: '300000000000000001', c: '1' });
+    expect((await redis.hkeys(`${p}:g:${GUILD_A}:r`)).sort()).toEqual([GUILD_A, ROLE_MOD, ROLE_VIP].sort());
+    expect(JSON.parse((await redis.hget(`${p}:g:${GUILD_A}:r`, ROLE_MOD))!)).toEqual(['mod', '8', 2, 0x3498db, null, null]);
+    expect(await redis.zrange(`${p}:g:${GUILD_A}:mi`, 0, -1)).toEqual([`000${USER_1}`]);
+    expect(await redis.hgetall(`${p}:g:${GUILD_A}:m:${USER_1}`)).toEqual({
+      k: '1',
+      n: 'n',
+      r: `,${ROLE_MOD},${ROLE_VIP},`,
+      j: String(Date.parse('2021-03-13T19:19:14.040Z')),
+      f: '2',
+      p: '1',
+    });
+    expect(JSON.parse((await redis.hget(`${p}:u`, USER_1))!)).toEqual(['user_2384', 'User 2384', '8342729096ea3675442027381ff50dfe', '0', 0, 0, null]);
+    expect(await redis.hget(`${p}:ur`, USER_1)).toBe('1');
+    expect(await redis.hexists(`${p}:u`, BOT_ID)).toBe(1);
+    expect(await redis.smembers(`${p}:e:u:${USER_1}`)).toEqual(['700000000000000001']);
+    expect(await redis.type(`${p}:e`)).toBe('hash');
+  });
+
+  it('sends a large GUILD_CREATE as a few pipelines, not a round trip per member', async () => {
+    const p = prefix();
+    let pipelines = 0;
+    const counting = new Proxy(redis, {
+      get(target, key, receiver) {
+        if (key === 'pipeline') {
+          return (...args: unknown[]) => {
+            pipelines++;
+            return (target.pipeline as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const cache = new RedisCache(counting, { prefix: p, pipelineSize: 1000 });
+    const members = [];
+    for (let n = 0; n < 1500; n++) members.push(member(userId(n)));
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, members));
+    await cache.flush();
+    // 1500 member scripts + 3 guild commands, 1000 per pipeline.
+    expect(pipelines).toBe(2);
+    expect((await cache.sizes()).members).toBe(1500);
+  });
+
+  it('stays consistent with two processes writing different guilds that share users', async () => {
+    const p = prefix();
+    const other = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    await other.connect();
+    closers.push(() => other.quit());
+    const a = new RedisCache(redis, { prefix: p, pipelineSize: 50 });
+    const b = new RedisCache(other, { prefix: p, pipelineSize: 50 });
+    const shared = (from: number, to: number): Record<string, unknown>[] => {
+      const out = [];
+      for (let n = from; n < to; n++) out.push(member(userId(n), { roles: [ROLE_MOD] }));
+      return out;
+    };
+    a.apply('GUILD_CREATE', guildCreate(GUILD_A, shared(0, 300)));
+    b.apply('GUILD_CREATE', guildCreate(GUILD_B, shared(100, 400)));
+    // Interleave: joins, leaves and a role deletion on both sides at once.
+    for (let n = 0; n < 300; n += 3) {
+      a.apply('GUILD_MEMBER_REMOVE', { guild_id: GUILD_A, user: user(userId(n)) });
+      b.apply('GUILD_MEMBER_ADD', { guild_id: GUILD_B, ...member(userId(1000 + n)) });
+    }
+    a.apply('GUILD_ROLE_DELETE', { guild_id: GUILD_A, role_id: ROLE_MOD });
+    await Promise.all([a.flush(), b.flush()]);
+
+    const refs = await redis.hgetall(`${p}:ur`);
+    const users = await redis.hkeys(`${p}:u`);
+    // Every cached user has exactly as many references as cached memberships.
+    const memberships = new Map<string, number>();
+    for (const g of [GUILD_A, GUILD_B]) {
+      for (const padded of await redis.zrange(`${p}:g:${g}:mi`, 0, -1)) {
+        const id = padded.replace(/^0+/, '');
+        memberships.set(id, (memberships.get(id) ?? 0) + 1);
+      }
+    }
+    expect(Object.keys(refs).sort()).toEqual([...memberships.keys()].sort());
+    for (const [id, count] of memberships) expect(refs[id]).toBe(String(count));
+    expect(users.sort()).toEqual([...memberships.keys()].sort());
+    expect(await a.memberCount(GUILD_A)).toBe(200);
+    expect(await b.memberCount(GUILD_B)).toBe(400);
+    expect((await a.getMember(GUILD_A, userId(1)))!.roles).toEqual([]);
+    expect((await b.getMember(GUILD_B, userId(101)))!.roles).toEqual([ROLE_MOD]);
+
+    // The other process removes its guild: users only it held go, shared ones stay.
+    b.apply('GUILD_DELETE', { id: GUILD_B });
+    await b.flush();
+    expect(await a.getUser(userId(350))).toBeUndefined();
+    expect(await a.getUser(userId(101))).toBeDefined();
+    expect(await redis.hget(`${p}:ur`, userId(101))).toBe('1');
+  });
+
+  it('reports failed writes from flush() and the hook, and keeps going', async () => {
+    const p = prefix();
+    const errors: Error[] = [];
+    const cache = new RedisCache(redis, { prefix: p, hooks: { onWriteError: (e) => errors.push(e) } });
+    // Make the users hash the wrong type so that member writes fail inside the script.
+    await redis.set(`${p}:u`, 'not a hash');
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1)]));
+    await expect(cache.flush()).rejects.toBeInstanceOf(CacheWriteError);
+    expect(errors.length).toBeGreaterThan(0);
+    await redis.del(`${p}:u`);
+    cache.apply('GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(USER_2) });
+    await cache.flush();
+    expect(await cache.getMember(GUILD_A, USER_2)).toBeDefined();
+  });
+
+  it('createCache picks the backend from the configuration', async () => {
+    const base = { guilds: true, members: true, users: true, roles: true, entitlements: true, maxMembersPerGuild: 0, redisPrefix: prefix() };
+    expect(createCache({ ...base, backend: 'auto' }).backend).toBe('memory');
+    expect(createCache({ ...base, backend: 'memory' }, { redisUrl: REDIS_URL }).backend).toBe('memory');
+    expect(createCache({ ...base, backend: 'auto' }, { redis }).backend).toBe('redis');
+    expect(() => createCache({ ...base, backend: 'redis' })).toThrow(/REDIS_URL/);
+    const owned = createCache({ ...base, backend: 'redis' }, { redisUrl: REDIS_URL });
+    owned.apply('READY', ready([GUILD_A]));
+    expect(await owned.getGuild(GUILD_A)).toMatchObject({ unavailable: true });
+    await owned.close();
+  });
+});
