@@ -106,6 +106,10 @@ export function acceptanceSuite(variant: TransportVariant): void {
       { name: 'op 9 INVALID_SESSION d=false', apply: () => sandbox.faults.invalidateSession(0, false), resumes: false },
       { name: 'close 4000', apply: () => sandbox.faults.close(0, 4000), resumes: true },
       { name: 'corrupt frame', apply: () => sandbox.faults.corruptFrame(0), resumes: true },
+      // The codes that say the session is gone: a new session, without a doomed RESUME first.
+      { name: 'close 4003', apply: () => sandbox.faults.close(0, 4003), resumes: false },
+      { name: 'close 4007', apply: () => sandbox.faults.close(0, 4007), resumes: false },
+      { name: 'close 4009', apply: () => sandbox.faults.close(0, 4009), resumes: false },
     ];
 
     for (const fault of faults) {
@@ -114,6 +118,8 @@ export function acceptanceSuite(variant: TransportVariant): void {
         const shard = newShard(recorder);
         const readies: boolean[] = [];
         shard.events.on('ready', (_id, resumed) => readies.push(resumed));
+        let resumeAttempts = 0;
+        shard.events.on('debug', (_id, message) => message.startsWith('resuming session') && resumeAttempts++);
         const sandboxResumes: number[] = [];
         const onResume = (e: { seq: number }) => sandboxResumes.push(e.seq);
         sandbox.gatewayEvents.on('resume', onResume);
@@ -136,11 +142,13 @@ export function acceptanceSuite(variant: TransportVariant): void {
           expect(shard.status).toBe('ready');
           expect(recorder.memberAdds()).toEqual(expected);
           expectConsecutivePerSession(recorder.all);
+          expect(resumeAttempts).toBe(fault.resumes ? 1 : 0);
           if (fault.resumes) {
             expect(sandboxResumes.length).toBe(1);
             expect(recorder.all.filter((r) => r.t === 'READY').length).toBe(1);
             expect(recorder.all.at(-1 - after.length)!.t).not.toBe('READY');
           } else {
+            // op 9 d=false and 4003/4007/4009 all mean the session is gone: no RESUME is even tried.
             expect(sandboxResumes.length).toBe(0);
             expect(recorder.all.filter((r) => r.t === 'READY').length).toBe(2);
           }
