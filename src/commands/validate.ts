@@ -104,13 +104,15 @@ class Walker {
     if (typeof v !== 'boolean') this.add('BOOLEAN_TYPE_CONVERT', `must be a boolean, not ${kind(v)}`, field);
   }
 
-  length(value: string, min: number, max: number, field: PathSegment | null, what = 'characters'): number {
+  /** Reports at `field` below the current path, or at the current path itself when `field` is null. */
+  addAt(field: PathSegment | null, code: ProblemCode, message: string): void {
+    if (field === null) this.add(code, message);
+    else this.add(code, message, field);
+  }
+
+  length(value: string, min: number, max: number, field: PathSegment | null): number {
     const n = codePointLength(value);
-    if (n < min || n > max) {
-      const msg = `must be between ${min} and ${max} ${what} long (is ${n})`;
-      if (field === null) this.add('BASE_TYPE_BAD_LENGTH', msg);
-      else this.add('BASE_TYPE_BAD_LENGTH', msg, field);
-    }
+    if (n < min || n > max) this.addAt(field, 'BASE_TYPE_BAD_LENGTH', `must be between ${min} and ${max} characters long (is ${n})`);
     return n;
   }
 
@@ -118,18 +120,13 @@ class Walker {
   name(value: string, chatInput: boolean, field: PathSegment | null): number {
     const n = this.length(value, LIMITS.nameMin, LIMITS.nameMax, field);
     if (chatInput) {
-      const extra: PathSegment[] = field === null ? [] : [field];
       const bad = firstInvalidNameChar(value);
       if (bad !== null) {
-        this.add(
-          'STRING_TYPE_REGEX',
-          `may contain only letters, numbers, '-', '_', "'" and Devanagari/Thai marks; found ${bad}`,
-          ...extra,
-        );
+        this.addAt(field, 'STRING_TYPE_REGEX', `may contain only letters, numbers, '-', '_', "'" and Devanagari/Thai marks; found ${bad}`);
       }
       const upper = firstUppercaseChar(value);
       if (upper !== null) {
-        this.add('APPLICATION_COMMAND_NAME_LOWERCASE', `must be lowercase; ${upper} has a lowercase variant`, ...extra);
+        this.addAt(field, 'APPLICATION_COMMAND_NAME_LOWERCASE', `must be lowercase; ${upper} has a lowercase variant`);
       }
     }
     return n;
