@@ -18,6 +18,8 @@ const WORKER = { app: 1, guild: 2, role: 3, channel: 4, user: 5, sku: 6, entitle
 
 /** Users shared by every guild (the owner and a few regulars), so caches see the same user in many guilds. */
 const SHARED_USERS = 10;
+/** Fixture user ids are dated from here, 4096 per millisecond. */
+const USER_BASE_MS = FIXTURE_MS - 400 * DAY_MS;
 
 const LOCALES = ['en-US', 'en-US', 'en-GB', 'de', 'fr', 'es-ES', 'ja', 'pt-BR', 'ko', 'nl'];
 const ADJECTIVES = ['brave', 'calm', 'eager', 'fancy', 'gentle', 'happy', 'jolly', 'kind', 'lively', 'proud', 'quiet', 'rapid', 'silly', 'witty', 'zesty'];
@@ -89,7 +91,24 @@ export class Fixture {
   }
 
   userId(index: number): string {
-    return fixedSnowflake(FIXTURE_MS - 400 * DAY_MS + Math.floor(index / 4096), WORKER.user, index % 4096);
+    return fixedSnowflake(USER_BASE_MS + Math.floor(index / 4096), WORKER.user, index % 4096);
+  }
+
+  /** How many fixture users exist (shared regulars plus each guild's own members). */
+  get userCount(): number {
+    const m = this.options.membersPerGuild;
+    const shared = Math.min(SHARED_USERS, m);
+    return shared + this.options.guilds * (m - shared);
+  }
+
+  /** The fixture index of a user id, or -1 when the id is not a fixture user. */
+  userIndexOf(id: string): number {
+    if (!/^\d{17,20}$/.test(id)) return -1;
+    const v = BigInt(id);
+    if (Number((v >> 17n) & 0x1fn) !== WORKER.user) return -1;
+    const block = Number(v >> 22n) + DISCORD_EPOCH_MS - USER_BASE_MS;
+    const index = block * 4096 + Number(v & 0xfffn);
+    return block >= 0 && index < this.userCount && Number((v >> 12n) & 0x1fn) === 0 ? index : -1;
   }
 
   /** Global user index of a guild's i-th seeded (non-bot) member. */
@@ -161,35 +180,36 @@ export class Fixture {
     return { guild, botRoleId, adminRoleId, moderatorRoleId };
   }
 
-  /** Materialize a guild's members (the bot first) together with the users they need. */
-  members(fg: FixtureGuild, users: Map<string, UserRecord>): Map<string, MemberRecord> {
+  /** Materialize a guild's members, the bot first. Users are not created: they derive from `userIndex`. */
+  members(fg: FixtureGuild): Map<string, MemberRecord> {
     const { guild } = fg;
     const out = new Map<string, MemberRecord>();
-    out.set(this.applicationId, { userId: this.applicationId, nick: null, roles: [fg.botRoleId], joinedAt: guild.joinedAt, flags: 0 });
+    out.set(this.applicationId, this.botMember(fg));
     const rng = prng(mix(this.options.seed, 37, guild.index));
     const extraRoles = guild.roles.filter((r) => r.id !== guild.id && !r.managed && r.permissions === 0n);
     const base = Date.parse(guild.joinedAt) - 30 * DAY_MS;
+    const noRoles: string[] = [];
     for (let i = 0; i < this.options.membersPerGuild; i++) {
-      const index = this.memberUserIndex(guild.index, i);
-      const id = this.userId(index);
-      let user = users.get(id);
-      if (user === undefined) {
-        user = this.user(index);
-        users.set(id, user);
-      }
-      let roles: string[] = [];
+      const userIndex = this.memberUserIndex(guild.index, i);
+      const id = this.userId(userIndex);
+      let roles = noRoles;
       if (i === 0) roles = [fg.adminRoleId];
       else if (i === 1) roles = [fg.moderatorRoleId];
       else if (extraRoles.length > 0 && rng() < 0.2) roles = [pick(rng, extraRoles).id];
       out.set(id, {
         userId: id,
-        nick: i > 1 && rng() < 0.1 ? `${user.username.split('_')[0]} (${i})` : null,
+        userIndex,
+        nick: i > 1 && rng() < 0.1 ? `${pick(rng, NOUNS)} ${i}` : null,
         roles,
-        joinedAt: new Date(base + i * 60_000).toISOString(),
+        joinedAt: base + i * 60_000,
         flags: 0,
       });
     }
     return out;
+  }
+
+  botMember(fg: FixtureGuild): MemberRecord {
+    return { userId: this.applicationId, userIndex: -1, nick: null, roles: [fg.botRoleId], joinedAt: Date.parse(fg.guild.joinedAt), flags: 0 };
   }
 
   skus(): SkuRecord[] {

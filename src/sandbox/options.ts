@@ -73,6 +73,7 @@ export interface ResolvedSeed {
   channelsPerGuild: number;
   skus: number;
   seed: number;
+  eager: boolean;
 }
 
 export interface ResolvedOptions {
@@ -119,6 +120,7 @@ export function resolveSeed(seed: SeedOptions | undefined): ResolvedSeed {
     channelsPerGuild: positiveInt('seed.channelsPerGuild', seed?.channelsPerGuild, 3, 1),
     skus: positiveInt('seed.skus', seed?.skus, 2, 0),
     seed: seed?.seed ?? 1,
+    eager: seed?.eager ?? false,
   };
 }
 

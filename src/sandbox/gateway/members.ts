@@ -89,7 +89,7 @@ export function memberChunks(store: SandboxStore, request: MemberRequest, intent
     const max = Math.min(request.limit === 0 ? MAX_QUERY_RESULTS : request.limit, MAX_QUERY_RESULTS);
     for (const m of members.values()) {
       if (selected.length >= max) break;
-      const user = store.users.get(m.userId)!;
+      const user = store.userOf(m);
       if (user.username.toLowerCase().startsWith(prefix) || (m.nick !== null && m.nick.toLowerCase().startsWith(prefix))) {
         selected.push(m);
       }
@@ -101,7 +101,7 @@ export function memberChunks(store: SandboxStore, request: MemberRequest, intent
   const chunks: string[] = [];
   for (let i = 0; i < count; i++) {
     const part = selected.slice(i * MEMBERS_PER_CHUNK, (i + 1) * MEMBERS_PER_CHUNK);
-    let json = `{"guild_id":"${guild.id}","members":[${part.map((m) => memberJson(m, store.users.get(m.userId)!)).join(',')}],"chunk_index":${i},"chunk_count":${count}`;
+    let json = `{"guild_id":"${guild.id}","members":[${part.map((m) => memberJson(m, store.userOf(m))).join(',')}],"chunk_index":${i},"chunk_count":${count}`;
     if (i === 0 && request.userIds !== null) json += `,"not_found":${JSON.stringify(notFound)}`;
     // Nobody is online in the sandbox: presences are asked for, and there are none.
     if (withPresences) json += ',"presences":[]';

@@ -16,12 +16,13 @@ export interface UserRecord {
 
 export interface MemberRecord {
   userId: string;
+  /** Fixture user index (the user record is generated from it on demand); -1 for users kept in the store. */
+  userIndex: number;
   nick: string | null;
   roles: string[];
-  joinedAt: string;
+  /** Epoch ms. */
+  joinedAt: number;
   flags: number;
-  /** Cached JSON of the member object with its `user`. */
-  json?: string;
 }
 
 export interface RoleRecord {

@@ -27,6 +27,33 @@ export function userJson(u: UserRecord): string {
   return (u.json ??= JSON.stringify(userObject(u)));
 }
 
+const DAY_MS = 86_400_000;
+let isoDay = -1;
+let isoDayPrefix = '';
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0');
+}
+
+/**
+ * ISO 8601 of an epoch ms, as the service writes timestamps. Much cheaper than Date#toISOString for runs of
+ * timestamps on the same day (a member list), which is what serialization formats.
+ */
+export function isoTime(ms: number): string {
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== isoDay) {
+    isoDay = day;
+    isoDayPrefix = new Date(day * DAY_MS).toISOString().slice(0, 11);
+  }
+  let rest = ms - day * DAY_MS;
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const m = Math.floor(rest / 60_000);
+  rest -= m * 60_000;
+  const sec = Math.floor(rest / 1000);
+  return `${isoDayPrefix}${pad(h, 2)}:${pad(m, 2)}:${pad(sec, 2)}.${pad(rest - sec * 1000, 3)}000+00:00`;
+}
+
 /** Member object without `user` (as in resolved.members), plus `permissions` where given. */
 export function partialMemberObject(m: MemberRecord): Record<string, unknown> {
   return {
@@ -34,7 +61,7 @@ export function partialMemberObject(m: MemberRecord): Record<string, unknown> {
     avatar: null,
     banner: null,
     roles: m.roles,
-    joined_at: m.joinedAt,
+    joined_at: isoTime(m.joinedAt),
     premium_since: null,
     pending: false,
     flags: m.flags,
@@ -46,15 +73,14 @@ export function memberObject(m: MemberRecord, u: UserRecord): Record<string, unk
   return { user: userObject(u), ...partialMemberObject(m), deaf: false, mute: false };
 }
 
-/** Member JSON with its user, cached on the record. */
+/** Member JSON with its user, built from the compact record (cheap enough not to cache a million of them). */
 export function memberJson(m: MemberRecord, u: UserRecord): string {
-  if (m.json !== undefined) return m.json;
-  const json =
-    `{"user":${userJson(u)},"nick":${JSON.stringify(m.nick)},"avatar":null,"banner":null,` +
-    `"roles":${JSON.stringify(m.roles)},"joined_at":"${m.joinedAt}","premium_since":null,"deaf":false,` +
-    `"mute":false,"pending":false,"flags":${m.flags},"communication_disabled_until":null}`;
-  m.json = json;
-  return json;
+  const roles = m.roles.length === 0 ? '[]' : `["${m.roles.join('","')}"]`;
+  return (
+    `{"user":${userJson(u)},"nick":${m.nick === null ? 'null' : JSON.stringify(m.nick)},"avatar":null,"banner":null,` +
+    `"roles":${roles},"joined_at":"${isoTime(m.joinedAt)}","premium_since":null,"deaf":false,` +
+    `"mute":false,"pending":false,"flags":${m.flags},"communication_disabled_until":null}`
+  );
 }
 
 /** `{"guild_id":"..", ...member}` without re-serializing the member. */

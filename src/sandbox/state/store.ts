@@ -52,11 +52,7 @@ export class SandboxStore {
       this.guildList.push(fg.guild);
       this.guildById.set(fg.guild.id, fg);
     }
-    // The owner is in every guild; make it known without materializing any member list.
-    if (fixture.options.membersPerGuild > 0) {
-      const owner = fixture.user(0);
-      this.users.set(owner.id, owner);
-    }
+    if (fixture.options.eager) for (const g of this.guildList) this.members(g);
     this.skus = fixture.skus();
     for (const e of fixture.entitlements(this.skus)) this.entitlements.set(e.id, e);
   }
@@ -87,14 +83,13 @@ export class SandboxStore {
   members(guild: GuildRecord): Map<string, MemberRecord> {
     if (guild.members === null) {
       const fg = this.guildById.get(guild.id)!;
-      guild.members = this.fixture.members(fg, this.users);
+      guild.members = this.fixture.members(fg);
     }
     return guild.members;
   }
 
   private fixtureBotMember(guild: GuildRecord): MemberRecord {
-    const fg = this.guildById.get(guild.id)!;
-    return { userId: this.applicationId, nick: null, roles: [fg.botRoleId], joinedAt: guild.joinedAt, flags: 0 };
+    return this.fixture.botMember(this.guildById.get(guild.id)!);
   }
 
   memberCount(guild: GuildRecord): number {
@@ -106,8 +101,17 @@ export class SandboxStore {
     return g ? this.members(g).get(userId) : undefined;
   }
 
+  /** A user by id: the bot, users added later, or a fixture user (generated from its id). */
   user(id: string): UserRecord | undefined {
-    return this.users.get(id);
+    const known = this.users.get(id);
+    if (known !== undefined) return known;
+    const index = this.fixture.userIndexOf(id);
+    return index >= 0 ? this.fixture.user(index) : undefined;
+  }
+
+  /** The user of a member record. */
+  userOf(m: MemberRecord): UserRecord {
+    return m.userIndex >= 0 ? this.fixture.user(m.userIndex) : this.users.get(m.userId)!;
   }
 
   channel(guild: GuildRecord, id: string) {
@@ -129,7 +133,8 @@ export class SandboxStore {
     const members = this.members(guild);
     const roles = input.roles ?? [];
     this.checkRoles(guild, roles);
-    let user = input.id === undefined ? undefined : this.users.get(input.id);
+    let user = input.id === undefined ? undefined : this.user(input.id);
+    const userIndex = input.id === undefined ? -1 : this.fixture.userIndexOf(input.id);
     if (user === undefined) {
       const id = input.id ?? this.ids.next();
       if (!/^\d{17,20}$/.test(id)) throw new SandboxError('INVALID', `member id must be a snowflake; got ${JSON.stringify(id)}`);
@@ -138,7 +143,7 @@ export class SandboxStore {
       this.users.set(id, user);
     }
     if (members.has(user.id)) throw new SandboxError('CONFLICT', `user ${user.id} is already a member of guild ${guildId}`);
-    const member: MemberRecord = { userId: user.id, nick: input.nick ?? null, roles: [...roles], joinedAt: new Date().toISOString(), flags: 0 };
+    const member: MemberRecord = { userId: user.id, userIndex, nick: input.nick ?? null, roles: [...roles], joinedAt: Date.now(), flags: 0 };
     members.set(user.id, member);
     guild.payloadCache.clear();
     this.sink.guild(guildId, 'GUILD_MEMBER_ADD', memberJsonWithGuild(guildId, memberJson(member, user)), user.id);
@@ -154,18 +159,19 @@ export class SandboxStore {
       member.roles = [...patch.roles];
     }
     if (patch.nick !== undefined) member.nick = patch.nick;
-    member.json = undefined;
     guild.payloadCache.clear();
-    const user = this.users.get(userId)!;
+    const user = this.userOf(member);
     this.sink.guild(guildId, 'GUILD_MEMBER_UPDATE', memberJsonWithGuild(guildId, memberJson(member, user)), userId);
   }
 
   removeMember(guildId: string, userId: string): void {
     const guild = this.requireGuild(guildId);
     const members = this.members(guild);
-    if (!members.delete(userId)) throw new SandboxError('UNKNOWN_MEMBER', `user ${userId} is not a member of guild ${guildId}`);
+    const member = members.get(userId);
+    if (!member) throw new SandboxError('UNKNOWN_MEMBER', `user ${userId} is not a member of guild ${guildId}`);
+    members.delete(userId);
     guild.payloadCache.clear();
-    const user = this.users.get(userId)!;
+    const user = this.userOf(member);
     this.sink.guild(guildId, 'GUILD_MEMBER_REMOVE', `{"guild_id":"${guildId}","user":${userJson(user)}}`, userId);
   }
 
@@ -190,7 +196,7 @@ export class SandboxStore {
       throw new SandboxError('INVALID', 'an entitlement belongs to exactly one of userId or guildId');
     }
     if (input.guildId !== undefined) this.requireGuild(input.guildId);
-    if (input.userId !== undefined && !this.users.has(input.userId)) throw new SandboxError('UNKNOWN_USER', `unknown user ${input.userId}`);
+    if (input.userId !== undefined && !this.user(input.userId)) throw new SandboxError('UNKNOWN_USER', `unknown user ${input.userId}`);
     const subscription = input.subscription ?? sku.type === 5;
     const test = input.test ?? false;
     const e: EntitlementRecord = {
@@ -255,7 +261,7 @@ export class SandboxStore {
     for (const m of members) {
       const include =
         m.userId === this.applicationId || kind === 'all' || (kind === 'large' && (m.roles.length > 0 || m.nick !== null));
-      if (include) parts.push(memberJson(m, this.users.get(m.userId)!));
+      if (include) parts.push(memberJson(m, this.userOf(m)));
     }
     const channels = guild.channels.map((c) => {
       const o = channelObject(c, guild.id);
