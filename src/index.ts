@@ -1,5 +1,30 @@
-/** Public API of gatehouse. */
+/** Public API of gatehouse: what plugin authors and embedders import from 'gatehouse'. */
+export { definePlugin, defineCommand, defineSubcommand, type OptionsOf } from './plugins/define.js';
+export type {
+  OptionBag,
+  PluginAutocompleteContext,
+  PluginCommand,
+  PluginCommandContext,
+  PluginContext,
+  PluginDefinition,
+  PluginEventHandlers,
+  PluginEventMap,
+  PluginEventName,
+} from './plugins/types.js';
+export type {
+  OptionValue,
+  ResolvedAttachment,
+  ResolvedChannel,
+  ResolvedRole,
+  ResolvedUser,
+  FocusedOption,
+} from './interactions/options.js';
+export type { AutocompleteChoice, ReplyInput, ResponseState } from './interactions/context.js';
+export { FollowUpLimitError, InteractionStateError } from './interactions/errors.js';
+export { Runtime, type RuntimeOptions } from './runtime/runtime.js';
 export { loadConfig, ConfigError, intentBits, type Config, type ConfigInput } from './runtime/config.js';
 export { createLogger, type Logger } from './runtime/logger.js';
 export { INTENT_BITS, type IntentName } from './api/intents.js';
 export { shardForGuild, snowflakeTimestamp, type Snowflake } from './api/snowflake.js';
+export type { CacheReader, GuildView, MemberView, UserView, RoleView, EntitlementView } from './cache/index.js';
+export { RestClient, RestError, ApiError, RateLimitError, TimeoutError } from './rest/index.js';

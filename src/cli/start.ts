@@ -1,6 +1,149 @@
+/**
+ * `gatehouse start`: run the bot until SIGINT/SIGTERM, then shut down gracefully. Without DISCORD_TOKEN the
+ * runtime starts the embedded sandbox and this prints how to invoke the plugins' commands against it.
+ */
 import type { CliIo } from '../cli.js';
+import { CommandType } from '../commands/index.js';
+import type { PluginCommand } from '../plugins/types.js';
+import { ConfigError, loadConfig } from '../runtime/config.js';
+import { OpsServer, type Readiness } from '../runtime/http-server.js';
+import { createMetrics } from '../runtime/metrics.js';
+import { Runtime } from '../runtime/runtime.js';
+import { defaultStateFilePath, removeStateFile, writeStateFile } from '../sandbox/statefile.js';
 
-export async function run(_args: string[], io: CliIo): Promise<number> {
-  io.err('gatehouse start: not implemented yet');
-  return 1;
+const INVOKE = 'npm run gatehouse -- sandbox invoke';
+
+/** An example invocation for each command, as `gatehouse sandbox invoke` takes it. */
+export function invocationExamples(
+  commands: readonly PluginCommand[],
+  sample: { userId?: string; messageId?: string } = {},
+): string[] {
+  const lines: string[] = [];
+  const quote = (s: string): string => (/\s/.test(s) ? `'${s}'` : s);
+  for (const c of commands) {
+    const type = c.type ?? CommandType.CHAT_INPUT;
+    if (type === CommandType.USER) lines.push(`${INVOKE} ${quote(c.name)} --type 2 --target ${sample.userId ?? '<user id>'}`);
+    else if (type === CommandType.MESSAGE) lines.push(`${INVOKE} ${quote(c.name)} --type 3 --target ${sample.messageId ?? '<message id>'}`);
+    else if (type === CommandType.PRIMARY_ENTRY_POINT) lines.push(`${INVOKE} ${quote(c.name)} --type 4`);
+    else {
+      const options = 'options' in c ? (c.options ?? []) : [];
+      const subs = options.filter((o) => o.type === 1 || o.type === 2);
+      if (subs.length === 0) {
+        const args = options.filter((o) => 'required' in o && o.required).map((o) => `${o.name}:<${o.name}>`);
+        lines.push([INVOKE, c.name, ...args].join(' '));
+        continue;
+      }
+      for (const sub of subs) {
+        const leaves = sub.type === 1 ? [[sub.name, sub.options ?? []] as const] : (sub.options ?? []).map((s) => [`${sub.name} ${s.name}`, s.options ?? []] as const);
+        for (const [path, opts] of leaves) {
+          const args = opts
+            .filter((o) => 'required' in o && o.required)
+            .map((o) => `${o.name}:${o.type === 4 || o.type === 10 ? '20' : `<${o.name}>`}`);
+          lines.push([INVOKE, c.name, path, ...args].join(' '));
+        }
+      }
+    }
+  }
+  return lines;
+}
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  if (args.length > 0 && args[0] !== '--help') {
+    io.err(`gatehouse start: unexpected argument '${args[0]}'`);
+    return 2;
+  }
+  if (args[0] === '--help') {
+    io.out('usage: gatehouse start    (configuration: config/*.json and environment variables; see README)');
+    return 0;
+  }
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.err(`gatehouse start: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  const runtime = new Runtime({ config });
+  const log = runtime.log;
+
+  let stopping: Promise<void> | null = null;
+  let ops: OpsServer | null = null;
+  let statePath: string | null = null;
+  const shutdown = (signal: string): Promise<void> => {
+    stopping ??= (async () => {
+      log.info({ signal }, 'shutting down');
+      await runtime.stop({ resumable: false });
+      await ops?.close();
+      if (statePath !== null) removeStateFile(statePath);
+      log.info('stopped');
+    })();
+    return stopping;
+  };
+  const done = new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      void shutdown(signal).then(resolve);
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  });
+
+  try {
+    await runtime.start();
+  } catch (err) {
+    log.error({ err }, 'startup failed');
+    await shutdown('startup failure');
+    return 1;
+  }
+
+  if (config.http.enabled) {
+    const metrics = createMetrics(runtime);
+    ops = new OpsServer({
+      host: config.http.host,
+      port: config.http.port,
+      registry: metrics.registry,
+      log: log.child({ component: 'http' }),
+      readiness: (): Readiness => {
+        const shards = runtime.gateway.status();
+        return {
+          ready: runtime.state === 'running' && shards.length > 0 && shards.every((s) => s.status === 'ready'),
+          detail: { shards: shards.map((s) => ({ id: s.id, status: s.status })) },
+        };
+      },
+    });
+    try {
+      const address = await ops.listen();
+      log.info(`health and metrics on http://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port} (/healthz /readyz /metrics)`);
+    } catch (err) {
+      log.warn({ err }, 'health/metrics endpoint could not listen; continuing without it');
+      ops = null;
+    }
+  }
+
+  const sandbox = runtime.sandbox;
+  if (sandbox !== null) {
+    statePath = defaultStateFilePath();
+    writeStateFile(statePath, {
+      pid: process.pid,
+      adminUrl: sandbox.adminUrl,
+      restUrl: sandbox.restUrl,
+      gatewayUrl: sandbox.gatewayUrl,
+      applicationId: sandbox.applicationId,
+      startedAt: new Date().toISOString(),
+    });
+    const commands = runtime.plugins.commands().map((c) => c.command);
+    io.out('');
+    io.out(`gatehouse is running on the local sandbox with ${runtime.plugins.loaded.length} plugins.`);
+    io.out('Invoke a command from another terminal:');
+    const guildId = sandbox.state.guildIds[0];
+    const userId = guildId === undefined ? undefined : sandbox.state.memberIds(guildId).find((id) => id !== runtime.applicationId);
+    for (const line of invocationExamples(commands, userId !== undefined ? { userId } : {})) io.out(`  ${line}`);
+    io.out('Stop with Ctrl+C.');
+  } else {
+    io.out(`gatehouse is running (${runtime.gateway.shardIds.length} shards). Stop with Ctrl+C.`);
+  }
+  await done;
+  return 0;
 }

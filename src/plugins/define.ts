@@ -46,3 +46,21 @@ type TypedChatInput<O extends readonly OptionShape[]> = Omit<
 export function defineCommand<const O extends readonly OptionShape[] = []>(command: TypedChatInput<O>): PluginCommand {
   return command as unknown as PluginCommand;
 }
+
+type TypedSubcommand<O extends readonly OptionShape[]> = {
+  type: 1;
+  name: string;
+  description: string;
+  name_localizations?: Record<string, string> | null;
+  description_localizations?: Record<string, string> | null;
+  options?: O & readonly OptionDefinition[];
+  run?(ctx: PluginCommandContext<OptionsOf<O>>): unknown;
+  autocomplete?(ctx: PluginAutocompleteContext<OptionsOf<O>>): unknown;
+};
+
+/** A subcommand whose handlers see typed options, like defineCommand does for plain commands. */
+export function defineSubcommand<const O extends readonly OptionShape[] = []>(
+  subcommand: TypedSubcommand<O>,
+): OptionDefinition<PluginCommandContext, PluginAutocompleteContext> {
+  return subcommand as unknown as OptionDefinition<PluginCommandContext, PluginAutocompleteContext>;
+}

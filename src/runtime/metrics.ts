@@ -1,0 +1,132 @@
+/**
+ * Prometheus metrics. Gauges are computed at scrape time from the components (no per-event work beyond
+ * the counters the runtime already keeps), so metrics cost nothing on the hot path.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { Runtime } from './runtime.js';
+
+const STATUSES = [
+  'idle',
+  'connecting',
+  'waiting-identify',
+  'identifying',
+  'resuming',
+  'ready',
+  'reconnecting',
+  'closed',
+  'stopped',
+] as const;
+
+export interface RuntimeMetrics {
+  registry: Registry;
+  /** Stop listening to component events. */
+  detach(): void;
+}
+
+/** Build the registry for a runtime; call after `runtime.start()` has created its components. */
+export function createMetrics(runtime: Runtime, options: { processMetrics?: boolean } = {}): RuntimeMetrics {
+  const registry = new Registry();
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'gatehouse_' });
+
+  new Gauge({
+    name: 'gatehouse_shard_latency_seconds',
+    help: 'Heartbeat round trip per shard (-1 before the first acknowledgement)',
+    labelNames: ['shard'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of runtime.gateway.status()) this.set({ shard: String(s.id) }, s.latencyMs < 0 ? -1 : s.latencyMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'gatehouse_shard_status',
+    help: 'Shard connection status (1 for the current status)',
+    labelNames: ['shard', 'status'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of runtime.gateway.status()) {
+        for (const status of STATUSES) this.set({ shard: String(s.id), status }, s.status === status ? 1 : 0);
+      }
+    },
+  });
+  new Counter({
+    name: 'gatehouse_gateway_events_total',
+    help: 'Gateway dispatches handled',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(runtime.dispatches);
+    },
+  });
+  let lastCount = runtime.dispatches;
+  let lastAt = performance.now();
+  new Gauge({
+    name: 'gatehouse_gateway_events_per_second',
+    help: 'Gateway dispatches per second since the previous scrape',
+    registers: [registry],
+    collect() {
+      const now = performance.now();
+      const count = runtime.dispatches;
+      const seconds = (now - lastAt) / 1000;
+      if (seconds > 0) this.set((count - lastCount) / seconds);
+      lastCount = count;
+      lastAt = now;
+    },
+  });
+  new Gauge({
+    name: 'gatehouse_cache_entries',
+    help: 'Cached records per resource',
+    labelNames: ['resource'],
+    registers: [registry],
+    async collect() {
+      const sizes = await runtime.cache.sizes();
+      for (const [resource, n] of Object.entries(sizes)) this.set({ resource }, n);
+    },
+  });
+
+  const requests = new Counter({
+    name: 'gatehouse_rest_requests_total',
+    help: 'REST responses by method, route template and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const limited = new Counter({
+    name: 'gatehouse_rest_rate_limited_total',
+    help: 'REST 429 responses by scope',
+    labelNames: ['scope'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'gatehouse_rest_queued_requests',
+    help: 'REST requests waiting in bucket queues (including those being sent)',
+    registers: [registry],
+    collect() {
+      this.set(runtime.rest.stats().queued);
+    },
+  });
+  new Gauge({
+    name: 'gatehouse_interactions_in_flight',
+    help: 'Interactions whose handlers have not finished',
+    registers: [registry],
+    collect() {
+      this.set(runtime.interactionsInFlight);
+    },
+  });
+
+  const onResponse = (e: { method: string; route: string; status: number }): void => {
+    requests.inc({ method: e.method, route: e.route, status: String(e.status) });
+  };
+  const onLimited = (e: { scope: string }): void => {
+    limited.inc({ scope: e.scope });
+  };
+  runtime.rest.on('response', onResponse);
+  runtime.rest.on('rateLimited', onLimited);
+  return {
+    registry,
+    detach() {
+      runtime.rest.off('response', onResponse);
+      runtime.rest.off('rateLimited', onLimited);
+    },
+  };
+}
