@@ -86,6 +86,13 @@ describe('normalization', () => {
     ]);
   });
 
+  it('gives localization dictionaries one key order, so equal commands serialize the same', () => {
+    const a = normalizeCommand({ name: 'x', description: 'y', name_localizations: { fr: 'a', de: 'b', 'en-US': 'c' } }, 'global');
+    const b = normalizeCommand({ name_localizations: { 'en-US': 'c', fr: 'a', de: 'b' }, description: 'y', name: 'x' }, 'global');
+    expect(Object.keys(a.name_localizations!)).toEqual(['de', 'en-US', 'fr']);
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+  });
+
   const same: Array<[string, Def, Def]> = [
     ['absent, null and empty localizations', {}, { name_localizations: null, description_localizations: {} }],
     ['null vs empty localizations', { name_localizations: {} }, { name_localizations: null }],
