@@ -7,6 +7,7 @@
  * parsed, or on bad usage. FILE `-` reads standard input. Advisories (lintCommands) go to stderr as `warning: ...` and do not change the
  * exit code.
  */
+import { diffOrSync } from './commands-sync.js';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { CliIo } from '../cli.js';
@@ -31,8 +32,8 @@ type Subverb = (args: string[], io: CliIo) => Promise<number>;
 
 const SUBVERBS: Record<string, Subverb> = {
   validate,
-  diff: notYet('diff'),
-  sync: notYet('sync'),
+  diff: (args, io) => diffOrSync('diff', args, io),
+  sync: (args, io) => diffOrSync('sync', args, io),
 };
 
 export async function run(args: string[], io: CliIo): Promise<number> {
@@ -49,12 +50,6 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   return verb(rest, io);
 }
 
-function notYet(name: string): Subverb {
-  return async (_args, io) => {
-    io.err(`gatehouse commands ${name}: not implemented yet (it needs the plugin loader and the REST layer)`);
-    return 2;
-  };
-}
 
 interface ValidateArgs {
   file: string;

@@ -165,11 +165,18 @@ describe('gatehouse commands (in process)', () => {
     expect((await inProcess('--help')).code).toBe(0);
   });
 
-  it('diff and sync say they are not implemented yet and exit 2', async () => {
-    for (const sub of ['diff', 'sync']) {
-      const r = await inProcess(sub);
-      expect(r.code).toBe(2);
-      expect(r.stderr[0]).toMatch(new RegExp(`^gatehouse commands ${sub}: not implemented yet`));
+  it('diff and sync without a token say what they need and exit 2', async () => {
+    const saved = process.env.DISCORD_TOKEN;
+    delete process.env.DISCORD_TOKEN;
+    try {
+      for (const sub of ['diff', 'sync']) {
+        const r = await inProcess(sub);
+        expect(r.code).toBe(2);
+        expect(r.stderr[0]).toMatch(new RegExp(`^gatehouse commands ${sub}: needs DISCORD_TOKEN`));
+      }
+      expect((await inProcess('diff', '--dry-run')).code).toBe(2);
+    } finally {
+      if (saved !== undefined) process.env.DISCORD_TOKEN = saved;
     }
   });
 });
