@@ -52,6 +52,21 @@ function digits(s: string, at: number, n: number): number {
   return v;
 }
 
+/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil), integer math only. */
+function daysFromCivil(y: number, m: number, d: number): number {
+  if (m <= 2) y -= 1;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
+}
+
+function daysInMonth(y: number, m: number): number {
+  if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;
+  return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+}
+
 /**
  * Milliseconds of an ISO8601 timestamp as the service writes them ("2017-03-13T19:19:14.040000+00:00",
  * also "Z" and no fraction). Other forms go through Date.parse. NaN when unparseable.
@@ -96,7 +111,8 @@ export function parseTimestamp(s: string): number {
       } else {
         return Date.parse(s);
       }
-      return Date.UTC(year, month - 1, day, hour, minute, second, ms) - offset;
+      if (day > 28 && day > daysInMonth(year, month)) return NaN;
+      return (daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second) * 1000 + ms - offset;
     }
   }
   return Date.parse(s);

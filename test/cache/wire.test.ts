@@ -58,7 +58,18 @@ describe('parseTimestamp', () => {
     }
   });
 
+  it('agrees with Date.parse on a day every five from 1900 to 2100', () => {
+    for (let t = Date.UTC(1900, 0, 1), n = 0; t < Date.UTC(2100, 11, 31) && n < 80_000; t += 5 * 86_400_000 + 3_723_456, n++) {
+      const iso = new Date(t).toISOString();
+      const service = `${iso.slice(0, 23)}000+00:00`;
+      expect(parseTimestamp(service)).toBe(t);
+      expect(parseTimestamp(iso)).toBe(t);
+    }
+  });
+
   it('gives NaN for what is not a timestamp', () => {
+    expect(parseTimestamp('2023-02-29T00:00:00+00:00')).toBeNaN();
+    expect(parseTimestamp('2023-04-31T00:00:00.000000+00:00')).toBeNaN();
     expect(parseTimestamp('yesterday')).toBeNaN();
     expect(parseTimestamp('2021-13-13T19:19:14+00:00')).toBeNaN();
   });

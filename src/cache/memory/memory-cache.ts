@@ -165,7 +165,7 @@ export class MemoryCache implements Cache, CacheSink {
         if (join && g.memberCount >= 0) g.memberCount++;
         return;
       }
-      userSlot = this.users.acquireKey(hi, lo);
+      userSlot = this.users.acquireKey(hi, lo, userSlot < 0);
       slot = this.members.insert(g, userSlot);
     }
     this.members.write(slot, g, m, partial);

@@ -81,8 +81,9 @@ export class UserTable {
     return this.acquireKey(scratchId.hi, scratchId.lo);
   }
 
-  acquireKey(hi: number, lo: number): number {
-    let slot = this.index.find(hi, lo);
+  /** acquire() by id halves; `knownAbsent` skips the lookup when the caller has just done it. */
+  acquireKey(hi: number, lo: number, knownAbsent = false): number {
+    let slot = knownAbsent ? -1 : this.index.find(hi, lo);
     if (slot < 0) {
       slot = this.allocate();
       this.keyA[slot] = hi;

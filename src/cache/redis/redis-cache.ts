@@ -63,6 +63,8 @@ export class CacheWriteError extends Error {
 }
 
 const SWEEP_PAGE = 1000;
+/** Member records per ghMembers call. */
+const MEMBER_BATCH = 200;
 
 export class RedisCache implements Cache, CacheSink {
   readonly backend = 'redis' as const;
@@ -71,6 +73,9 @@ export class RedisCache implements Cache, CacheSink {
   private readonly pipelineSize: number;
   private pipe: ChainableCommander | null = null;
   private queued = 0;
+  /** Member records waiting to go out as one ghMembers call (see scripts.ts), in event order. */
+  private memberRecords: (string | number)[] = [];
+  private memberRecordCount = 0;
   private scheduled = false;
   private readonly inflight = new Set<Promise<void>>();
   private failures: Error[] = [];
@@ -124,25 +129,52 @@ export class RedisCache implements Cache, CacheSink {
 
   // ---- write queue ----------------------------------------------------------------------------
 
-  /** The pipeline to queue one command on. */
+  /** The pipeline to queue one command on (after any member records waiting, to keep event order). */
   private pipeline(): ChainableCommander & Scripted {
+    if (this.memberRecordCount > 0) this.queueMemberRecords();
+    return this.rawPipeline();
+  }
+
+  private rawPipeline(): ChainableCommander & Scripted {
     // A full pipeline is sent before anything else is queued, so pipelines leave in command order.
     if (this.pipe !== null && this.queued >= this.pipelineSize) this.send();
     if (this.pipe === null) {
       this.pipe = this.redis.pipeline();
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.scheduled = false;
-          this.send();
-        });
-      }
+      this.schedule();
     }
     this.queued++;
     return this.pipe as ChainableCommander & Scripted;
   }
 
+  /** Add one member record; records go out together, up to MEMBER_BATCH per script call. */
+  private memberRecord(record: (string | number)[]): void {
+    for (let i = 0; i < record.length; i++) this.memberRecords.push(record[i]!);
+    // A record weighs one command against pipelineSize, so a pipeline stays a bounded size.
+    if (++this.memberRecordCount >= MEMBER_BATCH || this.queued + this.memberRecordCount >= this.pipelineSize) this.queueMemberRecords();
+    else this.schedule();
+  }
+
+  private queueMemberRecords(): void {
+    const records = this.memberRecords;
+    const count = this.memberRecordCount;
+    this.memberRecords = [];
+    this.memberRecordCount = 0;
+    const pipe = this.rawPipeline();
+    this.queued += count - 1;
+    pipe.ghMembers(this.keys.users, this.keys.userRefs, this.keys.prefix, ...records);
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.send();
+    });
+  }
+
   private send(): void {
+    if (this.memberRecordCount > 0) this.queueMemberRecords();
     if (this.pipe === null) return;
     const pipe = this.pipe;
     this.pipe = null;
@@ -227,39 +259,17 @@ export class RedisCache implements Cache, CacheSink {
     const { set, del } = memberFields(m, guildId, partial);
     const user = this.options.users && typeof m.user.username === 'string' ? encodeUser(m.user) : '';
     const cap = userId === this.selfId ? 0 : this.options.maxMembersPerGuild;
-    this.pipeline().ghMemberPut(
-      k.guild(guildId),
-      k.member(guildId, userId),
-      k.memberIndex(guildId),
-      k.users,
-      k.userRefs,
-      partial ? 'p' : 'f',
-      cap,
-      padSnowflake(userId),
-      userId,
-      user,
-      join ? '1' : '0',
-      set.length / 2,
-      ...set,
-      ...del,
-    );
+    this.memberRecord([guildId, userId, padSnowflake(userId), partial ? 'p' : 'f', cap, join ? '1' : '0', user, set.length / 2, ...set, del.length, ...del]);
   }
 
   memberRemove(guildId: string, user: APIUser): void {
     if (!isSnowflake(guildId) || !isSnowflake(user.id)) return this.reject('GUILD_MEMBER_REMOVE', 'ids are not snowflakes');
-    const k = this.keys;
+    if (!this.options.members) {
+      this.pipeline().ghCountBump(this.keys.guild(guildId), -1);
+      return;
+    }
     const encoded = this.options.users && typeof user.username === 'string' ? encodeUser(user) : '';
-    this.pipeline().ghMemberRemove(
-      k.guild(guildId),
-      k.member(guildId, user.id),
-      k.memberIndex(guildId),
-      k.users,
-      k.userRefs,
-      padSnowflake(user.id),
-      user.id,
-      encoded,
-      '1',
-    );
+    this.memberRecord([guildId, user.id, padSnowflake(user.id), 'r', 0, '1', encoded, 0, 0]);
   }
 
   roleUpsert(guildId: string, role: APIRole): void {
@@ -419,17 +429,11 @@ export class RedisCache implements Cache, CacheSink {
         const page = await this.getMembers(g, { limit: SWEEP_PAGE, ...(after !== undefined ? { after } : {}) });
         for (const member of page.members) {
           if (!predicate(member)) continue;
-          const k = this.keys;
-          const result = await (this.redis as unknown as Scripted).ghMemberRemove(
-            k.guild(g),
-            k.member(g, member.userId),
-            k.memberIndex(g),
-            k.users,
-            k.userRefs,
-            padSnowflake(member.userId),
-            member.userId,
-            '',
-            '0',
+          const result = await (this.redis as unknown as Scripted).ghMembers(
+            this.keys.users,
+            this.keys.userRefs,
+            this.keys.prefix,
+            ...[g, member.userId, padSnowflake(member.userId), 'r', 0, '0', '', 0, 0],
           );
           if (result === 1) removed++;
         }

@@ -27,54 +27,69 @@ end
 `;
 
 /**
- * Store a member.
- * KEYS: guild, member, member index, users, user refs.
- * ARGV: mode ('f' whole member / 'p' partial), cap (0 = none), padded user id, user id,
- *       user JSON ('' = leave the user record), join ('1' = GUILD_MEMBER_ADD), n = number of field/value
- *       pairs, the n pairs, then names of fields to delete.
- * Returns 1 created, 0 updated, -1 unknown guild (nothing stored), -2 over the cap (nothing stored).
+ * Store or remove members, many per call (a GUILD_CREATE's members, or the member events of one tick),
+ * in order.
+ * KEYS: users, user refs.
+ * ARGV[1]: key prefix; then one record per member:
+ *   guild id, user id, padded user id, mode ('f' whole member / 'p' partial / 'r' remove),
+ *   cap (0 = none), count ('1' = a GUILD_MEMBER_ADD or _REMOVE: member_count +1 / -1),
+ *   user JSON ('' = leave the user record), n, n field/value pairs, m, m field names to delete.
+ * A member of a guild that is not cached is skipped; a new member over the cap is not stored (a join
+ * still counts). Returns the number of members created or removed.
  */
-export const MEMBER_PUT = `${BUMP_COUNT}
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-local created = redis.call('EXISTS', KEYS[2]) == 0
-if created then
-  local cap = tonumber(ARGV[2])
-  if cap > 0 and redis.call('ZCARD', KEYS[3]) >= cap then
-    if ARGV[6] == '1' then bump(KEYS[1], 1) end
-    return -2
+export const MEMBERS = `${BUMP_COUNT}${RELEASE_USER}
+local users, refs, prefix = KEYS[1], KEYS[2], ARGV[1]
+local i, changed = 2, 0
+local lastGuild, lastExists = nil, false
+while i <= #ARGV do
+  local g, u, padded, mode, cap, count, user = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4]), ARGV[i + 5], ARGV[i + 6]
+  local n = tonumber(ARGV[i + 7])
+  local setFrom = i + 8
+  local m = tonumber(ARGV[setFrom + 2 * n])
+  local delFrom = setFrom + 2 * n + 1
+  i = delFrom + m
+  local guild = prefix .. ':g:' .. g
+  -- Records of one batch mostly share a guild: look it up once per run of records.
+  if g ~= lastGuild then
+    lastGuild = g
+    lastExists = redis.call('EXISTS', guild) == 1
   end
-  redis.call('ZADD', KEYS[3], 0, ARGV[3])
-  redis.call('HINCRBY', KEYS[5], ARGV[4], 1)
-  if ARGV[6] == '1' then bump(KEYS[1], 1) end
-elseif ARGV[1] == 'f' then
-  redis.call('DEL', KEYS[2])
+  if lastExists then
+    local key = guild .. ':m:' .. u
+    local index = guild .. ':mi'
+    if mode == 'r' then
+      if count == '1' then bump(guild, -1) end
+      if redis.call('DEL', key) == 1 then
+        redis.call('ZREM', index, padded)
+        if not release(users, refs, u) and user ~= '' then redis.call('HSET', users, u, user) end
+        changed = changed + 1
+      end
+    else
+      -- A whole member replaces what is there: its DEL also tells whether it existed.
+      local created
+      if mode == 'f' then created = redis.call('DEL', key) == 0 else created = redis.call('EXISTS', key) == 0 end
+      local store = true
+      if created then
+        if cap > 0 and redis.call('ZCARD', index) >= cap then
+          store = false
+        else
+          redis.call('ZADD', index, 0, padded)
+          redis.call('HINCRBY', refs, u, 1)
+          changed = changed + 1
+        end
+        if count == '1' then bump(guild, 1) end
+      end
+      if store then
+        local set = {'k', '1'}
+        for j = setFrom, setFrom + 2 * n - 1 do set[#set + 1] = ARGV[j] end
+        redis.call('HSET', key, unpack(set))
+        if m > 0 then redis.call('HDEL', key, unpack(ARGV, delFrom, delFrom + m - 1)) end
+        if user ~= '' then redis.call('HSET', users, u, user) end
+      end
+    end
+  end
 end
-local n = tonumber(ARGV[7])
-local set = {'k', '1'}
-for i = 8, 7 + 2 * n do set[#set + 1] = ARGV[i] end
-redis.call('HSET', KEYS[2], unpack(set))
-if #ARGV > 7 + 2 * n then
-  redis.call('HDEL', KEYS[2], unpack(ARGV, 8 + 2 * n))
-end
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[4], ARGV[4], ARGV[5]) end
-if created then return 1 end
-return 0
-`;
-
-/**
- * Remove a member.
- * KEYS: guild, member, member index, users, user refs.
- * ARGV: padded user id, user id, user JSON ('' = none), count ('1' = member_count - 1).
- * Returns 1 when the member was cached.
- */
-export const MEMBER_REMOVE = `${BUMP_COUNT}${RELEASE_USER}
-if ARGV[4] == '1' then bump(KEYS[1], -1) end
-if redis.call('DEL', KEYS[2]) == 0 then return 0 end
-redis.call('ZREM', KEYS[3], ARGV[1])
-if not release(KEYS[4], KEYS[5], ARGV[2]) and ARGV[3] ~= '' then
-  redis.call('HSET', KEYS[4], ARGV[2], ARGV[3])
-end
-return 1
+return changed
 `;
 
 /**
@@ -155,8 +170,7 @@ export interface ScriptSpec {
 }
 
 export const SCRIPTS = {
-  ghMemberPut: { lua: MEMBER_PUT, keys: 5 },
-  ghMemberRemove: { lua: MEMBER_REMOVE, keys: 5 },
+  ghMembers: { lua: MEMBERS, keys: 2 },
   ghCountBump: { lua: COUNT_BUMP, keys: 1 },
   ghGuildRemove: { lua: GUILD_REMOVE, keys: 6 },
   ghRolesReplace: { lua: ROLES_REPLACE, keys: 2 },
