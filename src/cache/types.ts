@@ -177,7 +177,7 @@ export interface Cache extends CacheReader {
 }
 
 export interface CacheStats {
-  /** Dispatches applied. */
+  /** Dispatches of events the cache handles (rejected ones included). */
   applied: number;
   /** Dispatches (or records inside them) ignored because their shape was not the documented one. */
   rejected: number;

@@ -410,6 +410,15 @@ export function cacheConformance(name: string, factory: CacheBackendFactory, des
         expect((await cache.entitlementsOf({ userId: USER_1 })).map((e) => e.id)).toEqual([E2]);
       });
 
+      it('follows an entitlement to its new owner when an update changes it', async () => {
+        const cache = await factory.create();
+        cache.apply('ENTITLEMENT_CREATE', entitlement(E1));
+        cache.apply('ENTITLEMENT_UPDATE', entitlement(E1, { user_id: USER_2 }));
+        expect(await cache.hasEntitlement({ userId: USER_1, skuId: SKU, at: start + 1 })).toBe(false);
+        expect(await cache.hasEntitlement({ userId: USER_2, skuId: SKU, at: start + 1 })).toBe(true);
+        expect(await cache.entitlementsOf({ userId: USER_1 })).toEqual([]);
+      });
+
       it('deleted, consumed and not-yet-started entitlements grant nothing; guilds own entitlements too', async () => {
         const cache = await factory.create();
         cache.apply('ENTITLEMENT_CREATE', entitlement(E1, { deleted: true }));
@@ -493,6 +502,16 @@ export function cacheConformance(name: string, factory: CacheBackendFactory, des
         expect(after.rejected - before.rejected).toBe(5);
         expect(after.applied - before.applied).toBe(5);
         expect((await cache.sizes()).members).toBe(2);
+      });
+
+      it('counts a payload whose fields cannot be read as rejected instead of throwing', async () => {
+        const cache = await seeded();
+        const hostile = { guild_id: GUILD_A, user: user(USER_3), roles: [] } as Record<string, unknown>;
+        Object.defineProperty(hostile, 'nick', { enumerable: true, get: () => { throw new Error('boom'); } });
+        const before = cache.stats().rejected;
+        expect(() => cache.apply('GUILD_MEMBER_UPDATE', hostile)).not.toThrow();
+        await cache.flush();
+        expect(cache.stats().rejected).toBe(before + 1);
       });
 
       it('keeps nothing of the payload: changing it afterwards changes nothing', async () => {

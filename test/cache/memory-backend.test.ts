@@ -100,6 +100,17 @@ describe('memory backend layout', () => {
     expect(cache.sizesSync()).toEqual(await cache.sizes());
   });
 
+  it('close() empties the cache and leaves it usable', async () => {
+    const cache = new MemoryCache();
+    cache.apply('READY', ready([GUILD_A]));
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(userId(1))]));
+    await cache.close();
+    expect(cache.sizesSync()).toEqual({ guilds: 0, members: 0, users: 0, roles: 0, entitlements: 0 });
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_B, [member(userId(2), { nick: 'again' })]));
+    expect(cache.getMemberSync(GUILD_B, userId(2))!.nick).toBe('again');
+    expect(cache.getMemberSync(GUILD_A, userId(1))).toBeUndefined();
+  });
+
   it('rejects a bad option with the config key in the message', () => {
     expect(() => new MemoryCache({ maxMembersPerGuild: -1 })).toThrow(/cache\.maxMembersPerGuild/);
   });

@@ -60,8 +60,8 @@ export class MemoryCache implements Cache, CacheSink {
   private readonly guilds = new Map<string, GuildRecord>();
   private nextGuildSlot = 0;
   private readonly freeGuildSlots: number[] = [];
-  private readonly users: UserTable;
-  private readonly members = new MemberTable();
+  private users: UserTable;
+  private members = new MemberTable();
   private readonly entitlements = new Map<string, EntitlementView>();
   private readonly entitlementsByUser = new Map<string, Set<string>>();
   private readonly entitlementsByGuild = new Map<string, Set<string>>();
@@ -78,13 +78,25 @@ export class MemoryCache implements Cache, CacheSink {
   }
 
   apply(t: string, d: unknown): void {
-    if (reduce(this, t, d)) this.counters.applied++;
+    try {
+      if (reduce(this, t, d)) this.counters.applied++;
+    } catch (err) {
+      // A payload the checks let through but a field read chokes on must not stop the dispatch loop.
+      this.reject(t, `threw: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   async flush(): Promise<void> {}
 
+  /** Drop everything (the cache stays usable, empty). */
   async close(): Promise<void> {
     this.guilds.clear();
+    this.freeGuildSlots.length = 0;
+    this.nextGuildSlot = 0;
+    this.users = new UserTable(this.options.users);
+    this.members = new MemberTable();
+    this.selfId = null;
+    this.selfSlot = -1;
     this.entitlements.clear();
     this.entitlementsByUser.clear();
     this.entitlementsByGuild.clear();

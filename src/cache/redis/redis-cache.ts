@@ -101,7 +101,11 @@ export class RedisCache implements Cache, CacheSink {
   }
 
   apply(t: string, d: unknown): void {
-    if (reduce(this, t, d)) this.counters.applied++;
+    try {
+      if (reduce(this, t, d)) this.counters.applied++;
+    } catch (err) {
+      this.reject(t, `threw: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** Send what is queued and wait for every write so far; rejects with CacheWriteError if any failed. */
@@ -383,7 +387,8 @@ export class RedisCache implements Cache, CacheSink {
     const out: EntitlementView[] = [];
     for (let i = 0; i < ids.length; i++) {
       const e = decodeEntitlement(ids[i]!, raws[i]);
-      if (e) out.push(e);
+      // An owner set may still list an entitlement that an update gave to another owner.
+      if (e && ('userId' in owner ? e.userId === owner.userId : e.guildId === owner.guildId)) out.push(e);
     }
     return out;
   }
