@@ -106,7 +106,9 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`running ${subject}... `);
     const r = await runChild(subject, options, budgetMs);
-    console.log(`${(r.feedMs.total / 1000).toFixed(2)} s in the cache, ${fmtInt(r.heapDeltaBytes / Math.max(1, r.counts.members))} bytes/member`);
+    const memory =
+      subject === 'parse' ? '' : r.inProcess ? `, ${fmtInt(r.heapDeltaBytes / Math.max(1, r.counts.members))} heap bytes/member` : `, ${fmtInt(r.extra.redisBytesPerMember ?? 0)} Redis bytes/member`;
+    console.log(`${(r.feedMs.total / 1000).toFixed(2)} s in the cache${memory}`);
     (allRuns[subject] ??= []).push(r);
     const best = results.get(subject);
     // Fastest round; the heap figure is the smallest seen (the same layout, less garbage left behind).
@@ -130,7 +132,7 @@ async function main(): Promise<void> {
   for (const subject of wanted) {
     const r = results.get(subject);
     if (!r) continue;
-    const bytes = subject === 'parse' ? '—' : r.inProcess ? fmtInt(perMember(r)) : `${fmtInt(r.extra.redisBytesPerMember ?? 0)} (in Redis)`;
+    const bytes = subject === 'parse' ? '—' : r.inProcess ? fmtInt(perMember(r)) : `(${fmtInt(r.extra.redisBytesPerMember ?? 0)} in Redis)`;
     rows.push([
       r.subject,
       bytes,
