@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import { MemoryCache, type CacheHooks } from './memory/memory-cache.js';
+import { MemoryCache } from './memory/memory-cache.js';
+import type { CacheHooks } from './shared.js';
 import { RedisCache, type RedisCacheOptions } from './redis/redis-cache.js';
 import type { Cache, CacheOptions } from './types.js';
 

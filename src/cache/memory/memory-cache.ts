@@ -7,52 +7,26 @@ import type { APIEntitlement, APIRole, APIUser } from 'discord-api-types/v10';
 import { entitlementView } from '../entitlement-view.js';
 import { isEntitlementActive, toMillis } from '../entitlements.js';
 import { reduce, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
-import {
-  DEFAULT_CACHE_OPTIONS,
-  type Cache,
-  type CacheOptions,
-  type CacheSizes,
-  type CacheStats,
-  type EntitlementOwner,
-  type EntitlementQuery,
-  type EntitlementView,
-  type GuildView,
-  type MemberPage,
-  type MemberPageOptions,
-  type MemberView,
-  type RoleView,
-  type UserView,
+import type {
+  Cache,
+  CacheOptions,
+  CacheSizes,
+  CacheStats,
+  EntitlementOwner,
+  EntitlementQuery,
+  EntitlementView,
+  GuildView,
+  MemberPage,
+  MemberPageOptions,
+  MemberView,
+  RoleView,
+  UserView,
 } from '../types.js';
 import { nanToNull, scratchId, splitSnowflake } from '../wire.js';
 import { compareRoles, GuildRecord, roleView } from './guilds.js';
+import { checkOptions, ownerOf, pageLimit, type CacheHooks } from '../shared.js';
 import { MemberTable } from './members.js';
 import { UserTable } from './users.js';
-
-export interface CacheHooks {
-  /** Called for every rejected payload (e.g. to log it at debug level). */
-  onReject?: (event: string, reason: string) => void;
-}
-
-export const MAX_PAGE = 1000;
-export const DEFAULT_PAGE = 100;
-
-export function pageLimit(limit: number | undefined): number {
-  if (limit === undefined) return DEFAULT_PAGE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
-    throw new RangeError(`members page limit must be an integer from 1 to ${MAX_PAGE}; got ${String(limit)}`);
-  }
-  return limit;
-}
-
-export function checkOptions(options: Partial<CacheOptions>): CacheOptions {
-  const merged = { ...DEFAULT_CACHE_OPTIONS, ...options };
-  if (!Number.isInteger(merged.maxMembersPerGuild) || merged.maxMembersPerGuild < 0) {
-    throw new RangeError(`cache.maxMembersPerGuild must be a non-negative integer; got ${String(merged.maxMembersPerGuild)}`);
-  }
-  // Users are the users of cached members: without members there is nothing to hold them.
-  if (!merged.members) merged.users = false;
-  return merged;
-}
 
 export class MemoryCache implements Cache, CacheSink {
   readonly backend = 'memory' as const;
@@ -459,12 +433,4 @@ function indexDelete(index: Map<string, Set<string>>, key: string, id: string): 
   if (!set) return;
   set.delete(id);
   if (set.size === 0) index.delete(key);
-}
-
-/** The owner named by an entitlement query: exactly one of userId / guildId. */
-export function ownerOf(query: EntitlementQuery): EntitlementOwner {
-  const hasUser = query.userId !== undefined;
-  const hasGuild = query.guildId !== undefined;
-  if (hasUser === hasGuild) throw new TypeError('hasEntitlement needs exactly one of userId or guildId');
-  return hasUser ? { userId: query.userId! } : { guildId: query.guildId! };
 }

@@ -7,7 +7,7 @@
 import type { APIEntitlement, APIRole, APIUser } from 'discord-api-types/v10';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { isEntitlementActive, toMillis } from '../entitlements.js';
-import { checkOptions, ownerOf, pageLimit, type CacheHooks } from '../memory/memory-cache.js';
+import { checkOptions, ownerOf, pageLimit, type CacheHooks } from '../shared.js';
 import { reduce, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
 import type {
   Cache,
