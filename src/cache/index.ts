@@ -7,4 +7,3 @@ export { type CacheHooks, MAX_PAGE } from './shared.js';
 export { RedisCache, CacheWriteError, type RedisCacheOptions } from './redis/redis-cache.js';
 export { CacheKeys } from './redis/keys.js';
 export { createCache, type CacheConfig, type CreateCacheDeps } from './create.js';
-export { parseTimestamp, isSnowflake } from './wire.js';

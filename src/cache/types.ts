@@ -6,7 +6,7 @@
  * are snowflake strings.
  */
 
-export type Snowflake = string;
+import type { Snowflake } from '../api/snowflake.js';
 
 export interface UserView {
   readonly id: Snowflake;
