@@ -1,10 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  resolve: {
-    // Plugins import 'gatehouse' by name; in development and tests that resolves to the sources.
-    conditions: ['gatehouse-source'],
-  },
+  // Plugins import 'gatehouse' by name; in development and tests that resolves to the sources, never to a
+  // (possibly stale) build in dist/. Tests run in Vite's server-side mode, which has its own conditions.
+  resolve: { conditions: ['gatehouse-source'] },
+  ssr: { resolve: { conditions: ['gatehouse-source'], externalConditions: ['gatehouse-source'] } },
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',

@@ -15,8 +15,14 @@ export default definePlugin({
           await ctx.reply({ content: 'Profiles are shown in servers only.', ephemeral: true });
           return;
         }
-        // The cache is current: GUILD_CREATE, chunks and member events have been applied before any handler runs.
-        const member = await ctx.cache.getMember(ctx.guildId, userId);
+        // The cache is current: GUILD_CREATE, chunks and member events are applied before any handler runs.
+        // Members not cached yet (large guilds list only some at connect) are fetched once through op 8;
+        // the chunk that answers is applied to the cache before the request resolves.
+        let member = await ctx.cache.getMember(ctx.guildId, userId);
+        if (member === undefined) {
+          await ctx.plugin.requestMembers({ guildId: ctx.guildId, userIds: [userId], timeoutMs: 2000 }).catch(() => undefined);
+          member = await ctx.cache.getMember(ctx.guildId, userId);
+        }
         if (member === undefined) {
           await ctx.reply({ content: `<@${userId}> is not in the member cache.`, ephemeral: true });
           return;

@@ -39,32 +39,39 @@ export function isUserInstallOnly(interaction: { authorizing_integration_owners?
   return keys.length > 0 && keys.every((k) => k === '1');
 }
 
-/** What the host hands every handler besides the interaction: its plugin's logger, config and the cache. */
-export interface ContextServices<TCache = unknown> {
+/**
+ * What the host hands every handler besides the interaction: its plugin's logger, config, the cache, and
+ * the plugin's own context (REST, member requests, application id) as `plugin`.
+ */
+export interface ContextServices<TCache = unknown, TPlugin = unknown> {
   readonly log: Logger;
   readonly config: Readonly<Record<string, unknown>>;
   readonly cache: TCache;
+  readonly plugin: TPlugin;
 }
 
 /** Fields shared by command and autocomplete contexts. */
 abstract class BaseContext<
   TInteraction extends APIApplicationCommandInteraction | APIApplicationCommandAutocompleteInteraction,
   TCache,
+  TPlugin,
 > {
   readonly user: APIUser;
   readonly member: APIInteractionGuildMember | undefined;
   readonly log: Logger;
   readonly config: Readonly<Record<string, unknown>>;
   readonly cache: TCache;
+  readonly plugin: TPlugin;
 
   constructor(
     readonly interaction: TInteraction,
     protected readonly transport: InteractionTransport,
-    services: ContextServices<TCache>,
+    services: ContextServices<TCache, TPlugin>,
   ) {
     this.log = services.log;
     this.config = services.config;
     this.cache = services.cache;
+    this.plugin = services.plugin;
     this.member = interaction.member;
     // In guilds the user is inside member; in DMs at top level (reference §14.1).
     this.user = (interaction.member?.user ?? interaction.user) as APIUser;
@@ -94,7 +101,8 @@ abstract class BaseContext<
 export class CommandContext<
   TOptions = Record<string, OptionValue | undefined>,
   TCache = unknown,
-> extends BaseContext<APIApplicationCommandInteraction, TCache> {
+  TPlugin = unknown,
+> extends BaseContext<APIApplicationCommandInteraction, TCache, TPlugin> {
   private stateValue: ResponseState = 'pending';
   /** Set synchronously when an acknowledgement is under way, so the guard never sends a second one. */
   private acknowledging = false;
@@ -104,7 +112,7 @@ export class CommandContext<
   constructor(
     interaction: APIApplicationCommandInteraction,
     transport: InteractionTransport,
-    services: ContextServices<TCache>,
+    services: ContextServices<TCache, TPlugin>,
     readonly options: TOptions,
     /** Subcommand group and subcommand names, outermost first. */
     readonly path: readonly string[],
@@ -222,13 +230,14 @@ export const AUTOCOMPLETE_CHOICE_LIMIT = 25;
 export class AutocompleteContext<
   TOptions = Record<string, OptionValue | undefined>,
   TCache = unknown,
-> extends BaseContext<APIApplicationCommandAutocompleteInteraction, TCache> {
+  TPlugin = unknown,
+> extends BaseContext<APIApplicationCommandAutocompleteInteraction, TCache, TPlugin> {
   private responded = false;
 
   constructor(
     interaction: APIApplicationCommandAutocompleteInteraction,
     transport: InteractionTransport,
-    services: ContextServices<TCache>,
+    services: ContextServices<TCache, TPlugin>,
     /** Options filled so far; required ones may be missing, and values may be partial. */
     readonly options: Partial<TOptions>,
     readonly focused: FocusedOption,

@@ -22,8 +22,8 @@ import type { InteractionTransport } from './transport.js';
  * handler written for a narrower context (typed options, the concrete cache) is accepted here without
  * widening anything to `any`.
  */
-type LooseCommandContext = CommandContext<Record<string, OptionValue | undefined>, unknown>;
-type LooseAutocompleteContext = AutocompleteContext<Record<string, OptionValue | undefined>, unknown>;
+type LooseCommandContext = CommandContext<Record<string, OptionValue | undefined>, unknown, unknown>;
+type LooseAutocompleteContext = AutocompleteContext<Record<string, OptionValue | undefined>, unknown, unknown>;
 /** Handlers return choices (or answer through ctx.respond); what they return is checked at run time. */
 export type AutocompleteResult = unknown;
 export type RunHandler = (ctx: LooseCommandContext) => unknown;
@@ -49,11 +49,11 @@ export interface RoutableCommand {
   readonly deferEphemeral?: boolean;
 }
 
-export interface RouterOptions<TCache> {
+export interface RouterOptions<TCache, TPlugin> {
   transport: InteractionTransport;
   log: Logger;
   /** The services (logger, config, cache) a plugin's handlers get. */
-  servicesFor(plugin: string): ContextServices<TCache>;
+  servicesFor(plugin: string): ContextServices<TCache, TPlugin>;
   /**
    * Defer automatically when a handler has not answered this long after the interaction arrived.
    * The service invalidates the token 3 s after receipt; 2 s leaves room for the round trip.
@@ -121,12 +121,12 @@ function handlerAt<K extends 'run' | 'autocomplete'>(
  * Routes APPLICATION_COMMAND and AUTOCOMPLETE interactions to the handlers declared on plugin commands:
  * by command type, name and scope (guild-scoped registrations first, then global), then by subcommand path.
  */
-export class InteractionRouter<TCache = unknown> {
+export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
   private readonly routes = new Map<string, Route>();
   private readonly deferAfterMs: number;
   private readonly errorMessage: (command: string) => string;
 
-  constructor(private readonly options: RouterOptions<TCache>) {
+  constructor(private readonly options: RouterOptions<TCache, TPlugin>) {
     this.deferAfterMs = options.deferAfterMs ?? 2000;
     this.errorMessage =
       options.errorMessage ?? ((command) => `Something went wrong while running \`/${command}\`. It has been logged.`);
@@ -213,7 +213,7 @@ export class InteractionRouter<TCache = unknown> {
     }
   }
 
-  private async answerError(ctx: CommandContext<unknown, TCache>, command: string, log: Logger): Promise<void> {
+  private async answerError(ctx: CommandContext<unknown, TCache, TPlugin>, command: string, log: Logger): Promise<void> {
     const body = { content: this.errorMessage(command), flags: MessageFlags.Ephemeral };
     try {
       await ctx.settled();

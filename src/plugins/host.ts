@@ -160,7 +160,7 @@ export class PluginHost {
   }
 
   /** Register every plugin's commands with the router, in the scopes sync puts them in. */
-  registerRoutes(router: InteractionRouter<unknown>, options: { devGuildId?: string } = {}): void {
+  registerRoutes(router: InteractionRouter<unknown, unknown>, options: { devGuildId?: string } = {}): void {
     const all = this.commands();
     const { groups } = groupByScope(
       all.map((c) => c.command),
@@ -170,7 +170,13 @@ export class PluginHost {
       for (const index of group.sources) {
         const { plugin, command } = all[index]!;
         const route = plugin.state === 'failed' ? unavailableRoute(command, plugin.name) : (command as RoutableCommand);
-        router.add(plugin.name, route, group.scope.kind === 'guild' ? { guildIds: [group.scope.guildId] } : {});
+        try {
+          router.add(plugin.name, route, group.scope.kind === 'guild' ? { guildIds: [group.scope.guildId] } : {});
+        } catch (err) {
+          // Two plugins declaring one command is also a validation problem (and blocks the sync); the first
+          // declaration keeps the route.
+          plugin.context.log.error({ err, plugin: plugin.name, command: command.name }, 'command not routed');
+        }
       }
     }
   }

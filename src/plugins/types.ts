@@ -26,8 +26,8 @@ import type { RestClient } from '../rest/index.js';
 
 export type OptionBag = Record<string, OptionValue | undefined>;
 
-export type PluginCommandContext<TOptions = OptionBag> = CommandContext<TOptions, CacheReader>;
-export type PluginAutocompleteContext<TOptions = OptionBag> = AutocompleteContext<TOptions, CacheReader>;
+export type PluginCommandContext<TOptions = OptionBag> = CommandContext<TOptions, CacheReader, PluginContext>;
+export type PluginAutocompleteContext<TOptions = OptionBag> = AutocompleteContext<TOptions, CacheReader, PluginContext>;
 
 /** Runtime-only settings of a command (never sent to the service). */
 export interface CommandBehaviour {

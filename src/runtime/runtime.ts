@@ -44,7 +44,7 @@ export class Runtime {
   private restValue: RestClient | null = null;
   private cacheValue: Cache | null = null;
   private hostValue: PluginHost | null = null;
-  private routerValue: InteractionRouter<unknown> | null = null;
+  private routerValue: InteractionRouter<unknown, unknown> | null = null;
   private gatewayValue: ShardManager | null = null;
   private applicationIdValue: string | null = null;
   private syncValue: CommandSyncResult | null = null;
@@ -74,7 +74,7 @@ export class Runtime {
   get plugins(): PluginHost {
     return required(this.hostValue, 'plugins');
   }
-  get router(): InteractionRouter<unknown> {
+  get router(): InteractionRouter<unknown, unknown> {
     return required(this.routerValue, 'router');
   }
   get gateway(): ShardManager {
@@ -107,7 +107,7 @@ export class Runtime {
           port: s.port,
           seed: { guilds: s.guilds, membersPerGuild: s.membersPerGuild },
           activities: s.activities,
-          logger: this.log.child({ component: 'sandbox' }),
+          logger: this.log,
         });
         this.ownsSandbox = true;
       }
@@ -119,7 +119,7 @@ export class Runtime {
     this.restValue = new RestClient({
       baseUrl: apiUrl,
       token,
-      logger: this.log.child({ component: 'rest' }),
+      logger: this.log,
       ...this.options.rest,
     });
     this.applicationIdValue = this.config.applicationId ?? (await getCurrentApplication(this.restValue)).id;
@@ -178,14 +178,14 @@ export class Runtime {
       const host = await this.loadPlugins();
       if (this.config.commands.sync) this.syncValue = await this.syncCommands();
 
-      const router = new InteractionRouter<unknown>({
+      const router = new InteractionRouter<unknown, unknown>({
         transport: interactionTransport(this.rest),
         log: this.log.child({ component: 'interactions' }),
         servicesFor: (plugin) => {
           const hosted = host.loaded.find((p) => p.name === plugin);
-          return hosted !== undefined
-            ? { log: hosted.context.log, config: hosted.context.config, cache: hosted.context.cache }
-            : { log: this.log, config: {}, cache: this.cache };
+          if (hosted === undefined) throw new Error(`no plugin named ${plugin}`);
+          const c = hosted.context;
+          return { log: c.log, config: c.config, cache: c.cache, plugin: c };
         },
         ...(this.options.deferAfterMs !== undefined ? { deferAfterMs: this.options.deferAfterMs } : {}),
       });
@@ -205,7 +205,7 @@ export class Runtime {
         shardIds: shards.ids,
         compress: gateway.compress,
         largeThreshold: gateway.largeThreshold,
-        logger: this.log.child({ component: 'gateway' }),
+        logger: this.log,
         onDispatch: (shardId, t, d) => this.onDispatch(shardId, t, d),
         ...this.options.gateway,
       });

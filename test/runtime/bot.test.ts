@@ -1,0 +1,360 @@
+/**
+ * The runtime as a bot owner runs it: real plugins (the examples in plugins/ and fixtures), startup sync,
+ * interaction routing and plugin events, against the sandbox over real sockets on 127.0.0.1.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, type InteractionRecord, type Sandbox } from '../../src/sandbox/index.js';
+import { loadConfig, type ConfigInput } from '../../src/runtime/config.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { Runtime } from '../../src/runtime/runtime.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const FIXTURES = 'test/fixtures/plugins';
+
+class LogSink extends Writable {
+  readonly lines: Array<Record<string, unknown>> = [];
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
+    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    cb();
+  }
+  find(pred: (l: Record<string, unknown>) => boolean): Record<string, unknown> | undefined {
+    return this.lines.find(pred);
+  }
+}
+
+async function newSandbox(): Promise<Sandbox> {
+  return createSandbox({
+    activities: true,
+    seed: { guilds: 2, membersPerGuild: 20 },
+    gateway: { identifyWindowMs: 50, heartbeatIntervalMs: 5_000 },
+  });
+}
+
+const running: Runtime[] = [];
+
+async function startBot(
+  sandbox: Sandbox,
+  plugins: string[],
+  options: { overrides?: ConfigInput; deferAfterMs?: number } = {},
+): Promise<{ runtime: Runtime; logs: LogSink }> {
+  const logs = new LogSink();
+  const config = loadConfig({
+    cwd: ROOT,
+    env: {},
+    overrides: { plugins: { dirs: plugins }, http: { enabled: false }, ...options.overrides },
+  });
+  const runtime = new Runtime({
+    config,
+    sandbox,
+    cwd: ROOT,
+    log: createLogger({ level: 'debug', pretty: false, destination: logs }),
+    // The sandbox spaces identifies across runtimes too; a quick re-identify after its op 9 keeps tests short.
+    gateway: { identifyWindowMs: 50, timing: { invalidSessionDelayMs: () => 60 } },
+    ...(options.deferAfterMs !== undefined ? { deferAfterMs: options.deferAfterMs } : {}),
+  });
+  running.push(runtime);
+  await runtime.start();
+  return { runtime, logs };
+}
+
+/** Wait (bounded) until `check` holds. */
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function content(record: InteractionRecord, index = 0): string {
+  return String(record.callbacks[index]?.data?.content ?? '');
+}
+
+async function stopAll(): Promise<void> {
+  await Promise.all(running.splice(0).map((r) => r.stop({ graceMs: 1_000 })));
+}
+
+describe('example plugins', () => {
+  let sandbox: Sandbox;
+  let runtime: Runtime;
+  let guildId: string;
+
+  beforeAll(async () => {
+    sandbox = await newSandbox();
+    guildId = sandbox.state.guildIds[0]!;
+    ({ runtime } = await startBot(sandbox, ['plugins']));
+  });
+  afterAll(async () => {
+    await stopAll();
+    await sandbox.close();
+  });
+
+  it('syncs every example command and answers each one as documented', async () => {
+    expect(runtime.commandSync?.status).toBe('synced');
+    const names = sandbox.state.commands().map((c) => `${String(c.type)}:${String(c.name)}`).sort();
+    expect(names).toEqual(['1:dice', '1:perks', '2:Show profile', '3:Count words', '4:launch']);
+
+    const roll = await sandbox.invoke({ name: 'dice', subcommand: ['roll'], options: { sides: 20, count: 3 }, guildId });
+    await roll.firstResponse(5_000);
+    const m = /^You rolled (\d+) \+ (\d+) \+ (\d+) = (\d+) \(3d20\)$/.exec(content(roll));
+    expect(m, content(roll)).not.toBeNull();
+    const dice = m!.slice(1, 4).map(Number);
+    for (const d of dice) expect(d).toBeGreaterThanOrEqual(1), expect(d).toBeLessThanOrEqual(20);
+    expect(Number(m![4])).toBe(dice.reduce((a, b) => a + b, 0));
+
+    const flip = await sandbox.invoke({ name: 'dice', subcommand: ['flip'], guildId });
+    await flip.firstResponse(5_000);
+    expect(content(flip)).toMatch(/^(Heads|Tails)$/);
+  });
+
+  it('answers autocomplete with the focused option, partial input and missing required options', async () => {
+    const partial = await sandbox.autocomplete({ name: 'dice', subcommand: ['roll'], options: { sides: 1 }, focused: 'sides', guildId });
+    expect(await partial.firstResponse(5_000)).toEqual({
+      type: 8,
+      data: { choices: [{ name: 'd10', value: 10 }, { name: 'd12', value: 12 }, { name: 'd100', value: 100 }] },
+    });
+    const empty = await sandbox.autocomplete({ name: 'dice', subcommand: ['roll'], options: { count: 2, sides: '' }, focused: 'sides', guildId });
+    const answer = await empty.firstResponse(5_000);
+    expect((answer.data?.choices as unknown[]).length).toBe(7);
+  });
+
+  it('shows the cached member from the user context menu', async () => {
+    const target = sandbox.state.memberIds(guildId).find((id) => id !== runtime.applicationId)!;
+    const record = await sandbox.invoke({ name: 'Show profile', type: 2, targetId: target, guildId });
+    await record.firstResponse(5_000);
+    const member = await runtime.cache.getMember(guildId, target);
+    expect(member).toBeDefined();
+    const name = member!.nick ?? member!.user?.globalName ?? member!.user?.username;
+    expect(content(record)).toContain(`**${name}**`);
+    expect(content(record)).toMatch(/Joined: \d{4}-\d{2}-\d{2}/);
+    expect(record.callbacks[0]?.data?.flags).toBe(64);
+  });
+
+  it('counts the words of the targeted message', async () => {
+    const record = await sandbox.invoke({ name: 'Count words', type: 3, guildId });
+    await record.firstResponse(5_000);
+    const data = record.payload.data as { target_id: string; resolved: { messages: Record<string, { content: string }> } };
+    const text = data.resolved.messages[data.target_id]!.content;
+    const words = text.split(/\s+/u).filter((w) => w.length > 0).length;
+    expect(content(record)).toBe(`That message has ${words} word${words === 1 ? '' : 's'}.`);
+  });
+
+  it('gates /perks on an entitlement that the cache learns from ENTITLEMENT_CREATE', async () => {
+    const userId = sandbox.state.memberIds(guildId).find((id) => id !== runtime.applicationId)!;
+    const before = await sandbox.invoke({ name: 'perks', guildId, userId });
+    await before.firstResponse(5_000);
+    expect(content(before)).toMatch(/for supporters/);
+    for (const skuId of sandbox.state.skuIds) sandbox.state.grantEntitlement({ skuId, userId, subscription: true });
+    await until(
+      async () => (await runtime.cache.entitlementsOf({ userId })).length === sandbox.state.skuIds.length,
+      'entitlements in the cache',
+    );
+    const after = await sandbox.invoke({ name: 'perks', guildId, userId });
+    await after.firstResponse(5_000);
+    expect(content(after)).toMatch(/^Thank you for supporting us/);
+  });
+
+  it('launches the Activity from its own entry-point command', async () => {
+    const record = await sandbox.invoke({ name: 'launch', type: 4, guildId });
+    expect(await record.firstResponse(5_000)).toEqual({ type: 12 });
+  });
+});
+
+describe('isolation', () => {
+  afterEach(stopAll);
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await newSandbox();
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+
+  it('a plugin throwing in setup or in run leaves the others working', async () => {
+    const { runtime, logs } = await startBot(sandbox, [`${FIXTURES}/broken-setup`]);
+    const guildId = sandbox.state.guildIds[0]!;
+    const states = Object.fromEntries(runtime.plugins.loaded.map((p) => [p.name, p.state]));
+    expect(states).toEqual({ working: 'ready', broken: 'failed', thrower: 'ready', listener: 'ready' });
+    expect(logs.find((l) => l.plugin === 'broken' && l.msg === 'plugin setup failed; the plugin is disabled')).toBeDefined();
+
+    const boom = await sandbox.invoke({ name: 'boom', guildId });
+    await boom.firstResponse(5_000);
+    expect(content(boom)).toMatch(/went wrong while running `\/boom`/);
+    expect(boom.callbacks[0]?.data?.flags).toBe(64);
+    const logged = logs.find((l) => l.msg === 'command handler failed');
+    expect(logged).toMatchObject({ plugin: 'thrower', command: 'boom' });
+
+    const broken = await sandbox.invoke({ name: 'broken', guildId });
+    await broken.firstResponse(5_000);
+    expect(content(broken)).toMatch(/unavailable right now \(plugin "broken" failed to start\)/);
+
+    const ping = await sandbox.invoke({ name: 'ping', guildId });
+    await ping.firstResponse(5_000);
+    expect(content(ping)).toBe('pong');
+
+    // A member joins: the throwing listener is logged, the other listener still runs and sees the cache updated.
+    const joined = sandbox.state.addMember(guildId, { username: 'newcomer' });
+    const { seen } = (await import(`../fixtures/plugins/broken-setup/d-listener.ts`)) as {
+      seen: Array<{ userId: string; cached: boolean }>;
+    };
+    await until(() => seen.some((s) => s.userId === joined), 'the listener to see the join');
+    expect(seen.find((s) => s.userId === joined)).toEqual({ userId: joined, cached: true });
+    await until(() => logs.find((l) => l.msg === 'plugin event handler failed') !== undefined, 'the event error log');
+    expect(logs.find((l) => l.msg === 'plugin event handler failed')).toMatchObject({ plugin: 'thrower', event: 'guildMemberAdd' });
+
+    const again = await sandbox.invoke({ name: 'ping', guildId });
+    await again.firstResponse(5_000);
+    expect(content(again)).toBe('pong');
+  });
+});
+
+describe('responses', () => {
+  afterEach(stopAll);
+  let sandbox: Sandbox;
+  let guildId: string;
+  beforeAll(async () => {
+    sandbox = await newSandbox();
+    guildId = sandbox.state.guildIds[0]!;
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+
+  it('defers for a slow handler, then fills the deferred message', async () => {
+    await startBot(sandbox, [`${FIXTURES}/behaviour`], { deferAfterMs: 100 });
+    const record = await sandbox.invoke({ name: 'slow', guildId });
+    expect(await record.firstResponse(5_000)).toEqual({ type: 5 });
+    await until(() => record.original?.content === 'finally', 'the edited original');
+    expect(record.callbacks).toHaveLength(1);
+  });
+
+  it('edits, follows up, and stops at five follow-ups for a user-installed app', async () => {
+    await startBot(sandbox, [`${FIXTURES}/behaviour`]);
+    const inGuild = await sandbox.invoke({ name: 'chatty', options: { followups: 3 }, guildId });
+    await until(() => inGuild.original?.content === 'sent 3', 'three follow-ups', 8_000);
+    expect(inGuild.followups.map((f) => f.content)).toEqual(['follow-up 1', 'follow-up 2', 'follow-up 3']);
+    expect(inGuild.callbacks).toEqual([{ type: 5, data: { flags: 64 } }]);
+
+    const userInstalled = await sandbox.invoke({ name: 'chatty', options: { followups: 7 }, guildId, integration: 'user' });
+    await until(() => String(userInstalled.original?.content).startsWith('stopped'), 'the follow-up limit', 8_000);
+    expect(userInstalled.original?.content).toBe('stopped after 5: FollowUpLimitError');
+    expect(userInstalled.followups).toHaveLength(5);
+  });
+
+  it('answers a throwing handler with an ephemeral error, shows modals, and cuts choices to 25', async () => {
+    const { logs } = await startBot(sandbox, [`${FIXTURES}/behaviour`]);
+    const crash = await sandbox.invoke({ name: 'crash', guildId });
+    await crash.firstResponse(5_000);
+    expect(crash.callbacks[0]).toEqual({
+      type: 4,
+      data: { content: 'Something went wrong while running `/crash`. It has been logged.', flags: 64 },
+    });
+    expect(logs.find((l) => l.msg === 'command handler failed')).toMatchObject({ plugin: 'responses', command: 'crash' });
+
+    const form = await sandbox.invoke({ name: 'form', guildId });
+    expect(await form.firstResponse(5_000)).toMatchObject({ type: 9, data: { custom_id: 'feedback', title: 'Feedback' } });
+
+    const many = await sandbox.autocomplete({ name: 'many', options: { pick: 'c' }, focused: 'pick', guildId });
+    const answer = await many.firstResponse(5_000);
+    expect((answer.data?.choices as unknown[]).length).toBe(25);
+  });
+});
+
+describe('startup sync', () => {
+  afterEach(stopAll);
+  let sandbox: Sandbox;
+  let dir: string;
+  beforeAll(async () => {
+    sandbox = await newSandbox();
+    mkdirSync(join(ROOT, 'test/.tmp'), { recursive: true });
+    dir = mkdtempSync(join(ROOT, 'test/.tmp/sync-'));
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Write a plugin set into a fresh folder (a fresh path, so the module is imported anew). */
+  function pluginSet(name: string, description: string): string {
+    const folder = join(dir, name);
+    mkdirSync(folder);
+    writeFileSync(
+      join(folder, 'tools.mjs'),
+      `export default {
+        name: 'tools',
+        commands: [
+          { name: 'echo', description: ${JSON.stringify(description)}, options: [{ type: 3, name: 'text', description: 'Text', required: true }], async run(ctx) { await ctx.reply(String(ctx.options.text)); } },
+          { name: 'config', description: 'Settings', options: [
+            { type: 1, name: 'get', description: 'Read one', options: [{ type: 3, name: 'key', description: 'Key', required: true }], async run(ctx) { await ctx.reply('get'); } },
+            { type: 1, name: 'set', description: 'Write one', options: [{ type: 3, name: 'key', description: 'Key', required: true }, { type: 3, name: 'value', description: 'Value' }], async run(ctx) { await ctx.reply('set'); } },
+          ] },
+          { type: 2, name: 'Inspect', async run(ctx) { await ctx.reply('inspect'); } },
+        ],
+      };\n`,
+    );
+    return folder;
+  }
+
+  it('makes zero writes when nothing changed and exactly one when one description changed', async () => {
+    const first = await startBot(sandbox, [pluginSet('first', 'Repeat text')]);
+    expect(first.runtime.commandSync?.status).toBe('synced');
+    await first.runtime.stop();
+    const afterFirst = { ...sandbox.counters };
+    expect(afterFirst.commandCreates).toBeGreaterThanOrEqual(3);
+
+    const second = await startBot(sandbox, [pluginSet('second', 'Repeat text')]);
+    expect(second.runtime.commandSync).toMatchObject({ status: 'synced', summary: { requests: 0, unchanged: 3 } });
+    await second.runtime.stop();
+    expect(sandbox.counters.commandWrites).toBe(afterFirst.commandWrites);
+
+    const ids = new Map(sandbox.state.commands().map((c) => [c.name, c.id]));
+    const third = await startBot(sandbox, [pluginSet('third', 'Repeat the text you give')]);
+    expect(third.runtime.commandSync).toMatchObject({ status: 'synced', summary: { requests: 1, updated: 1, created: 0, deleted: 0 } });
+    expect(sandbox.counters.commandWrites).toBe(afterFirst.commandWrites + 1);
+    expect(sandbox.counters.commandCreates).toBe(afterFirst.commandCreates);
+    // Same command ids: nothing was deleted and recreated (permissions survive).
+    expect(new Map(sandbox.state.commands().map((c) => [c.name, c.id]))).toEqual(ids);
+    const echo = sandbox.state.commands().find((c) => c.name === 'echo');
+    expect(echo?.description).toBe('Repeat the text you give');
+  });
+
+  it('refuses to sync invalid definitions, listing every problem with its plugin, and sends nothing', async () => {
+    const before = { ...sandbox.counters };
+    const { runtime, logs } = await startBot(sandbox, [`${FIXTURES}/invalid`]);
+    const result = runtime.commandSync;
+    expect(result?.status).toBe('invalid');
+    if (result?.status !== 'invalid') return;
+    const found = result.problems.map((p) => `${p.plugin} ${p.path} ${p.problem.code}`);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^one commands\[0\]\.name /),
+        expect.stringMatching(/^one commands\[1\]\.options\[1\]/),
+        expect.stringMatching(/^two commands\[0\]\.name /),
+        expect.stringMatching(/^two commands\[1\]\.description /),
+      ]),
+    );
+    expect(found.filter((f) => f.startsWith('one commands[1].options[1]')).length).toBeGreaterThanOrEqual(2);
+    for (const p of result.problems) expect(p.source).toMatch(/^test\/fixtures\/plugins\/invalid\/(one|two)\.ts$/);
+    expect(logs.lines.filter((l) => l.level === 50 && String(l.msg).startsWith('one (test/fixtures')).length).toBeGreaterThan(0);
+    expect(sandbox.counters.commandWrites).toBe(before.commandWrites);
+  });
+
+  it('names the file and the fields of a malformed plugin, loads the others, and syncs nothing', async () => {
+    const before = { ...sandbox.counters };
+    const { runtime } = await startBot(sandbox, [`${FIXTURES}/bad-shape`]);
+    expect(runtime.plugins.loaded.map((p) => p.name)).toEqual(['ok']);
+    const failure = runtime.plugins.loadFailures[0];
+    expect(failure?.source.label).toBe('test/fixtures/plugins/bad-shape/typo.js');
+    expect(failure?.error.message.split('\n').map((l) => l.trim())).toEqual([
+      'test/fixtures/plugins/bad-shape/typo.js:',
+      'comands: unknown key; did you mean "commands"?',
+      'on.guildMemberAd: unknown event; did you mean "guildMemberAdd"? (events: ready, guildCreate, guildDelete, guildMemberAdd, guildMemberUpdate, guildMemberRemove, entitlementCreate, entitlementUpdate, entitlementDelete, commandPermissionsUpdate, raw)',
+      'setup: must be a function, not a string',
+    ]);
+    expect(runtime.commandSync?.status).toBe('blocked');
+    expect(sandbox.counters.commandWrites).toBe(before.commandWrites);
+  });
+});
