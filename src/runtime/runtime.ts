@@ -163,8 +163,13 @@ export class Runtime {
   }
 
   private ensureCache(): Cache {
+    const log = this.log.child({ component: 'cache' });
     this.cacheValue ??= createCache(this.config.cache, {
       ...(this.config.redisUrl !== undefined ? { redisUrl: this.config.redisUrl } : {}),
+      hooks: {
+        onReject: (event, reason) => log.debug({ event, reason }, 'dispatch not cached: unexpected shape'),
+        onWriteError: (err) => log.warn({ err }, 'cache write failed'),
+      },
     });
     return this.cacheValue;
   }

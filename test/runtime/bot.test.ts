@@ -197,7 +197,7 @@ describe('isolation', () => {
 
     // A member joins: the throwing listener is logged, the other listener still runs and sees the cache updated.
     const joined = sandbox.state.addMember(guildId, { username: 'newcomer' });
-    const { seen } = (await import(`../fixtures/plugins/broken-setup/d-listener.ts`)) as {
+    const { seen } = (await import(`../fixtures/plugins/broken-setup/d-listener.js`)) as {
       seen: Array<{ userId: string; cached: boolean }>;
     };
     await until(() => seen.some((s) => s.userId === joined), 'the listener to see the join');
