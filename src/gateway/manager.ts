@@ -52,7 +52,7 @@ export interface ShardManagerOptions {
   largeThreshold?: number;
   presence?: GatewayPresenceUpdateData;
   properties?: { os: string; browser: string; device: string };
-  sendLimit?: { count: number; windowMs: number };
+  sendLimit?: { count: number; windowMs: number; marginMs?: number };
   timing?: ShardTiming;
   random?: () => number;
   sessionStore?: SessionStore;

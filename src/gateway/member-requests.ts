@@ -66,8 +66,8 @@ interface PendingRequest {
   /** Idle timeout while waiting for chunks, or the retry_after wait. */
   timer: NodeJS.Timeout | null;
   waitingRetry: boolean;
-  /** Written to a socket (not merely queued): its replies belong to the session it was written in. */
-  written: boolean;
+  /** Connection epoch it was last written on (null while queued): replies belong to that session. */
+  writtenOn: number | null;
   resolve: (result: MemberRequestResult) => void;
   reject: (error: Error) => void;
 }
@@ -82,6 +82,8 @@ function generateNonce(): string {
 
 export class MemberRequestAssembler {
   private readonly pending = new Map<string, PendingRequest>();
+  /** Bumped for every new connection, to tell which requests went out on a connection now gone. */
+  private epoch = 0;
 
   constructor(private readonly send: QueueSend) {}
 
@@ -117,7 +119,7 @@ export class MemberRequestAssembler {
         presences: [],
         timer: null,
         waitingRetry: false,
-        written: false,
+        writtenOn: null,
         resolve,
         reject,
       };
@@ -192,6 +194,23 @@ export class MemberRequestAssembler {
     return true;
   }
 
+  /** The shard opened a new connection. */
+  connectionChanged(): void {
+    this.epoch++;
+  }
+
+  /**
+   * The session RESUMED, replay done. A request written on an earlier connection that got no chunk at all
+   * may never have reached the service (a socket dies with what was in flight), so ask again; if the service
+   * did get it, the duplicate chunks are dropped by chunk index, and late ones arrive only as events.
+   */
+  resendUnanswered(): void {
+    for (const request of this.pending.values()) {
+      if (request.waitingRetry || request.writtenOn === null) continue;
+      if (request.writtenOn < this.epoch && request.seen.size === 0) this.transmit(request);
+    }
+  }
+
   /**
    * A new session started (READY after a fresh IDENTIFY): replies to requests sent in the old one will never
    * come, so ask again from scratch.
@@ -199,7 +218,7 @@ export class MemberRequestAssembler {
   restartAll(): void {
     for (const request of this.pending.values()) {
       // Still queued (never written) or waiting out a rate limit: it will be sent in the new session anyway.
-      if (request.waitingRetry || !request.written) continue;
+      if (request.waitingRetry || request.writtenOn === null) continue;
       this.clearTimer(request);
       request.seen.clear();
       request.chunkCount = null;
@@ -220,7 +239,7 @@ export class MemberRequestAssembler {
 
   private transmit(request: PendingRequest): void {
     request.attempts++;
-    request.written = false;
+    request.writtenOn = null;
     this.send(request.payload, (error) => {
       if (this.pending.get(request.nonce) !== request) return;
       if (error) {
@@ -228,7 +247,7 @@ export class MemberRequestAssembler {
         request.reject(error);
         return;
       }
-      request.written = true;
+      request.writtenOn = this.epoch;
       this.armTimeout(request);
     });
   }

@@ -17,6 +17,12 @@ export interface SendQueueOptions {
   limit?: number;
   /** Window length in ms. Default 60000. */
   windowMs?: number;
+  /**
+   * Extra spacing on top of the window. The service counts when sends arrive, this queue when they leave;
+   * delivery and server-side delays can bring arrivals closer together than departures. Default: 2% of the
+   * window, at least 100 ms.
+   */
+  marginMs?: number;
   /** Monotonic clock in ms. Default performance.now. */
   now?: () => number;
 }
@@ -29,6 +35,7 @@ interface QueuedSend {
 export class SendQueue {
   readonly limit: number;
   readonly windowMs: number;
+  readonly marginMs: number;
   private readonly now: () => number;
   /** Ring buffer of the send times inside the window, oldest at `head`. */
   private readonly log: Float64Array;
@@ -47,6 +54,7 @@ export class SendQueue {
     this.windowMs = options.windowMs ?? 60_000;
     if (!Number.isInteger(this.limit) || this.limit < 2) throw new RangeError('send limit must be an integer >= 2');
     if (!(this.windowMs > 0)) throw new RangeError('send window must be positive');
+    this.marginMs = options.marginMs ?? Math.max(100, this.windowMs * 0.02);
     this.now = options.now ?? (() => performance.now());
     this.log = new Float64Array(this.limit);
   }
@@ -157,7 +165,7 @@ export class SendQueue {
   }
 
   private expire(now: number): void {
-    const cutoff = now - this.windowMs;
+    const cutoff = now - this.windowMs - this.marginMs;
     while (this.count > 0 && this.log[this.head]! <= cutoff) {
       this.head = (this.head + 1) % this.limit;
       this.count--;
@@ -167,7 +175,7 @@ export class SendQueue {
   /** Wake up when the oldest send leaves the window. */
   private schedule(): void {
     if (this.timer !== null || this.count === 0) return;
-    const wait = Math.max(0, this.log[this.head]! + this.windowMs - this.now()) + 1;
+    const wait = Math.max(0, this.log[this.head]! + this.windowMs + this.marginMs - this.now()) + 1;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.drain();

@@ -73,8 +73,8 @@ export interface ShardOptions {
   identifyQueue?: IdentifyQueue;
   /** A saved session: the first connection RESUMEs it (falling back to IDENTIFY on op 9). */
   session?: SessionState | null;
-  /** Client send limit. Default 120 per 60000 ms. */
-  sendLimit?: { count: number; windowMs: number };
+  /** Client send limit. Default 120 per 60000 ms (margin: see SendQueueOptions.marginMs). */
+  sendLimit?: { count: number; windowMs: number; marginMs?: number };
   timing?: ShardTiming;
   /** Heartbeat jitter and backoff jitter source. Default Math.random. */
   random?: () => number;
@@ -174,7 +174,11 @@ export class Shard {
       closeGraceMs: t.closeGraceMs ?? 1000,
       handshakeTimeoutMs: t.handshakeTimeoutMs ?? 15_000,
     };
-    this.sendQueue = new SendQueue({ limit: options.sendLimit?.count, windowMs: options.sendLimit?.windowMs });
+    this.sendQueue = new SendQueue({
+      limit: options.sendLimit?.count,
+      windowMs: options.sendLimit?.windowMs,
+      marginMs: options.sendLimit?.marginMs,
+    });
     this.heartbeater = new Heartbeater(
       { send: () => this.sendHeartbeat(), zombie: () => this.onZombie() },
       { random: this.random },
@@ -312,6 +316,7 @@ export class Shard {
       usedResumeUrl: useResumeUrl,
     };
     this.connection = connection;
+    this.members.connectionChanged();
     this.sendQueue.attach((text) => this.write(connection, text));
 
     ws.on('open', () => {
@@ -536,6 +541,7 @@ export class Shard {
         break;
       case 'RESUMED':
         this.onLive(true);
+        this.members.resendUnanswered();
         break;
       case 'GUILD_MEMBERS_CHUNK':
         this.members.handleChunk(d);
@@ -593,7 +599,7 @@ export class Shard {
       return;
     }
     // Keep every window's heartbeats (plus server-requested ones and IDENTIFY/RESUME) out of ordinary sends.
-    this.sendQueue.setReserved(Math.ceil(this.sendQueue.windowMs / interval) + 2);
+    this.sendQueue.setReserved(Math.ceil((this.sendQueue.windowMs + this.sendQueue.marginMs) / interval) + 2);
     this.heartbeater.start(interval);
     if (this.sessionId !== null && this.resumeUrl !== null) {
       this.setStatus('resuming');

@@ -30,7 +30,7 @@ describe('ShardManager against the sandbox', () => {
   async function sandboxWith(options: SandboxOptions): Promise<Sandbox> {
     const sandbox = await createSandbox({
       ...options,
-      gateway: { heartbeatIntervalMs: 1000, identifyWindowMs: 50, ...options.gateway },
+      gateway: { heartbeatIntervalMs: 1000, heartbeatTimeoutMs: 10_000, identifyWindowMs: 50, ...options.gateway },
     });
     cleanups.push(() => sandbox.close());
     return sandbox;

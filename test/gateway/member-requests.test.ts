@@ -163,6 +163,19 @@ describe('MemberRequestAssembler', () => {
     expect((await a).members.length).toBe(2);
   });
 
+  it('after a resume asks again only for requests written on a lost connection that got no chunk', async () => {
+    const answered = assembler.request({ guildId: GUILD, nonce: 'answered' });
+    void assembler.request({ guildId: GUILD, nonce: 'lost' });
+    assembler.handleChunk(chunk('answered', 0, 2, ['1']));
+    assembler.connectionChanged();
+    void assembler.request({ guildId: GUILD, nonce: 'fresh' }); // written on the new connection
+    assembler.resendUnanswered();
+    expect(sent.map((p) => p.d.nonce)).toEqual(['answered', 'lost', 'fresh', 'lost']);
+    // A duplicate answer to the re-sent request is harmless: chunk indexes already seen are dropped.
+    assembler.handleChunk(chunk('answered', 1, 2, ['2']));
+    expect((await answered).members.length).toBe(2);
+  });
+
   it('rejects every pending request on rejectAll', async () => {
     const a = assembler.request({ guildId: GUILD });
     assembler.rejectAll(new Error('shard closed'));

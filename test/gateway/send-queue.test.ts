@@ -14,7 +14,7 @@ describe('SendQueue', () => {
   });
 
   function queue(limit = 120, windowMs = 60_000): SendQueue {
-    const q = new SendQueue({ limit, windowMs, now: () => Date.now() });
+    const q = new SendQueue({ limit, windowMs, marginMs: 0, now: () => Date.now() });
     q.attach(writer);
     return q;
   }
@@ -113,6 +113,20 @@ describe('SendQueue', () => {
     q.clear(new Error('closed'));
     expect(results).toEqual(['a:sent', 'b:sent', 'c:closed']);
     expect(q.pending).toBe(0);
+  });
+
+  it('spaces windows by a margin, since the service counts arrivals', () => {
+    const q = new SendQueue({ limit: 10, windowMs: 1000, marginMs: 200, now: () => Date.now() });
+    q.attach(writer);
+    q.setReserved(1);
+    q.open();
+    for (let i = 0; i < 10; i++) q.enqueue(`m${i}`);
+    expect(written.length).toBe(9);
+    vi.advanceTimersByTime(1100);
+    expect(written.length).toBe(9);
+    vi.advanceTimersByTime(200);
+    expect(written.length).toBe(10);
+    expect(new SendQueue({ windowMs: 60_000 }).marginMs).toBe(1200);
   });
 
   it('clamps the reservation so ordinary sends keep a slot', () => {

@@ -212,6 +212,38 @@ describe('Shard against a scripted peer', () => {
     });
   }
 
+  it('asks again after RESUMED for a member request that died with its connection', async () => {
+    const { peer, shard } = await setup();
+    const started = shard.start();
+    const first = await peer.connection(0);
+    await first.hello();
+    await first.next(2);
+    await first.send(READY());
+    await started;
+    const request = shard.requestMembers({ guildId: '81384788765712384', userIds: ['7'] });
+    const op8 = await first.next(8);
+    await first.close(4000); // never answered
+    const second = await peer.connection(1);
+    await second.hello();
+    await second.next(6);
+    await second.send(second.dispatch('RESUMED', 2));
+    const again = await second.next(8);
+    expect(again.d).toEqual(op8.d);
+    const nonce = (op8.d as { nonce: string }).nonce;
+    await second.send(
+      second.dispatch('GUILD_MEMBERS_CHUNK', 3, {
+        guild_id: '81384788765712384',
+        nonce,
+        chunk_index: 0,
+        chunk_count: 1,
+        members: [{ user: { id: '7' }, roles: [] }],
+      }),
+    );
+    const result = await request;
+    expect(result.members.map((m) => m.user!.id)).toEqual(['7']);
+    expect(result.attempts).toBe(2);
+  });
+
   it('backs off between failed connects, bounded, and gives up after maxReconnectAttempts', async () => {
     const { shard } = await setup({
       gatewayUrl: 'ws://127.0.0.1:9',

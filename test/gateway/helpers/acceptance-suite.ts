@@ -49,6 +49,8 @@ export function acceptanceSuite(variant: TransportVariant): void {
         seed: { guilds: 2, membersPerGuild: 5, seed: 7 },
         gateway: {
           heartbeatIntervalMs: HEARTBEAT_MS,
+          // Generous server-side deadline: a loaded test machine must not turn a late beat into a 4009.
+          heartbeatTimeoutMs: 10_000,
           identifyWindowMs: IDENTIFY_WINDOW_MS,
           memberRequestWindowMs: 1000,
           ...(variant.maxFrameBytes ? { maxFrameBytes: variant.maxFrameBytes } : {}),
