@@ -6,8 +6,6 @@ import type { CliIo } from '../cli.js';
 import { CommandType } from '../commands/index.js';
 import type { PluginCommand } from '../plugins/types.js';
 import { ConfigError, loadConfig } from '../runtime/config.js';
-import { OpsServer, type Readiness } from '../runtime/http-server.js';
-import { createMetrics } from '../runtime/metrics.js';
 import { Runtime } from '../runtime/runtime.js';
 import { defaultStateFilePath, removeStateFile, writeStateFile } from '../sandbox/statefile.js';
 
@@ -70,13 +68,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const log = runtime.log;
 
   let stopping: Promise<void> | null = null;
-  let ops: OpsServer | null = null;
   let statePath: string | null = null;
   const shutdown = (signal: string): Promise<void> => {
     stopping ??= (async () => {
       log.info({ signal }, 'shutting down');
-      await runtime.stop({ resumable: false });
-      await ops?.close();
+      await runtime.stop();
       if (statePath !== null) removeStateFile(statePath);
       log.info('stopped');
     })();
@@ -96,30 +92,6 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     log.error({ err }, 'startup failed');
     await shutdown('startup failure');
     return 1;
-  }
-
-  if (config.http.enabled) {
-    const metrics = createMetrics(runtime);
-    ops = new OpsServer({
-      host: config.http.host,
-      port: config.http.port,
-      registry: metrics.registry,
-      log: log.child({ component: 'http' }),
-      readiness: (): Readiness => {
-        const shards = runtime.gateway.status();
-        return {
-          ready: runtime.state === 'running' && shards.length > 0 && shards.every((s) => s.status === 'ready'),
-          detail: { shards: shards.map((s) => ({ id: s.id, status: s.status })) },
-        };
-      },
-    });
-    try {
-      const address = await ops.listen();
-      log.info(`health and metrics on http://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port} (/healthz /readyz /metrics)`);
-    } catch (err) {
-      log.warn({ err }, 'health/metrics endpoint could not listen; continuing without it');
-      ops = null;
-    }
   }
 
   const sandbox = runtime.sandbox;

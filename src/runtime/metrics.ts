@@ -3,6 +3,7 @@
  * the counters the runtime already keeps), so metrics cost nothing on the hot path.
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { RestClient } from '../rest/index.js';
 import type { Runtime } from './runtime.js';
 
 const STATUSES = [
@@ -19,11 +20,16 @@ const STATUSES = [
 
 export interface RuntimeMetrics {
   registry: Registry;
+  /** Start counting REST responses (call once the REST client exists). */
+  attach(): void;
   /** Stop listening to component events. */
   detach(): void;
 }
 
-/** Build the registry for a runtime; call after `runtime.start()` has created its components. */
+/**
+ * Build the registry for a runtime. Components appear during start(); collectors read whatever exists, so
+ * a scrape during startup answers with what is known.
+ */
 export function createMetrics(runtime: Runtime, options: { processMetrics?: boolean } = {}): RuntimeMetrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'gatehouse_' });
@@ -35,7 +41,9 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
     registers: [registry],
     collect() {
       this.reset();
-      for (const s of runtime.gateway.status()) this.set({ shard: String(s.id) }, s.latencyMs < 0 ? -1 : s.latencyMs / 1000);
+      for (const s of runtime.parts.gateway?.status() ?? []) {
+        this.set({ shard: String(s.id) }, s.latencyMs < 0 ? -1 : s.latencyMs / 1000);
+      }
     },
   });
   new Gauge({
@@ -45,7 +53,7 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
     registers: [registry],
     collect() {
       this.reset();
-      for (const s of runtime.gateway.status()) {
+      for (const s of runtime.parts.gateway?.status() ?? []) {
         for (const status of STATUSES) this.set({ shard: String(s.id), status }, s.status === status ? 1 : 0);
       }
     },
@@ -80,7 +88,9 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
     labelNames: ['resource'],
     registers: [registry],
     async collect() {
-      const sizes = await runtime.cache.sizes();
+      const cache = runtime.parts.cache;
+      if (cache === null) return;
+      const sizes = await cache.sizes();
       for (const [resource, n] of Object.entries(sizes)) this.set({ resource }, n);
     },
   });
@@ -102,7 +112,7 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
     help: 'REST requests waiting in bucket queues (including those being sent)',
     registers: [registry],
     collect() {
-      this.set(runtime.rest.stats().queued);
+      this.set(runtime.parts.rest?.stats().queued ?? 0);
     },
   });
   new Gauge({
@@ -120,13 +130,22 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
   const onLimited = (e: { scope: string }): void => {
     limited.inc({ scope: e.scope });
   };
-  runtime.rest.on('response', onResponse);
-  runtime.rest.on('rateLimited', onLimited);
+  // The REST client exists once start() has connected; the runtime calls `attach` right after creating it.
+  let attached: RestClient | null = null;
+  const attach = (): void => {
+    const rest = runtime.parts.rest;
+    if (rest === null || attached === rest) return;
+    rest.on('response', onResponse);
+    rest.on('rateLimited', onLimited);
+    attached = rest;
+  };
   return {
     registry,
+    attach,
     detach() {
-      runtime.rest.off('response', onResponse);
-      runtime.rest.off('rateLimited', onLimited);
+      attached?.off('response', onResponse);
+      attached?.off('rateLimited', onLimited);
+      attached = null;
     },
   };
 }

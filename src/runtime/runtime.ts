@@ -16,6 +16,8 @@ import type { Sandbox } from '../sandbox/contract.js';
 import { registerSecret } from '../util/redact.js';
 import { intentBits, type Config } from './config.js';
 import { logSyncResult, syncPluginCommands, type CommandSyncResult } from './command-sync.js';
+import { OpsServer, type Readiness } from './http-server.js';
+import { createMetrics, type RuntimeMetrics } from './metrics.js';
 import { createLogger } from './logger.js';
 import { gatewayBotPort, interactionTransport } from './rest-adapters.js';
 
@@ -52,6 +54,9 @@ export class Runtime {
   private readonly inFlight = new Set<Promise<void>>();
   private acceptingInteractions = false;
   private dispatchCount = 0;
+  private ops: OpsServer | null = null;
+  private metrics: RuntimeMetrics | null = null;
+  private opsAddressValue: { host: string; port: number } | null = null;
 
   constructor(private readonly options: RuntimeOptions) {
     this.config = options.config;
@@ -94,6 +99,42 @@ export class Runtime {
   get interactionsInFlight(): number {
     return this.inFlight.size;
   }
+  /** Where /healthz, /readyz and /metrics listen (null when disabled or not started). */
+  get opsAddress(): { host: string; port: number } | null {
+    return this.opsAddressValue;
+  }
+  /** Components that may not exist yet (metrics and readiness read them at any time). */
+  get parts(): { rest: RestClient | null; cache: Cache | null; gateway: ShardManager | null } {
+    return { rest: this.restValue, cache: this.cacheValue, gateway: this.gatewayValue };
+  }
+
+  /** Ready when running and every owned shard is READY (or RESUMED). */
+  readiness(): Readiness {
+    const shards = this.gatewayValue?.status() ?? [];
+    const ready = this.stateValue === 'running' && shards.length > 0 && shards.every((s) => s.status === 'ready');
+    return {
+      ready,
+      detail: { state: this.stateValue, shards: shards.map((s) => ({ id: s.id, status: s.status, latencyMs: s.latencyMs })) },
+    };
+  }
+
+  /** Health and metrics endpoint; up from the start of `start()` so /readyz can say "not yet". */
+  private async startOps(): Promise<void> {
+    const http = this.config.http;
+    if (!http.enabled || this.ops !== null) return;
+    this.metrics = createMetrics(this);
+    const ops = new OpsServer({
+      host: http.host,
+      port: http.port,
+      registry: this.metrics.registry,
+      readiness: () => this.readiness(),
+      log: this.log.child({ component: 'http' }),
+    });
+    this.opsAddressValue = await ops.listen();
+    this.ops = ops;
+    const { host, port } = this.opsAddressValue;
+    this.log.info(`health and metrics on http://${host.includes(':') ? `[${host}]` : host}:${port} (/healthz /readyz /metrics)`);
+  }
 
   /** Connect REST (starting the embedded sandbox when there is no token) and learn the application id. */
   async connect(): Promise<void> {
@@ -122,6 +163,7 @@ export class Runtime {
       logger: this.log,
       ...this.options.rest,
     });
+    this.metrics?.attach();
     this.applicationIdValue = this.config.applicationId ?? (await getCurrentApplication(this.restValue)).id;
   }
 
@@ -179,6 +221,7 @@ export class Runtime {
     if (this.stateValue !== 'created') throw new Error(`runtime cannot start from state ${this.stateValue}`);
     this.stateValue = 'starting';
     try {
+      await this.startOps();
       await this.connect();
       const host = await this.loadPlugins();
       if (this.config.commands.sync) this.syncValue = await this.syncCommands();
@@ -270,6 +313,7 @@ export class Runtime {
       ['cache', () => this.cacheValue?.close()],
       ['rest', () => this.restValue?.close()],
       ['sandbox', () => (this.ownsSandbox ? this.sandboxValue?.close() : undefined)],
+      ['http', () => this.ops?.close()],
     ];
     for (const [name, step] of steps) {
       try {
@@ -278,6 +322,7 @@ export class Runtime {
         this.log.warn({ err, component: name }, 'error while stopping');
       }
     }
+    this.metrics?.detach();
     this.stateValue = 'stopped';
   }
 }
