@@ -78,12 +78,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     })();
     return stopping;
   };
+  // Listeners stay installed while stopping: a signal can arrive twice (a terminal's Ctrl+C reaches the whole
+  // process group, and wrappers such as npm and tsx relay it again), and a repeat must not kill the process
+  // in the middle of a graceful stop.
   const done = new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals): void => {
       void shutdown(signal).then(resolve);
     };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   });
 
   try {
