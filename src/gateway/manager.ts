@@ -38,7 +38,10 @@ export interface ShardManagerOptions {
   gatewayBot: GatewayBotPort;
   /** Total shard count; 'auto' (default) uses GET /gateway/bot `shards`. */
   totalShards?: number | 'auto';
-  /** Shard ids this process runs; 'auto' (default) = all. */
+  /**
+   * Shard ids this process runs; 'auto' (default) = all. An empty list starts none (cluster mode adds them
+   * later with addShard).
+   */
   shardIds?: readonly number[] | 'auto';
   /**
    * The identify queue, or a factory given max_concurrency (for a cross-process queue). Default: a
@@ -78,6 +81,9 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
   private ids: number[] = [];
   private started = false;
   private closing: Promise<Map<number, SessionState>> | null = null;
+  /** Resolved at start, reused by shards added later (addShard). */
+  private identifyQueue: IdentifyQueue | null = null;
+  private inflate: InflaterFactory | undefined;
 
   constructor(options: ShardManagerOptions) {
     super();
@@ -205,30 +211,11 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
     const inflate =
       o.compress === false ? undefined : typeof o.inflate === 'function' ? o.inflate : inflaterFactory(o.inflate);
 
+    this.identifyQueue = identifyQueue;
+    this.inflate = inflate;
+
     this.on('stopped', this.onShardStopped, this);
-    for (const id of this.ids) {
-      const shard = new Shard({
-        id,
-        shardCount: this.total,
-        token: o.token,
-        intents: o.intents,
-        gatewayUrl: info.url,
-        compress: o.compress,
-        inflate,
-        largeThreshold: o.largeThreshold,
-        presence: o.presence,
-        properties: o.properties,
-        identifyQueue,
-        session: saved.get(id) ?? null,
-        sendLimit: o.sendLimit,
-        timing: o.timing,
-        random: o.random,
-        logger: o.logger,
-        onDispatch: o.onDispatch,
-        events: this,
-      });
-      this.shards.set(id, shard);
-    }
+    for (const id of this.ids) this.shards.set(id, this.createShard(id, saved.get(id) ?? null));
     const starts = [...this.shards.values()].map((shard) => shard.start());
     try {
       await Promise.all(starts);
@@ -236,6 +223,57 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
       await this.close();
       throw error;
     }
+  }
+
+  /**
+   * Run one more shard in this process (cluster mode: a shard whose lease was just gained). Its saved session,
+   * if the store has one, is RESUMEd. Resolves when it is READY or RESUMED; if it stops first, it is removed
+   * again and the promise rejects. A shard already run here resolves at once.
+   */
+  async addShard(id: number): Promise<void> {
+    if (!this.started || this.info === null || this.identifyQueue === null) {
+      throw new GatewayError('ShardManager: addShard() needs a started manager.');
+    }
+    if (this.closing) throw new GatewayError(`ShardManager: closing, shard ${id} not added.`);
+    if (!Number.isInteger(id) || id < 0 || id >= this.total) {
+      throw new RangeError(`ShardManager: shard id ${id} is outside 0..${this.total - 1} (total ${this.total}).`);
+    }
+    if (this.shards.has(id)) return;
+    const store = this.options.sessionStore;
+    const session = store ? await store.load(id) : null;
+    // Re-check: close() or another addShard may have happened while loading.
+    if (this.closing) throw new GatewayError(`ShardManager: closing, shard ${id} not added.`);
+    if (this.shards.has(id)) return;
+    const shard = this.createShard(id, session);
+    this.shards.set(id, shard);
+    this.ids = [...this.shards.keys()].sort((a, b) => a - b);
+    try {
+      await shard.start();
+    } catch (error) {
+      if (this.shards.get(id) === shard) {
+        this.shards.delete(id);
+        this.ids = [...this.shards.keys()].sort((a, b) => a - b);
+        await shard.close({ resumable: true });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Stop running one shard here. By default its session stays resumable (closed with a non-1000 code) and is
+   * saved to the session store, so the process that runs it next RESUMEs; `persist: false` skips the store
+   * (cluster mode, when the shard's lease is already someone else's). Returns the session state, or null when
+   * the shard was not run here.
+   */
+  async removeShard(id: number, options: { resumable?: boolean; persist?: boolean } = {}): Promise<SessionState | null> {
+    const shard = this.shards.get(id);
+    if (shard === undefined) return null;
+    this.shards.delete(id);
+    this.ids = [...this.shards.keys()].sort((a, b) => a - b);
+    const resumable = options.resumable ?? true;
+    const state = await shard.close({ resumable });
+    if (options.persist ?? true) await this.options.sessionStore?.save(id, state);
+    return state;
   }
 
   /**
@@ -258,6 +296,30 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
       return out;
     })();
     return this.closing;
+  }
+
+  private createShard(id: number, session: SessionState | null): Shard {
+    const o = this.options;
+    return new Shard({
+      id,
+      shardCount: this.total,
+      token: o.token,
+      intents: o.intents,
+      gatewayUrl: this.info!.url,
+      compress: o.compress,
+      inflate: this.inflate,
+      largeThreshold: o.largeThreshold,
+      presence: o.presence,
+      properties: o.properties,
+      identifyQueue: this.identifyQueue!,
+      session,
+      sendLimit: o.sendLimit,
+      timing: o.timing,
+      random: o.random,
+      logger: o.logger,
+      onDispatch: o.onDispatch,
+      events: this,
+    });
   }
 
   private onShardStopped(shardId: number, error: Error | null): void {
@@ -286,7 +348,6 @@ function validateGatewayBot(info: APIGatewayBotInfo): void {
 
 function resolveShardIds(ids: readonly number[] | 'auto', total: number): number[] {
   if (ids === 'auto') return Array.from({ length: total }, (_, i) => i);
-  if (ids.length === 0) throw new RangeError('ShardManager: shardIds is empty.');
   const unique = [...new Set(ids)].sort((a, b) => a - b);
   for (const id of unique) {
     if (!Number.isInteger(id) || id < 0 || id >= total) {
