@@ -21,7 +21,8 @@ export function invocationExamples(
   for (const c of commands) {
     const type = c.type ?? CommandType.CHAT_INPUT;
     if (type === CommandType.USER) lines.push(`${INVOKE} ${quote(c.name)} --type 2 --target ${sample.userId ?? '<user id>'}`);
-    else if (type === CommandType.MESSAGE) lines.push(`${INVOKE} ${quote(c.name)} --type 3 --target ${sample.messageId ?? '<message id>'}`);
+    // Without --target the sandbox makes up a message to target.
+    else if (type === CommandType.MESSAGE) lines.push(`${INVOKE} ${quote(c.name)} --type 3${sample.messageId !== undefined ? ` --target ${sample.messageId}` : ''}`);
     else if (type === CommandType.PRIMARY_ENTRY_POINT) lines.push(`${INVOKE} ${quote(c.name)} --type 4`);
     else {
       const options = 'options' in c ? (c.options ?? []) : [];
