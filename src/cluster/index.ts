@@ -1,0 +1,15 @@
+/** Cluster layer: several processes share one bot through Redis (leases, identify queue, sessions, sync lock). */
+export {
+  ClusterCoordinator,
+  type ClusterCoordinatorEvents,
+  type ClusterCoordinatorOptions,
+  type ShardHandler,
+  type ShardLossReason,
+} from './coordinator.js';
+export { ShardLeases, fairShare, newMemberId, type HeartbeatResult } from './leases.js';
+export { RedisIdentifyQueue, type RedisIdentifyQueueOptions } from './identify-queue.js';
+export { RedisSessionStore, type RedisSessionStoreOptions, type SaveOutcome } from './session-store.js';
+export { CommandSyncLock, type CommandSyncLockOptions, type CommandSyncLockResult } from './command-sync-lock.js';
+export { ClusterKeys, clusterNamespace } from './keys.js';
+export { CLUSTER_SCRIPTS, withClusterScripts, type ClusterScriptName } from './scripts.js';
+export { ClusterError, IdentifyQueueTimeoutError, ShardCountMismatchError } from './errors.js';

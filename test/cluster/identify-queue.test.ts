@@ -1,0 +1,94 @@
+/**
+ * The Redis identify queue against a real Redis: several queues on their own connections stand for several
+ * processes. One identify per bucket (shard_id % max_concurrency) per window across all of them.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { describeWithRedis } from '../helpers/redis.js';
+import { ClusterKeys } from '../../src/cluster/keys.js';
+import { RedisIdentifyQueue } from '../../src/cluster/identify-queue.js';
+import { IdentifyQueueTimeoutError } from '../../src/cluster/errors.js';
+import { redisScope, type RedisScope } from './helpers.js';
+
+describeWithRedis('RedisIdentifyQueue', () => {
+  let scope: RedisScope;
+  afterEach(async () => {
+    await scope?.close();
+  });
+
+  function queues(n: number, options: { maxConcurrency: number; windowMs: number; maxWaitMs?: number }): RedisIdentifyQueue[] {
+    const keys = new ClusterKeys(scope.prefix);
+    return Array.from(
+      { length: n },
+      () => new RedisIdentifyQueue({ redis: scope.connect(), keys, marginMs: 0, jitterMs: 5, ...options }),
+    );
+  }
+
+  it('spaces identifies of one bucket by the window across processes, and lets other buckets go in parallel', async () => {
+    scope = redisScope('cluster-identify');
+    const windowMs = 250;
+    const processes = queues(3, { maxConcurrency: 2, windowMs });
+    const granted: Array<{ shard: number; bucket: number; at: number }> = [];
+    const t0 = performance.now();
+    // Each process identifies four shards, spread over both buckets: 12 identifies, 6 per bucket.
+    await Promise.all(
+      processes.flatMap((q, p) =>
+        [0, 1, 2, 3].map(async (i) => {
+          const shard = p * 4 + i;
+          await q.acquire(shard);
+          granted.push({ shard, bucket: shard % 2, at: performance.now() - t0 });
+        }),
+      ),
+    );
+    expect(granted).toHaveLength(12);
+    for (const bucket of [0, 1]) {
+      const times = granted.filter((g) => g.bucket === bucket).map((g) => g.at).sort((a, b) => a - b);
+      expect(times).toHaveLength(6);
+      // Grants are counted on the server clock; the local clock of this one machine runs at the same rate.
+      // 20 ms covers the round trip between the server's decision and the reply being read here.
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(windowMs - 20);
+    }
+    // The buckets do not wait for each other: each one's first grant came before the other's second.
+    const times = (b: number) => granted.filter((g) => g.bucket === b).map((g) => g.at).sort((x, y) => x - y);
+    expect(times(1)[0]!).toBeLessThan(times(0)[1]!);
+    expect(times(0)[0]!).toBeLessThan(times(1)[1]!);
+  });
+
+  it('hands out one process\'s shards of a bucket in FIFO order', async () => {
+    scope = redisScope('cluster-identify');
+    const [q] = queues(1, { maxConcurrency: 1, windowMs: 60 });
+    const order: number[] = [];
+    await Promise.all([5, 3, 9, 1].map((shard) => q!.acquire(shard).then(() => order.push(shard))));
+    expect(order).toEqual([5, 3, 9, 1]);
+  });
+
+  it('an aborted waiter rejects with the signal\'s reason and does not block those behind it', async () => {
+    scope = redisScope('cluster-identify');
+    const [q] = queues(1, { maxConcurrency: 1, windowMs: 300 });
+    await q!.acquire(0);
+    const abort = new AbortController();
+    const waiting = q!.acquire(1, abort.signal);
+    const behind = q!.acquire(2);
+    abort.abort(new Error('shard closed'));
+    await expect(waiting).rejects.toThrow('shard closed');
+    const t = performance.now();
+    await behind;
+    // Shard 2 got the slot the aborted shard 1 would have had (not one window later).
+    expect(performance.now() - t).toBeLessThan(600);
+  });
+
+  it('gives up after maxWaitMs with an error naming the shard and bucket', async () => {
+    scope = redisScope('cluster-identify');
+    const [a, b] = queues(2, { maxConcurrency: 4, windowMs: 5_000, maxWaitMs: 200 });
+    await a!.acquire(6);
+    const error = await b!.acquire(2).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(IdentifyQueueTimeoutError);
+    expect((error as Error).message).toMatch(/shard 2 .*bucket 2/);
+  });
+
+  it('validates its options', () => {
+    scope = redisScope('cluster-identify');
+    const keys = new ClusterKeys(scope.prefix);
+    expect(() => new RedisIdentifyQueue({ redis: scope.admin, keys, maxConcurrency: 0 })).toThrow(/max_concurrency/);
+    expect(() => new RedisIdentifyQueue({ redis: scope.admin, keys, windowMs: -1 })).toThrow(/window/);
+  });
+});
