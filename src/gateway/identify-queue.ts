@@ -18,7 +18,7 @@ export interface LocalIdentifyQueueOptions {
   windowMs?: number;
   /**
    * Extra spacing on top of the window, for the difference between when we send and when the service sees
-   * it. Default 50.
+   * it (an identify that arrives early is refused with op 9). Default 100.
    */
   marginMs?: number;
   /** Monotonic clock in ms. Default performance.now. */
@@ -50,7 +50,7 @@ export class LocalIdentifyQueue implements IdentifyQueue {
   constructor(options: LocalIdentifyQueueOptions = {}) {
     this.maxConcurrency = options.maxConcurrency ?? 1;
     this.windowMs = options.windowMs ?? 5_000;
-    this.marginMs = options.marginMs ?? 50;
+    this.marginMs = options.marginMs ?? 100;
     if (!Number.isInteger(this.maxConcurrency) || this.maxConcurrency < 1) {
       throw new RangeError(`max_concurrency must be a positive integer, got ${this.maxConcurrency}`);
     }
