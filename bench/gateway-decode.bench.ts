@@ -3,9 +3,10 @@
  * PayloadDecoder against @discordjs/ws's WebSocketShard#unpackMessage (the path discord.js uses), on identical
  * frames, in one run. Reported as ns per event and the ratio (theirs / ours: above 1 means gatehouse is faster).
  *
+ *   npm run bench -- gateway-decode [--quick]
  *   NODE_OPTIONS=--expose-gc npx tsx --conditions=gatehouse-source bench/gateway-decode.bench.ts [--events 20000] [--rounds 7]
  *
- * (--expose-gc lets each run start from a collected heap; without it the numbers are noisier.)
+ * (--expose-gc, which `npm run bench` passes, lets each run start from a collected heap.)
  *
  * Both start from the Buffer ws reads off the socket. gatehouse asks ws for Buffers as they are; @discordjs/ws
  * asks for ArrayBuffers (binary) and strings (text), so its side pays the conversion ws makes for it (copied
@@ -13,6 +14,7 @@
  * unpackMessage then decodes. Two workloads: live traffic ("steady") and GUILD_CREATE bursts ("startup").
  */
 import { createRequire } from 'node:module';
+import { loadavg } from 'node:os';
 import { constants, createDeflate, createInflate } from 'node:zlib';
 import { CompressionMethod, WebSocketShard } from '@discordjs/ws';
 import { PayloadDecoder } from '../src/gateway/decoder.js';
@@ -248,19 +250,26 @@ function argValue(name: string): number | undefined {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const steady = argValue('--events');
-  const rounds = argValue('--rounds');
+  const quick = process.argv.includes('--quick');
+  const steady = argValue('--events') ?? (quick ? 4_000 : 20_000);
+  const startup = quick ? 200 : 1_000;
+  const rounds = argValue('--rounds') ?? (quick ? 3 : 7);
+  console.log('## Gateway decode: frame -> inflate -> JSON.parse, per event\n');
   for (const mix of ['steady', 'startup'] as const) {
-    const w = gatewayWorkload(mix === 'steady' ? (steady ?? 20_000) : 1_000, mix);
-    console.log(`${mix}: ${w.messages.length} events, ${(w.bytes / w.messages.length / 1024).toFixed(1)} KiB of JSON per event`);
+    const w = gatewayWorkload(mix === 'steady' ? steady : startup, mix);
+    console.log(`- ${mix}: ${w.messages.length} events, ${(w.bytes / w.messages.length / 1024).toFixed(1)} KiB of JSON per event`);
   }
-  console.log(`node ${process.version}; best of ${rounds ?? 7} rounds after 2 warm-up rounds (ratio of medians too)`);
-  const results = await runGatewayDecodeBench({ events: steady ? { steady } : undefined, rounds });
-  console.log('workload  transport      gatehouse ns/event   @discordjs/ws ns/event   ratio (theirs/ours)   median ratio');
+  console.log(
+    `- node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ` +
+      `fastest of ${rounds} rounds after 2 warm-up rounds${(globalThis as { gc?: unknown }).gc ? ', heap collected before each run' : ''}\n`,
+  );
+  const results = await runGatewayDecodeBench({ events: { steady, startup }, rounds });
+  console.log('| workload | transport | gatehouse ns/event | @discordjs/ws ns/event | ratio (theirs / ours) | ratio of medians |');
+  console.log('|---|---|---:|---:|---:|---:|');
   for (const r of results) {
     console.log(
-      `${r.workload.padEnd(9)} ${r.transport.padEnd(14)} ${String(r.gatehouseNsPerEvent).padStart(17)}   ` +
-        `${String(r.discordjsNsPerEvent).padStart(22)}   ${r.ratio.toFixed(2).padStart(19)}   ${r.medianRatio.toFixed(2).padStart(12)}`,
+      `| ${r.workload} | ${r.transport} | ${r.gatehouseNsPerEvent} | ${r.discordjsNsPerEvent} | ${r.ratio.toFixed(2)} | ${r.medianRatio.toFixed(2)} |`,
     );
   }
+  console.log('\nratio > 1: gatehouse decodes faster.');
 }
