@@ -8,7 +8,7 @@
  * holder releases. A waiter that sees the lock freed without that record (the holder failed or died) takes
  * the lock and syncs itself. Every wait is bounded by `waitMs`.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ClusterKeys } from './keys.js';
@@ -27,6 +27,24 @@ export interface CommandSyncLockOptions {
   /** How long a completed sync's fingerprint is remembered. Default 600000 (10 minutes). */
   syncedTtlMs?: number;
   logger?: Logger;
+}
+
+export interface CommandSyncRunOptions<T> {
+  /** Identifies the command set; a process whose set was synced already skips. Default: any set. */
+  fingerprint?: string;
+  /**
+   * Whether the result counts as a completed sync (recorded for the others). Default: any result; a failed
+   * scope, say, should not count, so that a waiting process tries again.
+   */
+  isComplete?: (result: T) => boolean;
+}
+
+/** A fingerprint of a command set: the definitions as JSON (handlers drop out) plus the scope settings. */
+export function commandSetFingerprint(commands: readonly unknown[], scope: { devGuildId?: string } = {}): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ dev: scope.devGuildId ?? null, commands }))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 export type CommandSyncLockResult<T> =
@@ -63,7 +81,7 @@ export class CommandSyncLock {
    * wait for the holder. Errors of `fn` propagate (the lock is released without recording a sync, so a
    * waiter tries next).
    */
-  async run<T>(fn: () => Promise<T>, options: { fingerprint?: string } = {}): Promise<CommandSyncLockResult<T>> {
+  async run<T>(fn: () => Promise<T>, options: CommandSyncRunOptions<T> = {}): Promise<CommandSyncLockResult<T>> {
     const fingerprint = options.fingerprint && options.fingerprint.length > 0 ? options.fingerprint : 'any';
     const token = randomBytes(12).toString('hex');
     const deadline = performance.now() + this.waitMs;
@@ -79,7 +97,7 @@ export class CommandSyncLock {
           await this.redis.ghClusterLockRelease(this.keys.commandLock, this.keys.commandsSynced, token, '', 0);
           return { ran: false, reason: 'synced-elsewhere' };
         }
-        return { ran: true, result: await this.holding(token, fingerprint, fn) };
+        return { ran: true, result: await this.holding(token, fingerprint, fn, options.isComplete) };
       }
       if (!logged) {
         this.logger?.info('another process is syncing commands; waiting for it');
@@ -93,7 +111,12 @@ export class CommandSyncLock {
     return { ran: false, reason: 'timeout' };
   }
 
-  private async holding<T>(token: string, fingerprint: string, fn: () => Promise<T>): Promise<T> {
+  private async holding<T>(
+    token: string,
+    fingerprint: string,
+    fn: () => Promise<T>,
+    isComplete: ((result: T) => boolean) | undefined,
+  ): Promise<T> {
     let lost = false;
     const renew = setInterval(() => {
       this.redis.ghClusterRenew(1, this.keys.commandLock, token, this.lockMs).then(
@@ -110,7 +133,7 @@ export class CommandSyncLock {
     let completed = false;
     try {
       const result = await fn();
-      completed = true;
+      completed = isComplete === undefined || isComplete(result);
       return result;
     } finally {
       clearInterval(renew);

@@ -33,7 +33,12 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { IdentifyQueue } from '../gateway/identify-queue.js';
 import type { SessionState } from '../gateway/shard.js';
-import { CommandSyncLock, type CommandSyncLockOptions, type CommandSyncLockResult } from './command-sync-lock.js';
+import {
+  CommandSyncLock,
+  type CommandSyncLockOptions,
+  type CommandSyncLockResult,
+  type CommandSyncRunOptions,
+} from './command-sync-lock.js';
 import { ClusterError, ShardCountMismatchError } from './errors.js';
 import { RedisIdentifyQueue } from './identify-queue.js';
 import { ClusterKeys } from './keys.js';
@@ -261,7 +266,7 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
   }
 
   /** Run `fn` (the command sync) in exactly one process; see command-sync-lock.ts. */
-  withCommandSyncLock<T>(fn: () => Promise<T>, options: { fingerprint?: string } = {}): Promise<CommandSyncLockResult<T>> {
+  withCommandSyncLock<T>(fn: () => Promise<T>, options: CommandSyncRunOptions<T> = {}): Promise<CommandSyncLockResult<T>> {
     return this.commandSyncLock.run(fn, options);
   }
 

@@ -9,7 +9,13 @@ export {
 export { ShardLeases, fairShare, newMemberId, type HeartbeatResult } from './leases.js';
 export { RedisIdentifyQueue, type RedisIdentifyQueueOptions } from './identify-queue.js';
 export { RedisSessionStore, type RedisSessionStoreOptions, type SaveOutcome } from './session-store.js';
-export { CommandSyncLock, type CommandSyncLockOptions, type CommandSyncLockResult } from './command-sync-lock.js';
+export {
+  CommandSyncLock,
+  commandSetFingerprint,
+  type CommandSyncLockOptions,
+  type CommandSyncLockResult,
+  type CommandSyncRunOptions,
+} from './command-sync-lock.js';
 export { ClusterKeys, clusterNamespace } from './keys.js';
 export { CLUSTER_SCRIPTS, withClusterScripts, type ClusterScriptName } from './scripts.js';
 export { ClusterError, IdentifyQueueTimeoutError, ShardCountMismatchError } from './errors.js';

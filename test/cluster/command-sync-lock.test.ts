@@ -2,7 +2,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { describeWithRedis } from '../helpers/redis.js';
 import { ClusterKeys } from '../../src/cluster/keys.js';
-import { CommandSyncLock } from '../../src/cluster/command-sync-lock.js';
+import { CommandSyncLock, commandSetFingerprint } from '../../src/cluster/command-sync-lock.js';
 import { redisScope, sleep, type RedisScope } from './helpers.js';
 
 describeWithRedis('CommandSyncLock', () => {
@@ -40,7 +40,7 @@ describeWithRedis('CommandSyncLock', () => {
     expect(results.filter((r) => r.result.ran)).toHaveLength(1);
     expect(results.find((r) => r.result.ran)!.result.result).toBe('synced');
     for (const r of results.filter((x) => !x.result.ran)) {
-      expect(r.result.reason).toBe('synced-elsewhere');
+      expect(r.result).toEqual({ ran: false, reason: 'synced-elsewhere' });
       expect(r.at).toBeGreaterThanOrEqual(finishedAt); // they waited for the sync to end
     }
     expect(await scope.admin.exists(new ClusterKeys(scope.prefix).commandLock)).toBe(0);
@@ -93,6 +93,22 @@ describeWithRedis('CommandSyncLock', () => {
     await slow;
     expect(concurrent).toBe(false);
     expect(other).toEqual({ ran: false, reason: 'synced-elsewhere' });
+  });
+
+  it('a result that isComplete rejects is not recorded: the next process syncs again', async () => {
+    scope = redisScope('cluster-sync');
+    const [a, b] = locks(2);
+    const partial = await a!.run(async () => ({ failedScopes: 1 }), { fingerprint: 'v1', isComplete: (r) => r.failedScopes === 0 });
+    expect(partial.ran).toBe(true);
+    expect(await b!.run(async () => ({ failedScopes: 0 }), { fingerprint: 'v1' })).toEqual({ ran: true, result: { failedScopes: 0 } });
+  });
+
+  it('fingerprints a command set by its definitions and scope, not its handlers', () => {
+    const a = commandSetFingerprint([{ name: 'roll', description: 'Roll', run: () => 1 }]);
+    const b = commandSetFingerprint([{ name: 'roll', description: 'Roll', run: () => 2 }]);
+    expect(a).toBe(b);
+    expect(commandSetFingerprint([{ name: 'roll', description: 'Roll!' }])).not.toBe(a);
+    expect(commandSetFingerprint([{ name: 'roll', description: 'Roll' }], { devGuildId: '1' })).not.toBe(a);
   });
 
   it('gives up waiting after waitMs when the lock stays held', async () => {
