@@ -619,7 +619,12 @@ export class Shard {
     try {
       await this.identifyQueue.acquire(this.id, abort.signal);
     } catch (error) {
-      if (!abort.signal.aborted) this.emitError(error as Error);
+      if (abort.signal.aborted) return;
+      // A failing queue (e.g. its store is down): never identify unthrottled; try again on a new connection.
+      this.emitError(error instanceof Error ? error : new GatewayError(String(error)));
+      if (connection.live && this.connection === connection) {
+        this.reconnect('identify', CLIENT_CLOSE.reconnect, 'identify queue failed', this.timing.reconnectBaseMs);
+      }
       return;
     } finally {
       if (this.identifyAbort === abort) this.identifyAbort = null;

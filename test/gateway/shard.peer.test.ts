@@ -244,6 +244,30 @@ describe('Shard against a scripted peer', () => {
     expect(result.attempts).toBe(2);
   });
 
+  it('never identifies unthrottled when the identify queue fails: it reconnects and asks the queue again', async () => {
+    let calls = 0;
+    const queue = {
+      acquire: async () => {
+        calls++;
+        if (calls === 1) throw new Error('queue store unreachable');
+      },
+    };
+    const errors: string[] = [];
+    const { peer, shard } = await setup({ identifyQueue: queue });
+    shard.events.on('error', (_id, e) => errors.push(e.message));
+    const started = shard.start();
+    const first = await peer.connection(0);
+    await first.hello();
+    const second = await peer.connection(1);
+    expect(first.received.some((p) => p.op === 2)).toBe(false);
+    await second.hello();
+    await second.next(2);
+    await second.send(READY());
+    await started;
+    expect(calls).toBe(2);
+    expect(errors).toContain('queue store unreachable');
+  });
+
   it('backs off between failed connects, bounded, and gives up after maxReconnectAttempts', async () => {
     const { shard } = await setup({
       gatewayUrl: 'ws://127.0.0.1:9',
