@@ -90,6 +90,43 @@ export const ConfigSchema = z.strictObject({
       port: port.default(9464),
     })
     .default({ enabled: true, host: '127.0.0.1', port: 9464 }),
+  /**
+   * Cluster mode (on when `redisUrl` and a token are set): several processes share the bot through Redis.
+   * See src/cluster/ and README "Running several processes".
+   */
+  cluster: z
+    .strictObject({
+      /** false: run alone even with Redis configured (Redis then serves the cache only). */
+      enabled: z.boolean().default(true),
+      /** Prefix of the coordination keys; the application id is appended, so bots never share them. */
+      prefix: z.string().min(1).default('gh:cluster'),
+      /** A shard lease expires this long after its last renewal: the takeover time after a process dies. */
+      leaseMs: z.number().int().min(300).max(600_000).default(15_000),
+      /** Heartbeat and lease renewal interval; at most half of leaseMs. Default leaseMs / 3. */
+      renewMs: z.number().int().min(50).optional(),
+      /** Most shards one process claims when shard ids are "auto" (0 = no cap beyond the fair share). */
+      maxShardsPerProcess: z.number().int().nonnegative().default(0),
+      /** Wait after registering before the first claim, to see the processes starting together. */
+      settleMs: z.number().int().nonnegative().max(60_000).default(1_000),
+      /** Expiry of a stored session after its last write; keep it below the service's resume window. */
+      sessionTtlMs: z.number().int().min(1_000).max(3_600_000).default(60_000),
+      /** How often each running shard's seq is checkpointed to Redis. */
+      checkpointMs: z.number().int().min(50).max(60_000).default(1_000),
+    })
+    .superRefine((c, ctx) => {
+      if (c.renewMs !== undefined && c.renewMs * 2 > c.leaseMs) {
+        ctx.addIssue({ code: 'custom', path: ['renewMs'], message: `must be at most half of cluster.leaseMs (${c.leaseMs})` });
+      }
+    })
+    .default({
+      enabled: true,
+      prefix: 'gh:cluster',
+      leaseMs: 15_000,
+      maxShardsPerProcess: 0,
+      settleMs: 1_000,
+      sessionTtlMs: 60_000,
+      checkpointMs: 1_000,
+    }),
   log: z
     .strictObject({
       level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
@@ -143,6 +180,14 @@ const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; parse: (raw: st
   { env: 'GATEHOUSE_CACHE_BACKEND', path: ['cache', 'backend'], parse: (s) => s },
   { env: 'GATEHOUSE_HTTP_HOST', path: ['http', 'host'], parse: (s) => s },
   { env: 'GATEHOUSE_HTTP_PORT', path: ['http', 'port'], parse: parseNumber },
+  { env: 'GATEHOUSE_CLUSTER', path: ['cluster', 'enabled'], parse: parseBool },
+  { env: 'GATEHOUSE_CLUSTER_PREFIX', path: ['cluster', 'prefix'], parse: (s) => s },
+  { env: 'GATEHOUSE_CLUSTER_LEASE_MS', path: ['cluster', 'leaseMs'], parse: parseNumber },
+  { env: 'GATEHOUSE_CLUSTER_RENEW_MS', path: ['cluster', 'renewMs'], parse: parseNumber },
+  { env: 'GATEHOUSE_CLUSTER_MAX_SHARDS', path: ['cluster', 'maxShardsPerProcess'], parse: parseNumber },
+  { env: 'GATEHOUSE_CLUSTER_SETTLE_MS', path: ['cluster', 'settleMs'], parse: parseNumber },
+  { env: 'GATEHOUSE_CLUSTER_SESSION_TTL_MS', path: ['cluster', 'sessionTtlMs'], parse: parseNumber },
+  { env: 'GATEHOUSE_CLUSTER_CHECKPOINT_MS', path: ['cluster', 'checkpointMs'], parse: parseNumber },
   { env: 'LOG_LEVEL', path: ['log', 'level'], parse: (s) => s },
   { env: 'GATEHOUSE_SANDBOX_PORT', path: ['sandbox', 'port'], parse: parseNumber },
 ];

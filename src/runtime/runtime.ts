@@ -8,7 +8,13 @@
 import type { APIInteraction } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
 import { createCache, type Cache } from '../cache/index.js';
-import { ShardManager, type ShardManagerOptions } from '../gateway/index.js';
+import {
+  ClusterCoordinator,
+  clusterNamespace,
+  commandSetFingerprint,
+  type ClusterCoordinatorOptions,
+} from '../cluster/index.js';
+import { ShardManager, type DispatchHook, type ShardManagerOptions } from '../gateway/index.js';
 import { InteractionRouter } from '../interactions/router.js';
 import { PluginHost } from '../plugins/host.js';
 import { getCurrentApplication, RestClient, type RestClientOptions } from '../rest/index.js';
@@ -33,6 +39,10 @@ export interface RuntimeOptions {
   rest?: Partial<RestClientOptions>;
   /** Defer an interaction automatically when its handler has not answered after this long. Default 2000. */
   deferAfterMs?: number;
+  /** Overrides for the cluster coordinator (tests shorten leases and waits). */
+  cluster?: Partial<Omit<ClusterCoordinatorOptions, 'redis' | 'prefix' | 'totalShards' | 'shardIds' | 'logger'>>;
+  /** Called for every dispatch, with its seq, after the runtime handled it (tooling and tests). */
+  observeDispatch?: DispatchHook;
 }
 
 export type RuntimeState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -48,6 +58,7 @@ export class Runtime {
   private hostValue: PluginHost | null = null;
   private routerValue: InteractionRouter<unknown, unknown> | null = null;
   private gatewayValue: ShardManager | null = null;
+  private clusterValue: ClusterCoordinator | null = null;
   private applicationIdValue: string | null = null;
   private syncValue: CommandSyncResult | null = null;
   /** Interactions being handled; shutdown waits for them. */
@@ -84,6 +95,10 @@ export class Runtime {
   }
   get gateway(): ShardManager {
     return required(this.gatewayValue, 'gateway');
+  }
+  /** The cluster coordinator, when several processes share the bot (REDIS_URL and a token set). */
+  get cluster(): ClusterCoordinator | null {
+    return this.clusterValue;
   }
   get applicationId(): string {
     return required(this.applicationIdValue, 'applicationId');
@@ -224,7 +239,10 @@ export class Runtime {
       await this.startOps();
       await this.connect();
       const host = await this.loadPlugins();
-      if (this.config.commands.sync) this.syncValue = await this.syncCommands();
+      const coordinator = await this.createCoordinator();
+      if (this.config.commands.sync) {
+        this.syncValue = coordinator !== null ? await this.syncCommandsOnce(coordinator) : await this.syncCommands();
+      }
 
       const router = new InteractionRouter<unknown, unknown>({
         transport: interactionTransport(this.rest),
@@ -245,20 +263,36 @@ export class Runtime {
       this.acceptingInteractions = true;
 
       const { shards, gateway } = this.config;
+      // In cluster mode the shards of this process are the ones it holds leases for.
+      const shardIds = coordinator !== null ? await coordinator.start() : shards.ids;
       const manager = new ShardManager({
         token: this.tokenForGateway(),
         intents: intentBits(this.config),
         gatewayBot: gatewayBotPort(this.rest),
-        totalShards: shards.total,
-        shardIds: shards.ids,
+        totalShards: coordinator !== null ? coordinator.totalShards : shards.total,
+        shardIds,
         compress: gateway.compress,
         largeThreshold: gateway.largeThreshold,
         logger: this.log,
-        onDispatch: (shardId, t, d) => this.onDispatch(shardId, t, d),
+        ...(coordinator !== null
+          ? { identifyQueue: (info) => coordinator.identifyQueue(info), sessionStore: coordinator.sessionStore }
+          : {}),
+        onDispatch: (shardId, t, d, s) => this.onDispatch(shardId, t, d, s),
         ...this.options.gateway,
       });
       this.gatewayValue = manager;
       await manager.start();
+      if (coordinator !== null) {
+        coordinator.trackSessions(() => manager.sessions());
+        coordinator.manage({
+          start: (id) => manager.addShard(id),
+          // A handoff still holds the lease: save the session for the next owner. A fenced shard's lease is
+          // someone else's already: keep the session alive on the service but leave the store to the new owner.
+          stop: async (id, reason) => {
+            await manager.removeShard(id, { resumable: true, persist: reason === 'handoff' });
+          },
+        });
+      }
       this.stateValue = 'running';
     } catch (err) {
       this.stateValue = 'running';
@@ -267,16 +301,74 @@ export class Runtime {
     }
   }
 
+  /**
+   * Cluster mode when Redis is configured, cluster.enabled is on and a token is set (an embedded sandbox is
+   * private to its process, so there is nothing to share). The shard total must be known to split it: "auto"
+   * asks GET /gateway/bot here.
+   */
+  private async createCoordinator(): Promise<ClusterCoordinator | null> {
+    const { redisUrl, token, cluster, shards } = this.config;
+    if (redisUrl === undefined || !cluster.enabled) return null;
+    if (token === undefined) {
+      this.log.info('REDIS_URL is set but no DISCORD_TOKEN: the embedded sandbox runs in this process alone, cluster mode is off');
+      return null;
+    }
+    if (this.clusterValue !== null) return this.clusterValue;
+    const total = shards.total === 'auto' ? Math.max(1, (await gatewayBotPort(this.rest).getGatewayBot()).shards) : shards.total;
+    const log = this.log.child({ component: 'cluster' });
+    if (this.cacheValue?.backend === 'memory') {
+      log.warn(
+        'cluster mode with the memory cache: a process that takes a shard over by RESUME has no cached guilds of it; use the Redis cache backend',
+      );
+    }
+    this.clusterValue = new ClusterCoordinator({
+      redis: redisUrl,
+      prefix: clusterNamespace(cluster.prefix, this.applicationId),
+      totalShards: total,
+      shardIds: shards.ids,
+      leaseMs: cluster.leaseMs,
+      ...(cluster.renewMs !== undefined ? { renewMs: cluster.renewMs } : {}),
+      ...(cluster.maxShardsPerProcess > 0 ? { maxShardsPerProcess: cluster.maxShardsPerProcess } : {}),
+      settleMs: cluster.settleMs,
+      sessionTtlMs: cluster.sessionTtlMs,
+      checkpointMs: cluster.checkpointMs,
+      logger: log,
+      ...this.options.cluster,
+    });
+    return this.clusterValue;
+  }
+
+  /** The startup sync in cluster mode: one process syncs, the others wait for it and skip (null result). */
+  private async syncCommandsOnce(coordinator: ClusterCoordinator): Promise<CommandSyncResult | null> {
+    const host = await this.loadPlugins();
+    const devGuildId = this.config.commands.devGuildId;
+    const fingerprint = commandSetFingerprint(
+      host.commands().map((c) => c.command),
+      devGuildId !== undefined ? { devGuildId } : {},
+    );
+    const outcome = await coordinator.withCommandSyncLock(() => this.syncCommands(), {
+      fingerprint,
+      // A scope that failed (or a sync that could not run) is left for the next process to try again.
+      isComplete: (r) => r.status === 'synced' && r.summary.scopes.every((scope) => scope.error === undefined),
+    });
+    if (outcome.ran) return outcome.result;
+    const log = this.log.child({ component: 'commands' });
+    if (outcome.reason === 'timeout') log.warn('another process held the command sync lock too long; starting without syncing');
+    else log.info('commands already synced by another process of this bot');
+    return null;
+  }
+
   private tokenForGateway(): string {
     return this.config.token ?? required(this.sandboxValue, 'sandbox').botToken;
   }
 
   /** Hot path: one call per dispatch of every shard. */
-  private onDispatch(shardId: number, t: string, d: unknown): void {
+  private onDispatch(shardId: number, t: string, d: unknown, s: number): void {
     this.dispatchCount++;
     this.cacheValue?.apply(t, d);
     if (t === 'INTERACTION_CREATE') this.routeInteraction(d as APIInteraction);
     this.hostValue?.dispatch(shardId, t, d);
+    this.options.observeDispatch?.(shardId, t, d, s);
   }
 
   private routeInteraction(interaction: APIInteraction): void {
@@ -307,8 +399,13 @@ export class Runtime {
       ]);
       clearTimeout(timer);
     }
+    // With a session store (cluster mode) shards close resumably by default, so the next owner RESUMEs.
+    const resumable = options.resumable ?? this.clusterValue !== null;
     const steps: Array<[string, () => Promise<unknown> | unknown]> = [
-      ['gateway', () => this.gatewayValue?.close({ resumable: options.resumable ?? false })],
+      // No shard gained or handed off from here on; leases stay renewed until the sessions are saved.
+      ['cluster', () => this.clusterValue?.suspend()],
+      ['gateway', () => this.gatewayValue?.close({ resumable })],
+      ['cluster', () => this.clusterValue?.stop()],
       ['plugins', () => this.hostValue?.teardownAll()],
       ['cache', () => this.cacheValue?.close()],
       ['rest', () => this.restValue?.close()],
