@@ -65,6 +65,8 @@ export interface SandboxGatewayOptions {
   strictResumeUrl?: boolean;
   /** Extension: zlib level of zlib-stream (0-9). Default 1 (fast: the sandbox must out-send its client). */
   compressionLevel?: number;
+  /** Extension: use node:zlib's public async stream API instead of the synchronous native handle. Default false. */
+  asyncCompression?: boolean;
 }
 
 export interface SandboxRestOptions {

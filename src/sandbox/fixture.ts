@@ -8,6 +8,7 @@
 import { DISCORD_EPOCH_MS } from '../api/snowflake.js';
 import type { ResolvedSeed } from './options.js';
 import type { ChannelRecord, EntitlementRecord, GuildRecord, MemberRecord, RoleRecord, SkuRecord, UserRecord } from './state/model.js';
+import { USER_JSON_TAIL } from './state/serialize.js';
 import { BOT_ROLE_PERMISSIONS, EVERYONE_DEFAULT, MODERATOR_PERMISSIONS, P } from './state/permissions.js';
 
 /** Fixture ids are dated from here (2021-01-01). */
@@ -23,6 +24,7 @@ const USER_BASE_MS = FIXTURE_MS - 400 * DAY_MS;
 
 const LOCALES = ['en-US', 'en-US', 'en-GB', 'de', 'fr', 'es-ES', 'ja', 'pt-BR', 'ko', 'nl'];
 const ADJECTIVES = ['brave', 'calm', 'eager', 'fancy', 'gentle', 'happy', 'jolly', 'kind', 'lively', 'proud', 'quiet', 'rapid', 'silly', 'witty', 'zesty'];
+const CAPITALIZED = ADJECTIVES.map((a) => `${a[0]!.toUpperCase()}${a.slice(1)}`);
 const NOUNS = ['otter', 'falcon', 'badger', 'lynx', 'heron', 'panda', 'walrus', 'gecko', 'raven', 'koala', 'marten', 'bison', 'moose', 'quokka', 'yak'];
 
 export function fixedSnowflake(ms: number, worker: number, increment: number): string {
@@ -88,6 +90,17 @@ export class Fixture {
       bot: false,
       locale: index === 0 ? 'en-US' : pick(rng, LOCALES),
     };
+  }
+
+  /** The JSON of user(index), without building the record (member lists serialize a lot of users). */
+  userJson(index: number, id: string): string {
+    const rng = prng(mix(this.options.seed, 11, index));
+    const a = Math.floor(rng() * ADJECTIVES.length);
+    const noun = NOUNS[Math.floor(rng() * NOUNS.length)]!;
+    const username = index === 0 ? 'owner' : `${ADJECTIVES[a]!}_${noun}${index}`;
+    // Fixture names are [a-z0-9_ ] only: nothing to escape.
+    const global = rng() < 0.7 ? `"${CAPITALIZED[a]!} ${noun}"` : 'null';
+    return `{"id":"${id}","username":"${username}","global_name":${global}${USER_JSON_TAIL}}`;
   }
 
   userId(index: number): string {

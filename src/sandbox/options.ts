@@ -56,6 +56,7 @@ export interface ResolvedGatewayOptions {
   reconnectCloseDelayMs: number;
   strictResumeUrl: boolean;
   compressionLevel: number;
+  asyncCompression: boolean;
 }
 
 export interface ResolvedRestOptions {
@@ -180,6 +181,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
       reconnectCloseDelayMs: positiveInt('gateway.reconnectCloseDelayMs', g.reconnectCloseDelayMs, 5_000, 0),
       strictResumeUrl: g.strictResumeUrl ?? true,
       compressionLevel: positiveInt('gateway.compressionLevel', g.compressionLevel, 1, 0),
+      asyncCompression: g.asyncCompression ?? false,
     },
     rest: {
       globalPerSecond: positiveInt('rest.globalPerSecond', rest.globalPerSecond, 50),

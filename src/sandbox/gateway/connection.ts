@@ -5,7 +5,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import WebSocket from 'ws';
-import { corruptZlibFrame, ZlibStreamEncoder } from './compress.js';
+import { corruptZlibFrame, createZlibStreamEncoder, type ZlibStreamEncoder } from './compress.js';
 import type { GatewayServer } from './server.js';
 import type { Session } from './session.js';
 
@@ -13,6 +13,7 @@ export type ConnectionKind = 'gateway' | 'resume';
 
 type OutItem =
   | { kind: 'text'; data: string }
+  | { kind: 'dispatch'; head: string; body: string | Buffer }
   | { kind: 'corrupt' }
   | { kind: 'close'; code: number; reason: string };
 
@@ -41,6 +42,7 @@ export class Connection {
   private head = 0;
   private inflight = 0;
   private blocked = false;
+  private pumping = false;
   private closing = false;
   private readonly heartbeatTimer: NodeJS.Timeout;
   private readonly sendTimes: Float64Array;
@@ -55,7 +57,7 @@ export class Connection {
     private readonly server: GatewayServer,
   ) {
     const o = server.options;
-    this.encoder = compressed ? new ZlibStreamEncoder(o.compressionLevel) : null;
+    this.encoder = compressed ? createZlibStreamEncoder(o.compressionLevel, o.asyncCompression) : null;
     this.sendTimes = new Float64Array(o.sendLimit.count);
     this.heartbeatTimer = setTimeout(() => this.closeNow(4009, 'Session timed out'), o.heartbeatTimeoutMs);
     this.heartbeatTimer.unref();
@@ -73,10 +75,11 @@ export class Connection {
     return this.ws.readyState === WebSocket.OPEN && !this.closing;
   }
 
-  /** A dispatch frame from the session (live or replayed). */
-  sendDispatch(frame: string, t: string, s: number): void {
+  /** A dispatch from the session (live or replayed); `d` is its JSON. */
+  sendDispatch(t: string, s: number, d: string | Buffer): void {
     if (!this.open) return;
-    this.enqueue(frame);
+    this.queue.push({ kind: 'dispatch', head: `{"t":"${t}","s":${s},"op":0,"d":`, body: d });
+    this.schedulePump();
     this.server.emitDispatch(this, t, s);
   }
 
@@ -86,7 +89,7 @@ export class Connection {
 
   sendCorruptFrame(): void {
     this.queue.push({ kind: 'corrupt' });
-    this.pump();
+    this.schedulePump();
   }
 
   /** Send op 7 and, like the service, drop the socket a little later if the client has not. */
@@ -115,7 +118,7 @@ export class Connection {
   closeAfterQueue(code: number, reason: string): void {
     if (this.closing) return;
     this.queue.push({ kind: 'close', code, reason });
-    this.pump();
+    this.schedulePump();
   }
 
   /** Hard-drop the TCP connection (sandbox shutdown). */
@@ -205,7 +208,22 @@ export class Connection {
   private enqueue(data: string): void {
     if (this.closing) return;
     this.queue.push({ kind: 'text', data });
-    this.pump();
+    this.schedulePump();
+  }
+
+  private pumpScheduled = false;
+
+  /**
+   * Frames queued in one synchronous stretch (a GUILD_CREATE burst, a loop of state changes) go out together
+   * at the end of it: one corked write instead of a syscall per frame. Order is the queue's.
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    queueMicrotask(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
   }
 
   private readonly afterSend = (): void => {
@@ -216,6 +234,22 @@ export class Connection {
   };
 
   private pump(): void {
+    // A synchronous encoder calls back inside the loop; the outer loop carries on.
+    if (this.pumping) return;
+    this.pumping = true;
+    // One syscall for a run of frames instead of one each (ws writes every frame separately).
+    const socket = (this.ws as unknown as { _socket?: { cork?: () => void; uncork?: () => void } })._socket;
+    const cork = typeof socket?.cork === 'function' && typeof socket.uncork === 'function';
+    if (cork) socket.cork!();
+    try {
+      this.drain();
+    } finally {
+      if (cork) socket.uncork!();
+      this.pumping = false;
+    }
+  }
+
+  private drain(): void {
     while (this.head < this.queue.length) {
       if (this.ws.readyState !== WebSocket.OPEN) return;
       if (this.ws.bufferedAmount > HIGH_WATER) {
@@ -223,10 +257,12 @@ export class Connection {
         return;
       }
       const item = this.queue[this.head]!;
-      if (item.kind !== 'text' && this.inflight > 0) return; // keep order behind the deflater
-      if (item.kind === 'text' && this.inflight >= MAX_INFLIGHT) return;
+      const message = item.kind === 'text' || item.kind === 'dispatch';
+      if (!message && this.inflight > 0) return; // keep order behind the deflater
+      if (message && this.inflight >= MAX_INFLIGHT) return;
       this.head++;
-      if (item.kind === 'text') this.sendText(item.data);
+      if (item.kind === 'text') this.sendMessage([item.data]);
+      else if (item.kind === 'dispatch') this.sendMessage([item.head, item.body, '}']);
       else if (item.kind === 'corrupt') this.sendCorrupt();
       else {
         this.queue = [];
@@ -241,18 +277,25 @@ export class Connection {
     }
   }
 
-  private sendText(data: string): void {
+  private sendMessage(parts: ReadonlyArray<string | Buffer>): void {
     if (this.encoder !== null) {
       this.inflight++;
-      this.encoder.encode(data, (out) => {
+      this.encoder.encode(parts, (out) => {
         this.inflight--;
         this.sendBinary(out);
         this.pump();
       });
-    } else if (this.payloadCompression && data.length >= PAYLOAD_COMPRESSION_MIN) {
-      this.ws.send(deflateSync(data), { binary: true }, this.afterSend);
+      return;
+    }
+    const text = parts.every((p) => typeof p === 'string') ? (parts as string[]).join('') : null;
+    const length = text !== null ? text.length : parts.reduce((n, p) => n + p.length, 0);
+    if (this.payloadCompression && length >= PAYLOAD_COMPRESSION_MIN) {
+      this.ws.send(deflateSync(Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)))), { binary: true }, this.afterSend);
+    } else if (text !== null) {
+      this.ws.send(text, { binary: false }, this.afterSend);
     } else {
-      this.ws.send(data, { binary: false }, this.afterSend);
+      // JSON encoding sends text frames; a cached payload is UTF-8 already.
+      this.ws.send(Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))), { binary: false }, this.afterSend);
     }
   }
 

@@ -101,7 +101,7 @@ export function memberChunks(store: SandboxStore, request: MemberRequest, intent
   const chunks: string[] = [];
   for (let i = 0; i < count; i++) {
     const part = selected.slice(i * MEMBERS_PER_CHUNK, (i + 1) * MEMBERS_PER_CHUNK);
-    let json = `{"guild_id":"${guild.id}","members":[${part.map((m) => memberJson(m, store.userOf(m))).join(',')}],"chunk_index":${i},"chunk_count":${count}`;
+    let json = `{"guild_id":"${guild.id}","members":[${part.map((m) => memberJson(m, store.userJsonOf(m))).join(',')}],"chunk_index":${i},"chunk_count":${count}`;
     if (i === 0 && request.userIds !== null) json += `,"not_found":${JSON.stringify(notFound)}`;
     // Nobody is online in the sandbox: presences are asked for, and there are none.
     if (withPresences) json += ',"presences":[]';

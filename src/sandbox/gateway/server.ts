@@ -213,7 +213,7 @@ export class GatewayServer implements DispatchSink {
       for (const id of guildIds) {
         const guild = this.deps.store.guild(id)!;
         const k = kind === 'large' && this.deps.store.memberCount(guild) <= largeThreshold ? 'all' : kind;
-        session.dispatch('GUILD_CREATE', this.deps.store.guildCreateJson(guild, k, largeThreshold));
+        session.dispatch('GUILD_CREATE', this.deps.store.guildCreatePayload(guild, k, largeThreshold));
       }
     }
   }
@@ -284,7 +284,7 @@ export class GatewayServer implements DispatchSink {
       seq,
       at: Date.now(),
     });
-    session.replay(seq, (frame, t, s) => conn.sendDispatch(frame, t, s));
+    session.replay(seq, (t, s, d) => conn.sendDispatch(t, s, d));
     session.dispatch('RESUMED', '{"_trace":["[\\"gatehouse-sandbox\\",{\\"micros\\":0}]"]}');
   }
 
@@ -350,7 +350,7 @@ export class GatewayServer implements DispatchSink {
     return out;
   }
 
-  guild(guildId: string, t: string, d: string, userId?: string): void {
+  guild(guildId: string, t: string, d: string | Buffer, userId?: string): void {
     const botId = this.deps.store.applicationId;
     for (const session of this.sessions.values()) {
       if (this.shardOf(guildId, session.shardCount) !== session.shardId) continue;
@@ -359,7 +359,7 @@ export class GatewayServer implements DispatchSink {
     }
   }
 
-  global(t: string, d: string): void {
+  global(t: string, d: string | Buffer): void {
     const botId = this.deps.store.applicationId;
     for (const session of this.sessions.values()) {
       if (session.shardId !== 0 || !receives(t, session.intents, undefined, botId)) continue;

@@ -12,8 +12,8 @@ export class Session {
   /** Set when the session can no longer be resumed. */
   invalid = false;
   expiry: NodeJS.Timeout | null = null;
-  /** Replay buffer: frames[i] has sequence number firstSeq + i - head. */
-  private frames: string[] = [];
+  /** Replay buffer: payloads[i] / types[i] have sequence number firstSeq + i - head. Payloads are shared, not copied. */
+  private payloads: Array<string | Buffer> = [];
   private types: string[] = [];
   private head = 0;
   private firstSeq = 1;
@@ -28,23 +28,22 @@ export class Session {
     private readonly bufferSize: number,
   ) {}
 
-  /** Sequence the dispatch, keep it for replay, and send it if a connection is attached. */
-  dispatch(t: string, d: string): void {
+  /** Sequence the dispatch, keep it for replay, and send it if a connection is attached. `d` is JSON. */
+  dispatch(t: string, d: string | Buffer): void {
     const s = ++this.seq;
-    const frame = `{"t":"${t}","s":${s},"op":0,"d":${d}}`;
-    this.frames.push(frame);
+    this.payloads.push(d);
     this.types.push(t);
-    if (this.frames.length - this.head > this.bufferSize) {
+    if (this.payloads.length - this.head > this.bufferSize) {
       this.head++;
       this.firstSeq++;
       // Compact now and then so the arrays do not grow without bound.
-      if (this.head > 4096 && this.head * 2 > this.frames.length) {
-        this.frames = this.frames.slice(this.head);
+      if (this.head > 4096 && this.head * 2 > this.payloads.length) {
+        this.payloads = this.payloads.slice(this.head);
         this.types = this.types.slice(this.head);
         this.head = 0;
       }
     }
-    this.connection?.sendDispatch(frame, t, s);
+    this.connection?.sendDispatch(t, s, d);
   }
 
   /** Whether dispatches after `seq` are all still buffered. */
@@ -53,11 +52,11 @@ export class Session {
   }
 
   /** Call `send` for every buffered dispatch with s > seq, in order. */
-  replay(seq: number, send: (frame: string, t: string, s: number) => void): number {
+  replay(seq: number, send: (t: string, s: number, d: string | Buffer) => void): number {
     let n = 0;
     for (let s = seq + 1; s <= this.seq; s++) {
       const i = this.head + (s - this.firstSeq);
-      send(this.frames[i]!, this.types[i]!, s);
+      send(this.types[i]!, s, this.payloads[i]!);
       n++;
     }
     return n;

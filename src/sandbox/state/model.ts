@@ -63,7 +63,7 @@ export interface GuildRecord {
   /** Member count before materialization. */
   seededMemberCount: number;
   /** Serialized GUILD_CREATE payloads per variant; cleared whenever the guild changes. */
-  payloadCache: Map<string, string>;
+  payloadCache: Map<string, Buffer>;
 }
 
 export interface SkuRecord {

@@ -23,8 +23,19 @@ export function userObject(u: UserRecord): Record<string, unknown> {
   return o;
 }
 
+/** Everything of a user object after `global_name` (the sandbox's users have no avatars, banners, ...). */
+export const USER_JSON_TAIL =
+  ',"discriminator":"0","avatar":null,"public_flags":0,"flags":0,"banner":null,"accent_color":null,' +
+  '"avatar_decoration_data":null,"collectibles":null,"primary_guild":null';
+
+/** The user object's JSON, built directly (it is on every member of every chunk). */
 export function userJson(u: UserRecord): string {
-  return (u.json ??= JSON.stringify(userObject(u)));
+  if (u.json !== undefined) return u.json;
+  const json =
+    `{"id":"${u.id}","username":${JSON.stringify(u.username)},"global_name":${u.globalName === null ? 'null' : JSON.stringify(u.globalName)}` +
+    `${USER_JSON_TAIL}${u.bot ? ',"bot":true' : ''}}`;
+  u.json = json;
+  return json;
 }
 
 const DAY_MS = 86_400_000;
@@ -73,11 +84,11 @@ export function memberObject(m: MemberRecord, u: UserRecord): Record<string, unk
   return { user: userObject(u), ...partialMemberObject(m), deaf: false, mute: false };
 }
 
-/** Member JSON with its user, built from the compact record (cheap enough not to cache a million of them). */
-export function memberJson(m: MemberRecord, u: UserRecord): string {
+/** Member JSON around its user's JSON, built from the compact record (cheap enough not to cache a million). */
+export function memberJson(m: MemberRecord, userJsonText: string): string {
   const roles = m.roles.length === 0 ? '[]' : `["${m.roles.join('","')}"]`;
   return (
-    `{"user":${userJson(u)},"nick":${m.nick === null ? 'null' : JSON.stringify(m.nick)},"avatar":null,"banner":null,` +
+    `{"user":${userJsonText},"nick":${m.nick === null ? 'null' : JSON.stringify(m.nick)},"avatar":null,"banner":null,` +
     `"roles":${roles},"joined_at":"${isoTime(m.joinedAt)}","premium_since":null,"deaf":false,` +
     `"mute":false,"pending":false,"flags":${m.flags},"communication_disabled_until":null}`
   );

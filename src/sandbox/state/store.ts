@@ -21,9 +21,9 @@ import {
 /** Where state changes go out as gateway dispatches. `d` is serialized JSON. */
 export interface DispatchSink {
   /** A guild event, routed to the guild's shard. `userId` names the member concerned (own-member exception). */
-  guild(guildId: string, t: string, d: string, userId?: string): void;
+  guild(guildId: string, t: string, d: string | Buffer, userId?: string): void;
   /** An event without a guild (entitlements...): shard 0 only. */
-  global(t: string, d: string): void;
+  global(t: string, d: string | Buffer): void;
 }
 
 /** Which member list a GUILD_CREATE carries (reference §10.4 default member lists). */
@@ -109,6 +109,11 @@ export class SandboxStore {
     return index >= 0 ? this.fixture.user(index) : undefined;
   }
 
+  /** The user JSON of a member record (fixture users are serialized without building a record). */
+  userJsonOf(m: MemberRecord): string {
+    return m.userIndex >= 0 ? this.fixture.userJson(m.userIndex, m.userId) : userJson(this.users.get(m.userId)!);
+  }
+
   /** The user of a member record. */
   userOf(m: MemberRecord): UserRecord {
     return m.userIndex >= 0 ? this.fixture.user(m.userIndex) : this.users.get(m.userId)!;
@@ -146,7 +151,7 @@ export class SandboxStore {
     const member: MemberRecord = { userId: user.id, userIndex, nick: input.nick ?? null, roles: [...roles], joinedAt: Date.now(), flags: 0 };
     members.set(user.id, member);
     guild.payloadCache.clear();
-    this.sink.guild(guildId, 'GUILD_MEMBER_ADD', memberJsonWithGuild(guildId, memberJson(member, user)), user.id);
+    this.sink.guild(guildId, 'GUILD_MEMBER_ADD', memberJsonWithGuild(guildId, memberJson(member, userJson(user))), user.id);
     return user.id;
   }
 
@@ -161,7 +166,7 @@ export class SandboxStore {
     if (patch.nick !== undefined) member.nick = patch.nick;
     guild.payloadCache.clear();
     const user = this.userOf(member);
-    this.sink.guild(guildId, 'GUILD_MEMBER_UPDATE', memberJsonWithGuild(guildId, memberJson(member, user)), userId);
+    this.sink.guild(guildId, 'GUILD_MEMBER_UPDATE', memberJsonWithGuild(guildId, memberJson(member, userJson(user))), userId);
   }
 
   removeMember(guildId: string, userId: string): void {
@@ -247,8 +252,11 @@ export class SandboxStore {
 
   // ---- payloads ---------------------------------------------------------------------------------------
 
-  /** GUILD_CREATE `d` as JSON, cached per member-list kind and `large` flag. */
-  guildCreateJson(guild: GuildRecord, kind: MemberListKind, largeThreshold: number): string {
+  /**
+   * GUILD_CREATE `d` as UTF-8 JSON, cached per member-list kind and `large` flag (a Buffer, so that every
+   * session sending it shares one encoding of it).
+   */
+  guildCreatePayload(guild: GuildRecord, kind: MemberListKind, largeThreshold: number): Buffer {
     const count = this.memberCount(guild);
     const large = count > largeThreshold;
     const key = `${kind}:${large ? 1 : 0}`;
@@ -261,7 +269,7 @@ export class SandboxStore {
     for (const m of members) {
       const include =
         m.userId === this.applicationId || kind === 'all' || (kind === 'large' && (m.roles.length > 0 || m.nick !== null));
-      if (include) parts.push(memberJson(m, this.userOf(m)));
+      if (include) parts.push(memberJson(m, this.userJsonOf(m)));
     }
     const channels = guild.channels.map((c) => {
       const o = channelObject(c, guild.id);
@@ -273,7 +281,8 @@ export class SandboxStore {
       `"member_count":${count},"voice_states":[],"members":[${parts.join(',')}],` +
       `"channels":${JSON.stringify(channels)},"threads":[],"presences":[],"stage_instances":[],` +
       `"guild_scheduled_events":[],"soundboard_sounds":[],"lazy":true,"application_command_counts":{}}`;
-    guild.payloadCache.set(key, json);
-    return json;
+    const payload = Buffer.from(json);
+    guild.payloadCache.set(key, payload);
+    return payload;
   }
 }

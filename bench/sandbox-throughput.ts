@@ -1,0 +1,195 @@
+/**
+ * Sandbox throughput: how long the 1,000 guilds x 1,000 members fixture takes to seed, and how fast the sandbox
+ * sends gateway events compared with how fast a client can consume them.
+ *
+ *   npx tsx --conditions=gatehouse-source bench/sandbox-throughput.ts [--quick] [--guilds 1000] [--members 1000]
+ *
+ * The client runs in a worker thread (its own core): it only stores the frames while they arrive, so the
+ * arrival rate is the sandbox's send rate (zlib-stream, level 1). It then decodes the very same frames offline
+ * with zlib-sync and with node:zlib (inflate + JSON.parse, what a client must at least do) to get the consume
+ * rate. "send / consume" above 1 means the sandbox out-sends its client.
+ *
+ * Workloads: the startup burst (READY, 1,000 GUILD_CREATE with GUILD_PRESENCES member lists, then op 8 all
+ * members for `--requests` guilds in 1,000-member chunks) and a live burst of GUILD_MEMBER_ADD events.
+ */
+import { Worker } from 'node:worker_threads';
+import { createSandbox } from '../src/sandbox/index.js';
+import { fmtInt, fmtRatio, markdownTable } from './lib/report.js';
+
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+function numArg(name: string, fallback: number): number {
+  const i = argv.indexOf(`--${name}`);
+  const v = i >= 0 ? Number(argv[i + 1]) : NaN;
+  return Number.isInteger(v) && v > 0 ? v : fallback;
+}
+const GUILDS = numArg('guilds', quick ? 200 : 1000);
+const MEMBERS = numArg('members', quick ? 200 : 1000);
+const REQUESTS = Math.min(numArg('requests', quick ? 50 : 100), GUILDS);
+const ADDS = numArg('adds', quick ? 20_000 : 100_000);
+const TIME_LIMIT_MS = quick ? 60_000 : 5 * 60_000;
+
+/** The client: plain JS in a worker thread (ws, zlib-sync, node:zlib). */
+const CLIENT = String.raw`
+const { parentPort, workerData } = require('node:worker_threads');
+const WebSocket = require('ws');
+const zlib = require('node:zlib');
+let ZlibSync = null;
+try { ZlibSync = require('zlib-sync'); } catch {}
+const { url, token, intents, requestGuilds, expected, timeLimitMs, phase } = workerData;
+const frames = [];
+let messages = 0, bytes = 0, t0 = 0, tLast = 0, sent = false;
+const isEnd = (b) => b.length >= 4 && b[b.length - 4] === 0 && b[b.length - 3] === 0 && b[b.length - 2] === 255 && b[b.length - 1] === 255;
+const ws = new WebSocket(url + '?v=10&encoding=json&compress=zlib-stream', { perMessageDeflate: false });
+const guard = setTimeout(() => { parentPort.postMessage({ error: 'time limit: got ' + messages + ' of ' + expected + ' messages' }); process.exit(1); }, timeLimitMs);
+ws.on('message', (data) => {
+  frames.push(data); bytes += data.length;
+  if (!isEnd(data)) return;
+  messages++;
+  tLast = Date.now();
+  if (messages === 1) {
+    // HELLO: identify now. (The live phase identifies too, then waits for the main thread.)
+    t0 = Date.now();
+    ws.send(JSON.stringify({ op: 2, d: { token, intents, properties: { os: 'linux', browser: 'bench', device: 'bench' }, large_threshold: 250 } }));
+  } else if (messages === 2 && !sent) {
+    sent = true;
+    for (const g of requestGuilds) ws.send(JSON.stringify({ op: 8, d: { guild_id: g, query: '', limit: 0 } }));
+    if (phase === 'live') parentPort.postMessage({ ready: true });
+  }
+  if (messages >= expected) finish();
+});
+function finish() {
+  clearTimeout(guard);
+  ws.terminate();
+  // Offline decode of the same frames: zlib-sync (synchronous) and node:zlib (stream, like @discordjs/ws).
+  const decode = {};
+  if (ZlibSync) {
+    const inf = new ZlibSync.Inflate({ chunkSize: 65536 });
+    const start = process.hrtime.bigint();
+    let n = 0;
+    for (const f of frames) {
+      const end = isEnd(f);
+      inf.push(f, end ? ZlibSync.Z_SYNC_FLUSH : ZlibSync.Z_NO_FLUSH);
+      if (inf.err) throw new Error('zlib-sync: ' + inf.msg);
+      if (end) { JSON.parse(inf.result.toString()); n++; }
+    }
+    decode.zlibSyncMs = Number(process.hrtime.bigint() - start) / 1e6;
+    decode.zlibSyncMessages = n;
+  }
+  const inf = zlib.createInflate({ chunkSize: 65536, flush: zlib.constants.Z_SYNC_FLUSH });
+  let out = [];
+  inf.on('data', (c) => out.push(c));
+  const start = process.hrtime.bigint();
+  let i = 0, n = 0, pending = [];
+  const next = () => {
+    while (i < frames.length) {
+      const f = frames[i++];
+      pending.push(f);
+      if (!isEnd(f)) continue;
+      const buf = pending.length === 1 ? pending[0] : Buffer.concat(pending);
+      pending = [];
+      inf.write(buf, () => { JSON.parse(Buffer.concat(out).toString()); out = []; n++; next(); });
+      return;
+    }
+    decode.nodeZlibMs = Number(process.hrtime.bigint() - start) / 1e6;
+    parentPort.postMessage({ messages, bytes, sendMs: tLast - t0, t0, tLast, decode });
+  };
+  next();
+}
+`;
+
+interface ClientResult {
+  messages: number;
+  bytes: number;
+  sendMs: number;
+  t0: number;
+  tLast: number;
+  decode: { zlibSyncMs?: number; nodeZlibMs: number };
+}
+
+function runClient(data: Record<string, unknown>, onReady?: () => void): Promise<ClientResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(CLIENT, { eval: true, workerData: { timeLimitMs: TIME_LIMIT_MS, ...data } });
+    worker.on('message', (m: { error?: string; ready?: boolean } & ClientResult) => {
+      if (m.error) reject(new Error(m.error));
+      else if (m.ready) onReady?.();
+      else resolve(m);
+    });
+    worker.on('error', reject);
+  });
+}
+
+function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+const rows: string[][] = [];
+const summary: string[] = [];
+
+// ---- seeding ------------------------------------------------------------------------------------------
+gc();
+let t = performance.now();
+const lazy = await createSandbox({ seed: { guilds: GUILDS, membersPerGuild: MEMBERS } });
+const lazyMs = performance.now() - t;
+await lazy.close();
+gc();
+const heapBefore = process.memoryUsage().heapUsed;
+t = performance.now();
+const sb = await createSandbox({
+  seed: { guilds: GUILDS, membersPerGuild: MEMBERS, eager: true },
+  gateway: { identifyWindowMs: 0, sendLimit: { count: 100_000, windowMs: 60_000 }, heartbeatIntervalMs: 600_000, maxGuildsPerShard: 100_000, replayBufferSize: 1_000 },
+});
+const eagerMs = performance.now() - t;
+gc();
+const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
+summary.push(`Seed ${fmtInt(GUILDS)} guilds x ${fmtInt(MEMBERS)} members: ${fmtInt(lazyMs)} ms lazy (members on first use), ${fmtInt(eagerMs)} ms with every member generated (${fmtInt(GUILDS * (MEMBERS + 1))} members, ~${fmtInt(heapMb)} MB heap).`);
+
+// ---- startup burst ------------------------------------------------------------------------------------
+const requestGuilds = sb.state.guildIds.slice(0, REQUESTS);
+const chunksPerGuild = Math.ceil((MEMBERS + 1) / 1000);
+const startupExpected = 2 + GUILDS + REQUESTS * chunksPerGuild;
+const startup = await runClient({ url: sb.gatewayUrl, token: sb.botToken, intents: 1 | 2 | 256, requestGuilds, expected: startupExpected, phase: 'startup' });
+const members = REQUESTS * (MEMBERS + 1);
+addRows('startup burst', startup, `READY + ${fmtInt(GUILDS)} GUILD_CREATE + ${fmtInt(REQUESTS * chunksPerGuild)} chunks (${fmtInt(members)} members)`);
+
+// ---- live burst ---------------------------------------------------------------------------------------
+const guildId = sb.state.guildIds[0]!;
+const liveExpected = 2 + GUILDS + ADDS;
+let addStart = 0;
+const live = await runClient({ url: sb.gatewayUrl, token: sb.botToken, intents: 1 | 2, requestGuilds: [], expected: liveExpected, phase: 'live' }, () => {
+  // Give the GUILD_CREATE burst a moment to flush, then add members as fast as the store takes them.
+  setTimeout(() => {
+    addStart = Date.now();
+    for (let i = 0; i < ADDS; i++) sb.state.addMember(guildId, { username: `bench${i}` });
+  }, 1000);
+});
+const liveSendMs = live.tLast - addStart;
+addRows('live burst', { ...live, sendMs: liveSendMs, messages: ADDS }, `${fmtInt(ADDS)} GUILD_MEMBER_ADD`, live.messages);
+await sb.close();
+
+function addRows(name: string, r: ClientResult, what: string, decodedMessages = r.messages): void {
+  const sendRate = r.messages / (r.sendMs / 1000);
+  const syncRate = r.decode.zlibSyncMs !== undefined ? decodedMessages / (r.decode.zlibSyncMs / 1000) : NaN;
+  const nodeRate = decodedMessages / (r.decode.nodeZlibMs / 1000);
+  rows.push([
+    name,
+    what,
+    fmtInt(r.bytes / 1e6),
+    fmtInt(sendRate),
+    fmtInt(r.bytes / 1e6 / (r.sendMs / 1000)),
+    Number.isNaN(syncRate) ? '—' : fmtInt(syncRate),
+    fmtInt(nodeRate),
+    Number.isNaN(syncRate) ? '—' : `${fmtRatio(sendRate / syncRate)}x`,
+    `${fmtRatio(sendRate / nodeRate)}x`,
+  ]);
+}
+
+console.log(summary.join('\n'));
+console.log('');
+console.log(
+  markdownTable(
+    ['workload', 'events', 'MB sent', 'sandbox events/s', 'MB/s', 'zlib-sync client events/s', 'node:zlib client events/s', 'send/consume (zlib-sync)', 'send/consume (node:zlib)'],
+    rows,
+  ),
+);
+console.log('\nsend/consume above 1: the sandbox sends faster than that client can inflate and parse.');
