@@ -98,6 +98,55 @@ function finish() {
 }
 `;
 
+/** A discord.js Client (what most bots run): log in, wait for every guild, fetch members of some guilds. */
+const DISCORDJS = String.raw`
+const { parentPort, workerData } = require('node:worker_threads');
+const { Client, GatewayIntentBits } = require('discord.js');
+const { restBase, token, requestGuilds, liveGuild, adds, timeLimitMs } = workerData;
+const client = new Client({
+  intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers, GatewayIntentBits.GuildPresences],
+  rest: { api: restBase },
+  ws: { large_threshold: 250 },
+});
+let events = 0;
+client.on('raw', () => { events++; });
+const guard = setTimeout(() => { parentPort.postMessage({ error: 'discord.js: time limit, ' + events + ' events' }); process.exit(1); }, timeLimitMs);
+const t0 = Date.now();
+client.once('clientReady', async () => {
+  const tReady = Date.now();
+  const guilds = requestGuilds.map((id) => client.guilds.cache.get(id));
+  await Promise.all(guilds.map((g) => g.members.fetch()));
+  const tDone = Date.now();
+  const startupEvents = events;
+  const members = guilds.reduce((n, g) => n + g.members.cache.size, 0);
+  // Live phase: count GUILD_MEMBER_ADD as discord.js handles them (member cached, event emitted).
+  let added = 0;
+  let tLast = 0;
+  client.on('guildMemberAdd', (m) => {
+    if (m.guild.id !== liveGuild) return;
+    added++;
+    tLast = Date.now();
+    if (added === adds) {
+      clearTimeout(guard);
+      parentPort.postMessage({ events: startupEvents, readyMs: tReady - t0, totalMs: tDone - t0, guilds: client.guilds.cache.size, members, liveLast: tLast });
+      client.destroy();
+    }
+  });
+  parentPort.postMessage({ ready: true });
+});
+client.login(token);
+`;
+
+interface DiscordjsResult {
+  events: number;
+  readyMs: number;
+  totalMs: number;
+  guilds: number;
+  members: number;
+  /** Date.now() when its last GUILD_MEMBER_ADD of the live burst was handled. */
+  liveLast: number;
+}
+
 interface ClientResult {
   messages: number;
   bytes: number;
@@ -108,9 +157,13 @@ interface ClientResult {
 }
 
 function runClient(data: Record<string, unknown>, onReady?: () => void): Promise<ClientResult> {
+  return runWorker<ClientResult>(CLIENT, data, onReady);
+}
+
+function runWorker<T>(code: string, data: Record<string, unknown>, onReady?: () => void): Promise<T> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(CLIENT, { eval: true, workerData: { timeLimitMs: TIME_LIMIT_MS, ...data } });
-    worker.on('message', (m: { error?: string; ready?: boolean } & ClientResult) => {
+    const worker = new Worker(code, { eval: true, workerData: { timeLimitMs: TIME_LIMIT_MS, ...data } });
+    worker.on('message', (m: { error?: string; ready?: boolean } & T) => {
       if (m.error) reject(new Error(m.error));
       else if (m.ready) onReady?.();
       else resolve(m);
@@ -137,7 +190,7 @@ const heapBefore = process.memoryUsage().heapUsed;
 t = performance.now();
 const sb = await createSandbox({
   seed: { guilds: GUILDS, membersPerGuild: MEMBERS, eager: true },
-  gateway: { identifyWindowMs: 0, sendLimit: { count: 100_000, windowMs: 60_000 }, heartbeatIntervalMs: 600_000, maxGuildsPerShard: 100_000, replayBufferSize: 1_000 },
+  gateway: { identifyWindowMs: 0, memberRequestWindowMs: 0, sendLimit: { count: 100_000, windowMs: 60_000 }, heartbeatIntervalMs: 600_000, maxGuildsPerShard: 100_000, replayBufferSize: 1_000 },
 });
 const eagerMs = performance.now() - t;
 gc();
@@ -148,9 +201,38 @@ summary.push(`Seed ${fmtInt(GUILDS)} guilds x ${fmtInt(MEMBERS)} members: ${fmtI
 const requestGuilds = sb.state.guildIds.slice(0, REQUESTS);
 const chunksPerGuild = Math.ceil((MEMBERS + 1) / 1000);
 const startupExpected = 2 + GUILDS + REQUESTS * chunksPerGuild;
-const startup = await runClient({ url: sb.gatewayUrl, token: sb.botToken, intents: 1 | 2 | 256, requestGuilds, expected: startupExpected, phase: 'startup' });
+const startupData = { url: sb.gatewayUrl, token: sb.botToken, intents: 1 | 2 | 256, requestGuilds, expected: startupExpected, phase: 'startup' };
 const members = REQUESTS * (MEMBERS + 1);
-addRows('startup burst', startup, `READY + ${fmtInt(GUILDS)} GUILD_CREATE + ${fmtInt(REQUESTS * chunksPerGuild)} chunks (${fmtInt(members)} members)`);
+const burst = `READY + ${fmtInt(GUILDS)} GUILD_CREATE + ${fmtInt(REQUESTS * chunksPerGuild)} chunks (${fmtInt(members)} members)`;
+const cold = await runClient(startupData);
+addRows('startup, cold', cold, burst);
+// The same again: GUILD_CREATE payloads now come from the cache (member chunks are built again).
+const warm = await runClient(startupData);
+addRows('startup, warm', warm, burst);
+
+// discord.js consuming the same bursts, end to end (receive, inflate, parse, build its caches, emit).
+const djGuilds = requestGuilds.slice(0, Math.min(REQUESTS, 100));
+const liveGuildId = sb.state.guildIds[GUILDS - 1]!;
+let djAddStart = 0;
+const dj = await runWorker<DiscordjsResult>(
+  DISCORDJS,
+  { restBase: sb.restUrl.replace(/\/v10$/, ''), token: sb.botToken, requestGuilds: djGuilds, liveGuild: liveGuildId, adds: ADDS },
+  () => {
+    setTimeout(() => {
+      djAddStart = Date.now();
+      for (let i = 0; i < ADDS; i++) sb.state.addMember(liveGuildId, { username: `dj${i}` });
+    }, 500);
+  },
+);
+const djRate = dj.events / (dj.totalMs / 1000);
+const djDrainRate = cold.messages / (cold.sendMs / 1000);
+const djLiveRate = ADDS / ((dj.liveLast - djAddStart) / 1000);
+summary.push(
+  `discord.js Client on the same sandbox: READY and ${fmtInt(dj.guilds)} guilds cached in ${fmtInt(dj.readyMs)} ms, ` +
+    `then ${fmtInt(dj.members)} members of ${djGuilds.length} guilds fetched: ${fmtInt(dj.events)} events in ${fmtInt(dj.totalMs)} ms = ` +
+    `${fmtInt(djRate)} events/s consumed (the sandbox sent the cold burst at ${fmtInt(djDrainRate)} events/s: ${fmtRatio(djDrainRate / djRate)}x). ` +
+    `Live: ${fmtInt(ADDS)} GUILD_MEMBER_ADD handled at ${fmtInt(djLiveRate)} events/s.`,
+);
 
 // ---- live burst ---------------------------------------------------------------------------------------
 const guildId = sb.state.guildIds[0]!;
@@ -165,6 +247,8 @@ const live = await runClient({ url: sb.gatewayUrl, token: sb.botToken, intents: 
 });
 const liveSendMs = live.tLast - addStart;
 addRows('live burst', { ...live, sendMs: liveSendMs, messages: ADDS }, `${fmtInt(ADDS)} GUILD_MEMBER_ADD`, live.messages);
+const liveRate = ADDS / (liveSendMs / 1000);
+summary.push(`Live burst: the sandbox sent ${fmtInt(liveRate)} GUILD_MEMBER_ADD/s; discord.js handled ${fmtInt(djLiveRate)}/s (${fmtRatio(liveRate / djLiveRate)}x).`);
 await sb.close();
 
 function addRows(name: string, r: ClientResult, what: string, decodedMessages = r.messages): void {

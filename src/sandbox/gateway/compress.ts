@@ -13,6 +13,8 @@ import { constants, createDeflate, type Deflate } from 'node:zlib';
 
 export const SYNC_FLUSH_SUFFIX = Buffer.from([0x00, 0x00, 0xff, 0xff]);
 const CHUNK = 64 * 1024;
+/** Largest reused encoding buffer per connection. */
+const MAX_SCRATCH = 1024 * 1024;
 
 export interface ZlibStreamEncoder {
   readonly synchronous: boolean;
@@ -51,9 +53,25 @@ class SyncDeflateEncoder implements ZlibStreamEncoder {
     const last = parts.length - 1;
     for (let p = 0; p <= last; p++) {
       const part = parts[p]!;
-      if (!this.write(typeof part === 'string' ? Buffer.from(part) : part, p === last ? constants.Z_SYNC_FLUSH : constants.Z_NO_FLUSH, out)) return;
+      const flush = p === last ? constants.Z_SYNC_FLUSH : constants.Z_NO_FLUSH;
+      if (!this.write(typeof part === 'string' ? this.utf8(part) : part, flush, out)) return;
     }
     done(out.length === 1 ? out[0]! : Buffer.concat(out));
+  }
+
+  /** Strings are encoded into one reused scratch buffer: zlib copies its input, so nothing keeps a reference. */
+  private scratch = Buffer.allocUnsafe(CHUNK);
+
+  private utf8(text: string): Buffer {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit. Huge messages get their own buffer.
+    if (text.length * 3 > MAX_SCRATCH) return Buffer.from(text);
+    if (text.length * 3 > this.scratch.length) {
+      let size = this.scratch.length;
+      while (size < text.length * 3) size *= 2;
+      this.scratch = Buffer.allocUnsafe(size);
+    }
+    const n = this.scratch.write(text, 0, 'utf8');
+    return this.scratch.subarray(0, n);
   }
 
   private write(input: Buffer, flush: number, out: Buffer[]): boolean {

@@ -262,7 +262,8 @@ export class Connection {
       if (message && this.inflight >= MAX_INFLIGHT) return;
       this.head++;
       if (item.kind === 'text') this.sendMessage([item.data]);
-      else if (item.kind === 'dispatch') this.sendMessage([item.head, item.body, '}']);
+      // Small JSON bodies go as one string (one native deflate call); cached payload buffers are not copied.
+      else if (item.kind === 'dispatch') this.sendMessage(typeof item.body === 'string' ? [`${item.head}${item.body}}`] : [item.head, item.body, '}']);
       else if (item.kind === 'corrupt') this.sendCorrupt();
       else {
         this.queue = [];
