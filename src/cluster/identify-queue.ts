@@ -33,6 +33,8 @@ export interface RedisIdentifyQueueOptions {
   /** Random extra delay (0..jitterMs) before each retry. Default 25. */
   jitterMs?: number;
   logger?: Logger;
+  /** Told of every slot granted, with the Redis server time of the grant (metrics, tests). */
+  onGrant?: (shardId: number, bucket: number, serverTimeMs: number) => void;
   /** Monotonic clock for the wait bound. Default performance.now. */
   now?: () => number;
   random?: () => number;
@@ -47,6 +49,7 @@ export class RedisIdentifyQueue implements IdentifyQueue {
   private readonly keys: ClusterKeys;
   private readonly jitterMs: number;
   private readonly logger: Logger | undefined;
+  private readonly onGrant: RedisIdentifyQueueOptions['onGrant'];
   private readonly now: () => number;
   private readonly random: () => number;
   /** Per bucket, the promise the next local caller waits for (the previous caller's turn). */
@@ -66,6 +69,7 @@ export class RedisIdentifyQueue implements IdentifyQueue {
     this.keys = options.keys;
     this.jitterMs = options.jitterMs ?? 25;
     this.logger = options.logger;
+    this.onGrant = options.onGrant;
     this.now = options.now ?? (() => performance.now());
     this.random = options.random ?? Math.random;
   }
@@ -104,13 +108,14 @@ export class RedisIdentifyQueue implements IdentifyQueue {
       if (signal?.aborted) throw signal.reason;
       let waitMs: number;
       try {
-        const reply = Number(await this.redis.ghClusterIdentifySlot(key, window));
+        const [wait, serverTime] = (await this.redis.ghClusterIdentifySlot(key, window)) as [number, number];
         failures = 0;
-        if (reply <= 0) {
+        if (Number(wait) <= 0) {
           this.logger?.debug({ shard: shardId, bucket }, 'identify slot granted');
+          this.onGrant?.(shardId, bucket, Number(serverTime));
           return;
         }
-        waitMs = reply + Math.floor(this.random() * this.jitterMs);
+        waitMs = Number(wait) + Math.floor(this.random() * this.jitterMs);
       } catch (error) {
         // Redis unreachable: back off and try again within the bound; never identify unchecked.
         failures++;

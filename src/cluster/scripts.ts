@@ -90,8 +90,8 @@ return out
 /**
  * Take the identify slot of a bucket if it is free.
  * KEYS: bucket key. ARGV: window ms (margin included).
- * Returns 0 when taken (the next identify of the bucket may go one window from now), otherwise the ms
- * until the slot frees.
+ * Returns { 0, server ms } when taken (the next identify of the bucket may go one window from now),
+ * otherwise { ms until the slot frees, server ms }.
  */
 const IDENTIFY_SLOT = `${NOW_MS}
 local now = nowMs()
@@ -99,9 +99,9 @@ local window = tonumber(ARGV[1])
 local nextAt = tonumber(redis.call('GET', KEYS[1]) or '0')
 if now >= nextAt then
   redis.call('SET', KEYS[1], now + window, 'PX', window * 2 + 1000)
-  return 0
+  return { 0, now }
 end
-return nextAt - now
+return { nextAt - now, now }
 `;
 
 /**
