@@ -80,8 +80,19 @@ export function editableFlags(): number {
   return EDITABLE_FLAGS;
 }
 
+/** A file that came with a multipart body. */
+export interface UploadedFile {
+  filename: string;
+  size: number;
+  contentType: string;
+}
+
 export interface MessageContext {
   id: string;
+  /** Ids for the attachments of this message. */
+  nextId: () => string;
+  /** Files uploaded with this request (multipart `files[n]`). */
+  uploads: readonly UploadedFile[];
   channelId: string;
   guildId: string | null;
   /** The bot user object (author). */
@@ -101,7 +112,14 @@ export function messageObject(ctx: MessageContext, data: Json, extraFlags = 0): 
     content: typeof data.content === 'string' ? data.content : '',
     channel_id: ctx.channelId,
     author: ctx.author,
-    attachments: Array.isArray(data.attachments) ? data.attachments : [],
+    attachments: [
+      ...(Array.isArray(data.attachments) ? data.attachments.filter((a) => typeof a === 'object' && a !== null && 'url' in a) : []),
+      ...ctx.uploads.map((f) => {
+        const id = ctx.nextId();
+        const url = `https://cdn.sandbox.invalid/attachments/${ctx.channelId}/${id}/${encodeURIComponent(f.filename)}`;
+        return { id, filename: f.filename, size: f.size, url, proxy_url: url, content_type: f.contentType || 'application/octet-stream' };
+      }),
+    ],
     embeds: Array.isArray(data.embeds) ? data.embeds : [],
     mentions: [],
     mention_roles: [],

@@ -160,7 +160,7 @@ export class SandboxInteraction implements InteractionRecord {
         break;
       case CallbackType.UPDATE_MESSAGE: {
         const d = checkMessage(data, { at: ['data'], requireContent: false, files });
-        const source = this.meta.sourceMessage ?? messageObject(msg(0), {});
+        const source = this.meta.sourceMessage ?? messageObject({ ...msg(0), uploads: [] }, {});
         message = editMessage(source, d);
         this.setOriginal(message);
         break;

@@ -3,22 +3,28 @@
  * No bot auth needed; exempt from the global limit; limited per interaction / per webhook token.
  */
 import type { SandboxCore } from '../../core.js';
-import { Errors } from '../../errors.js';
-import type { MessageContext } from '../../interactions/messages.js';
+import { ApiError, Errors } from '../../errors.js';
+import type { MessageContext, UploadedFile } from '../../interactions/messages.js';
 import type { SandboxInteraction } from '../../interactions/store.js';
 import { userObject } from '../../state/serialize.js';
 import { jsonValue } from '../body.js';
 import type { RestContext, RouteDef } from '../types.js';
 import { queryBool } from './commands.js';
 
-function filesOf(ctx: RestContext): number {
-  return ctx.body.kind === 'multipart' ? ctx.body.files.length : 0;
+/** The default upload limit, per attachment, for webhooks and interaction responses (spec §8). */
+const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+
+function uploadsOf(ctx: RestContext): UploadedFile[] {
+  if (ctx.body.kind !== 'multipart') return [];
+  const files = ctx.body.files.map((f) => ({ filename: f.filename, size: f.size, contentType: f.contentType }));
+  if (files.some((f) => f.size > MAX_ATTACHMENT_BYTES)) throw new ApiError(413, 40005, 'Request entity too large');
+  return files;
 }
 
 export function interactionRoutes(core: SandboxCore): RouteDef[] {
   const store = core.store;
 
-  const messageContext = (record: SandboxInteraction, type: number): MessageContext => {
+  const messageContext = (record: SandboxInteraction, type: number, uploads: readonly UploadedFile[] = []): MessageContext => {
     const p = record.payload as Record<string, any>;
     const user = p.member?.user ?? p.user;
     const metadata: Record<string, unknown> = {
@@ -31,6 +37,8 @@ export function interactionRoutes(core: SandboxCore): RouteDef[] {
     if (p.data?.type !== undefined) metadata.command_type = p.data.type;
     return {
       id: store.ids.next(),
+      nextId: () => store.ids.next(),
+      uploads,
       channelId: record.meta.channelId,
       guildId: record.meta.guildId,
       author: userObject(store.botUser),
@@ -64,7 +72,8 @@ export function interactionRoutes(core: SandboxCore): RouteDef[] {
       handler: (ctx) => {
         const record = core.interactions.get(ctx.params.interactionId!);
         if (!record || record.token !== ctx.params.token) throw Errors.unknownInteraction();
-        const { type, message } = record.respond(jsonValue(ctx.body), filesOf(ctx), (t) => messageContext(record, t), core.options.activities);
+        const uploads = uploadsOf(ctx);
+        const { type, message } = record.respond(jsonValue(ctx.body), uploads.length, (t) => messageContext(record, t, uploads), core.options.activities);
         if (!queryBool(ctx.query.get('with_response'))) return { status: 204 };
         const interaction: Record<string, unknown> = { id: record.id, type: record.type };
         const resource: Record<string, unknown> = { type };
@@ -92,7 +101,8 @@ export function interactionRoutes(core: SandboxCore): RouteDef[] {
       handler: (ctx) => {
         const record = byWebhook(ctx);
         // Follow-ups behave like Execute Webhook with wait=true: the message comes back.
-        return { status: 200, body: record.followup(jsonValue(ctx.body), filesOf(ctx), messageContext(record, 0)) };
+        const uploads = uploadsOf(ctx);
+        return { status: 200, body: record.followup(jsonValue(ctx.body), uploads.length, messageContext(record, 0, uploads)) };
       },
     },
     {
