@@ -169,6 +169,28 @@ export interface AutocompleteOptions extends InvokeOptions {
   focused: string;
 }
 
+/** Extension: a user clicks a button or picks from a select menu on a message the app sent. */
+export interface ComponentOptions {
+  /** The message: an interaction response (@original) or follow-up the app sent. */
+  messageId: string;
+  /** custom_id of the component on that message. */
+  customId: string;
+  /** Picked values (select menus): option values, or ids for user / role / mentionable / channel selects. */
+  values?: string[];
+  /** Who clicks; defaults to the user of the interaction that produced the message. */
+  userId?: string;
+  locale?: string;
+}
+
+/** Extension: a user submits the modal an app opened (callback type 9). */
+export interface ModalSubmitOptions {
+  /** The interaction the app answered with MODAL. */
+  interactionId: string;
+  /** Text input values (or picked values for selects, comma-free strings) by custom_id. */
+  values: Record<string, string | string[]>;
+  locale?: string;
+}
+
 /** One interaction the sandbox sent, with everything the app did in answer. */
 export interface InteractionRecord {
   id: string;
@@ -220,6 +242,10 @@ export interface Sandbox {
   /** Send an APPLICATION_COMMAND_AUTOCOMPLETE interaction over the gateway. */
   autocomplete(options: AutocompleteOptions): Promise<InteractionRecord>;
   interaction(id: string): InteractionRecord | undefined;
+  /** Extension: send a MESSAGE_COMPONENT interaction (type 3) for a component on a message the app sent. */
+  component(options: ComponentOptions): Promise<InteractionRecord>;
+  /** Extension: send a MODAL_SUBMIT interaction (type 5) for a modal the app opened. */
+  submitModal(options: ModalSubmitOptions): Promise<InteractionRecord>;
   /** Issue an OAuth2 bearer token directly (as if a user had authorized), e.g. with permissions scope. */
   issueBearerToken(scopes: string[], userId?: string): string;
   /** Extension: an OAuth2 authorization code for POST /oauth2/token (grant_type=authorization_code). */

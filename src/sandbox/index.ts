@@ -11,6 +11,8 @@ import { EventEmitter } from 'node:events';
 import { registerSecret } from '../util/redact.js';
 import type {
   AutocompleteOptions,
+  ComponentOptions,
+  ModalSubmitOptions,
   InteractionRecord,
   InvokeOptions,
   Sandbox,
@@ -27,7 +29,7 @@ import { makeBotToken, resolveOptions } from './options.js';
 import { RateLimiter } from './ratelimit.js';
 import { RestApi } from './rest/api.js';
 import { AdminApi } from './admin/api.js';
-import { sendInteraction } from './interactions/send.js';
+import { sendComponent, sendInteraction, sendModalSubmit } from './interactions/send.js';
 import { InteractionStore } from './interactions/store.js';
 import { commandRoutes } from './rest/routes/commands.js';
 import { gatewayRoutes } from './rest/routes/gateway.js';
@@ -93,6 +95,14 @@ class SandboxInstance implements Sandbox {
 
   interaction(id: string): InteractionRecord | undefined {
     return this.core.interactions.get(id);
+  }
+
+  async component(options: ComponentOptions): Promise<InteractionRecord> {
+    return sendComponent(this.core, options);
+  }
+
+  async submitModal(options: ModalSubmitOptions): Promise<InteractionRecord> {
+    return sendModalSubmit(this.core, options);
   }
 
   /** Extension: an OAuth2 authorization code, as if the user had authorized the app (exchange at POST /oauth2/token). */

@@ -15,6 +15,8 @@
  *   GET    /_sandbox/commands[?guild_id=]              registered commands of a scope
  *   POST   /_sandbox/invoke                            InvokeOptions + { wait?, settle? } -> interaction record
  *   POST   /_sandbox/autocomplete                      AutocompleteOptions + { wait?, settle? }
+ *   POST   /_sandbox/component                         { messageId, customId, values?, userId?, wait?, settle? }
+ *   POST   /_sandbox/modal                             { interactionId, values: { custom_id: value }, wait?, settle? }
  *   GET    /_sandbox/interactions/:id                  interaction record
  *   POST   /_sandbox/faults/:shard                     { fault: stop-heartbeat-acks | reconnect | invalidate-session | close | corrupt-frame, resumable?, code? }
  *   POST   /_sandbox/oauth2/tokens                     { scopes, userId? } -> { access_token }
@@ -24,7 +26,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AutocompleteOptions, InvokeOptions, SandboxFaults } from '../contract.js';
 import type { SandboxCore } from '../core.js';
 import { SandboxError, type SandboxErrorCode } from '../errors.js';
-import { sendInteraction, settle } from '../interactions/send.js';
+import { sendComponent, sendInteraction, sendModalSubmit, settle } from '../interactions/send.js';
 import type { SandboxInteraction } from '../interactions/store.js';
 import { readRaw } from '../rest/body.js';
 import type { AdminHandler } from '../server.js';
@@ -251,6 +253,30 @@ export class AdminApi implements AdminHandler {
         record = sendInteraction(core, { ...options, focused } satisfies AutocompleteOptions, true);
       } else {
         record = sendInteraction(core, options, false);
+      }
+      const wait = optNumber(o, 'wait') ?? 0;
+      if (wait > 0) await settle(record, Math.min(wait, 60_000), Math.min(optNumber(o, 'settle') ?? 500, 30_000));
+      return new HttpResult(201, recordView(record));
+    }
+    if ((a === 'component' || a === 'modal') && is('POST', 1)) {
+      const o = obj(body);
+      let record: SandboxInteraction;
+      if (a === 'component') {
+        const messageId = optString(o, 'messageId');
+        const customId = optString(o, 'customId');
+        if (!messageId || !customId) throw bad('messageId and customId are required');
+        const values = stringList(o, 'values');
+        const userId = optString(o, 'userId');
+        const locale = optString(o, 'locale');
+        record = sendComponent(core, { messageId, customId, ...(values ? { values } : {}), ...(userId ? { userId } : {}), ...(locale ? { locale } : {}) });
+      } else {
+        const interactionId = optString(o, 'interactionId');
+        if (!interactionId) throw bad('interactionId is required');
+        const values = obj(o.values ?? {});
+        for (const [k, v] of Object.entries(values)) {
+          if (typeof v !== 'string' && !(Array.isArray(v) && v.every((x) => typeof x === 'string'))) throw bad(`values.${k} must be a string or an array of strings`);
+        }
+        record = sendModalSubmit(core, { interactionId, values: values as Record<string, string | string[]> });
       }
       const wait = optNumber(o, 'wait') ?? 0;
       if (wait > 0) await settle(record, Math.min(wait, 60_000), Math.min(optNumber(o, 'settle') ?? 500, 30_000));

@@ -22,7 +22,7 @@ const INT_MAX = 2 ** 53 - 1;
 
 type OptionDef = Json & { type: number; name: string };
 
-interface Resolved {
+export interface Resolved {
   users: Record<string, Json>;
   members: Record<string, Json>;
   roles: Record<string, Json>;
@@ -40,7 +40,7 @@ function optionList(v: unknown): OptionDef[] {
 }
 
 /** Context built once per invocation. */
-interface Scene {
+export interface Scene {
   guild: GuildRecord | null;
   user: UserRecord;
   channelId: string;
@@ -104,35 +104,12 @@ export function buildInteraction(core: SandboxCore, opts: InvokeOptions | Autoco
   const usedResolved = Object.fromEntries(Object.entries(resolved).filter(([, v]) => Object.keys(v as object).length > 0));
   if (Object.keys(usedResolved).length > 0) data.resolved = usedResolved;
 
-  const id = store.ids.next();
-  const token = `aW50ZXJhY3Rpb246${id}:${randomBytes(48).toString('base64url')}`;
-  const owners: Record<string, string> = integration === 'user' ? { '1': user.id } : { '0': guild ? guild.id : '0' };
-  const payload: Json = {
-    id,
-    application_id: store.applicationId,
+  const { id, token, payload } = envelope(core, scene, {
     type: autocomplete ? InteractionType.AUTOCOMPLETE : InteractionType.APPLICATION_COMMAND,
     data,
-    channel: scene.channel,
-    channel_id: scene.channelId,
-    token,
-    version: 1,
-    app_permissions: appPermissions(core, guild).toString(),
-    locale: opts.locale ?? user.locale,
-    entitlements: store.activeEntitlements(user.id, guild?.id ?? null).map((e) => entitlementObject(e, store.applicationId)),
-    entitlement_sku_ids: [],
-    authorizing_integration_owners: owners,
-    context: guild ? 0 : 1,
-    attachment_size_limit: guild ? [10, 10, 50, 100][guild.premiumTier]! * MiB : 10 * MiB,
-  };
-  if (guild) {
-    const member = store.members(guild).get(user.id)!;
-    payload.guild = { id: guild.id, locale: guild.preferredLocale, features: [] };
-    payload.guild_id = guild.id;
-    payload.guild_locale = guild.preferredLocale;
-    payload.member = { ...memberObject(member, user), permissions: scene.memberPermissions.toString(), is_pending: false };
-  } else {
-    payload.user = userObject(user);
-  }
+    integration,
+    locale: opts.locale,
+  });
 
   const meta: InteractionMeta = {
     id,
@@ -143,9 +120,63 @@ export function buildInteraction(core: SandboxCore, opts: InvokeOptions | Autoco
     guildId: guild?.id ?? null,
     userInstallOnly: integration === 'user',
     commandType: command.type,
+    integration,
   };
   if (focusedType !== undefined) meta.focusedType = focusedType;
   return { meta, guildId: guild?.id ?? null };
+}
+
+/** The fields every interaction carries around its `data` (reference §14.1). */
+export function envelope(
+  core: SandboxCore,
+  scene: Scene,
+  o: { type: number; data: Json; integration: 'guild' | 'user'; locale: string | undefined; message?: Json },
+): { id: string; token: string; payload: Json } {
+  const store = core.store;
+  const { guild, user } = scene;
+  const id = store.ids.next();
+  const token = `aW50ZXJhY3Rpb246${id}:${randomBytes(48).toString('base64url')}`;
+  const owners: Record<string, string> = o.integration === 'user' ? { '1': user.id } : { '0': guild ? guild.id : '0' };
+  const payload: Json = {
+    id,
+    application_id: store.applicationId,
+    type: o.type,
+    data: o.data,
+    channel: scene.channel,
+    channel_id: scene.channelId,
+    token,
+    version: 1,
+    app_permissions: appPermissions(core, guild).toString(),
+    locale: o.locale ?? user.locale,
+    entitlements: store.activeEntitlements(user.id, guild?.id ?? null).map((e) => entitlementObject(e, store.applicationId)),
+    entitlement_sku_ids: [],
+    authorizing_integration_owners: owners,
+    context: guild ? 0 : 1,
+    attachment_size_limit: guild ? [10, 10, 50, 100][guild.premiumTier]! * MiB : 10 * MiB,
+  };
+  if (o.message !== undefined) payload.message = o.message;
+  if (guild) {
+    const member = store.members(guild).get(user.id)!;
+    payload.guild = { id: guild.id, locale: guild.preferredLocale, features: [] };
+    payload.guild_id = guild.id;
+    payload.guild_locale = guild.preferredLocale;
+    payload.member = { ...memberObject(member, user), permissions: scene.memberPermissions.toString(), is_pending: false };
+  } else {
+    payload.user = userObject(user);
+  }
+  return { id, token, payload };
+}
+
+/** Where an interaction happens and who makes it; checks membership. */
+export function sceneOf(core: SandboxCore, guildId: string | null, userId: string, channelId: string | undefined): Scene {
+  const store = core.store;
+  const guild = guildId !== null ? store.guild(guildId) ?? null : null;
+  if (guildId !== null && guild === null) throw new SandboxError('UNKNOWN_GUILD', `unknown guild ${guildId}`);
+  if (guild && !store.members(guild).has(userId)) throw new SandboxError('UNKNOWN_MEMBER', `user ${userId} is not a member of guild ${guild.id}`);
+  const user = store.user(userId);
+  if (!user) throw new SandboxError('UNKNOWN_USER', `unknown user ${userId}`);
+  if (user.bot) throw new SandboxError('INVALID', 'bots cannot use interactions');
+  return sceneFor(core, guild, user, channelId);
 }
 
 function sceneFor(core: SandboxCore, guild: GuildRecord | null, user: UserRecord, channelId: string | undefined): Scene {
@@ -418,7 +449,7 @@ function snowflakeValue(name: string, raw: string | number | boolean): string {
   return s;
 }
 
-function addUser(core: SandboxCore, scene: Scene, id: string, resolved: Resolved, what: string): void {
+export function addUser(core: SandboxCore, scene: Scene, id: string, resolved: Resolved, what: string): void {
   const user = core.store.user(id);
   const member = scene.guild ? core.store.members(scene.guild).get(id) : undefined;
   if (!user) throw invalid(`${what}: unknown user ${id}`);
@@ -429,7 +460,7 @@ function addUser(core: SandboxCore, scene: Scene, id: string, resolved: Resolved
   }
 }
 
-function addRole(scene: Scene, id: string, resolved: Resolved, what: string): void {
+export function addRole(scene: Scene, id: string, resolved: Resolved, what: string): void {
   const role = scene.guild?.roles.find((r) => r.id === id);
   if (!role) throw invalid(`${what}: no role ${id} here`);
   resolved.roles[id] = roleObject(role);

@@ -1,12 +1,25 @@
 /** Send an invocation over the gateway and keep its record. */
-import type { AutocompleteOptions, InvokeOptions } from '../contract.js';
+import type { AutocompleteOptions, ComponentOptions, InvokeOptions, ModalSubmitOptions } from '../contract.js';
 import type { SandboxCore } from '../core.js';
 import { SandboxError } from '../errors.js';
+import { buildComponentInteraction, buildModalSubmit } from './followon.js';
 import { buildInteraction } from './invoke.js';
-import type { SandboxInteraction } from './store.js';
+import type { InteractionMeta, SandboxInteraction } from './store.js';
 
 export function sendInteraction(core: SandboxCore, options: InvokeOptions | AutocompleteOptions, autocomplete: boolean): SandboxInteraction {
-  const built = buildInteraction(core, options, autocomplete);
+  return deliver(core, buildInteraction(core, options, autocomplete));
+}
+
+export function sendComponent(core: SandboxCore, options: ComponentOptions): SandboxInteraction {
+  return deliver(core, buildComponentInteraction(core, options));
+}
+
+export function sendModalSubmit(core: SandboxCore, options: ModalSubmitOptions): SandboxInteraction {
+  return deliver(core, buildModalSubmit(core, options));
+}
+
+/** Dispatch INTERACTION_CREATE to the shard that holds the guild (shard 0 for DMs) and keep the record. */
+function deliver(core: SandboxCore, built: { meta: InteractionMeta; guildId: string | null }): SandboxInteraction {
   if (!core.gateway.hasReceiver(built.guildId)) {
     const where = built.guildId === null ? 'shard 0 (DMs)' : `the shard of guild ${built.guildId}`;
     throw new SandboxError('NO_SHARD', `no gateway session (connected or resumable) holds ${where}: nobody would receive the interaction`);

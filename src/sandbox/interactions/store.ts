@@ -46,8 +46,12 @@ export interface InteractionMeta {
   focusedType?: number;
   /** The message a component sits on (component interactions). */
   sourceMessage?: Json;
-  /** The command type (message type 20 for slash, 23 for context menus). */
+  /** The command type (message type 20 for slash, 23 for context menus); 0 for components and modals. */
   commandType: number;
+  /** For components (and modals opened from them): the interaction whose message holds the component. */
+  source?: { record: SandboxInteraction; messageId: string };
+  /** The integration that authorized it (a component or modal inherits its command's). */
+  integration: 'guild' | 'user';
 }
 
 export interface InteractionClock {
@@ -140,6 +144,10 @@ export class SandboxInteraction implements InteractionRecord {
       addTreeError(tree, ['type'], { code: 'INTERACTION_RESPONSE_TYPE_INVALID', message: `Interaction response type ${type} is not valid for this interaction (type ${this.type}).` });
       throw invalidFormBody(tree);
     }
+    if ((type === CallbackType.DEFERRED_UPDATE_MESSAGE || type === CallbackType.UPDATE_MESSAGE) && !this.meta.sourceMessage) {
+      addTreeError(tree, ['type'], { code: 'INTERACTION_RESPONSE_TYPE_INVALID', message: 'There is no message to update (the modal was not opened from a component).' });
+      throw invalidFormBody(tree);
+    }
     const data = body.data;
     let message: Json | null = null;
     switch (type) {
@@ -163,6 +171,8 @@ export class SandboxInteraction implements InteractionRecord {
         const source = this.meta.sourceMessage ?? messageObject({ ...msg(0), uploads: [] }, {});
         message = editMessage(source, d);
         this.setOriginal(message);
+        // The message the component sits on changes where it lives, too.
+        this.meta.source?.record.replaceMessage(this.meta.source.messageId, message);
         break;
       }
       case CallbackType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT:
@@ -243,6 +253,24 @@ export class SandboxInteraction implements InteractionRecord {
     if (this.tokenExpired) throw Errors.invalidWebhookToken();
   }
 
+  /** The message with this id, if this interaction produced it. */
+  findMessage(id: string): Json | undefined {
+    return this.messages.get(id);
+  }
+
+  /** Replace a message of this interaction (a component interaction updated it). */
+  replaceMessage(id: string, message: Json): void {
+    const current = this.messages.get(id);
+    if (!current) return;
+    this.messages.set(id, message);
+    if (current === this.original) this.original = message;
+    else {
+      const i = this.followups.indexOf(current);
+      if (i >= 0) this.followups[i] = message;
+    }
+    this.changed();
+  }
+
   message(id: string): Json {
     const target = id === '@original' ? this.original : this.messages.get(id);
     if (!target) throw Errors.unknownMessage();
@@ -319,5 +347,14 @@ export class InteractionStore {
 
   all(): SandboxInteraction[] {
     return [...this.byId.values()];
+  }
+
+  /** The interaction that produced a message, and the message. */
+  findMessage(messageId: string): { record: SandboxInteraction; message: Json } | undefined {
+    for (const record of this.byId.values()) {
+      const message = record.findMessage(messageId);
+      if (message) return { record, message };
+    }
+    return undefined;
   }
 }

@@ -1,0 +1,176 @@
+/**
+ * Interactions that follow from what the app sent: a click on a component of a message (MESSAGE_COMPONENT,
+ * type 3) and the submission of a modal the app opened (MODAL_SUBMIT, type 5). The client-side checks come
+ * first: the component exists and is enabled, picked values are allowed, required modal inputs are filled.
+ */
+import type { ComponentOptions, ModalSubmitOptions } from '../contract.js';
+import type { SandboxCore } from '../core.js';
+import { SandboxError } from '../errors.js';
+import { channelObject } from '../state/serialize.js';
+import { addRole, addUser, envelope, sceneOf, type Resolved } from './invoke.js';
+import type { Json } from './messages.js';
+import { InteractionType, type InteractionMeta, type SandboxInteraction } from './store.js';
+
+const Component = { ACTION_ROW: 1, BUTTON: 2, STRING_SELECT: 3, TEXT_INPUT: 4, USER_SELECT: 5, ROLE_SELECT: 6, MENTIONABLE_SELECT: 7, CHANNEL_SELECT: 8, LABEL: 18 } as const;
+
+function invalid(message: string): SandboxError {
+  return new SandboxError('INVALID_OPTION', message);
+}
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Every component object in a tree (rows, containers, sections, labels). */
+function* walk(nodes: unknown): Generator<Json> {
+  if (!Array.isArray(nodes)) return;
+  for (const n of nodes) {
+    if (!isObject(n)) continue;
+    yield n;
+    yield* walk(n.components);
+    if (isObject(n.accessory)) yield* walk([n.accessory]);
+    if (isObject(n.component)) yield* walk([n.component]);
+  }
+}
+
+interface Built {
+  meta: InteractionMeta;
+  guildId: string | null;
+}
+
+function emptyResolved(): Resolved {
+  return { users: {}, members: {}, roles: {}, channels: {}, messages: {}, attachments: {} };
+}
+
+function usedResolved(r: Resolved): Json | undefined {
+  const used = Object.fromEntries(Object.entries(r).filter(([, v]) => Object.keys(v as object).length > 0));
+  return Object.keys(used).length > 0 ? used : undefined;
+}
+
+function parentUser(record: SandboxInteraction): string {
+  const p = record.payload as { member?: { user?: { id?: string } }; user?: { id?: string } };
+  return p.member?.user?.id ?? p.user?.id ?? '';
+}
+
+export function buildComponentInteraction(core: SandboxCore, o: ComponentOptions): Built {
+  const found = core.interactions.findMessage(o.messageId);
+  if (!found) throw new SandboxError('UNKNOWN_INTERACTION', `no message ${o.messageId} was sent by the app through an interaction`);
+  const { record, message } = found;
+  const component = [...walk(message.components)].find((c) => c.custom_id === o.customId);
+  if (!component) throw invalid(`message ${o.messageId} has no component with custom_id '${o.customId}'`);
+  if (component.disabled === true) throw invalid(`component '${o.customId}' is disabled`);
+  const type = component.type as number;
+  if (type === Component.TEXT_INPUT || type === Component.ACTION_ROW || type === Component.LABEL) throw invalid(`component '${o.customId}' cannot be clicked`);
+
+  const scene = sceneOf(core, record.meta.guildId, o.userId ?? parentUser(record), record.meta.channelId);
+  const data: Json = { custom_id: o.customId, component_type: type };
+  const resolved = emptyResolved();
+  if (type === Component.BUTTON) {
+    if (o.values !== undefined) throw invalid('a button takes no values');
+  } else {
+    const values = o.values ?? [];
+    const min = typeof component.min_values === 'number' ? component.min_values : 1;
+    const max = typeof component.max_values === 'number' ? component.max_values : 1;
+    if (values.length < min || values.length > max) throw invalid(`select '${o.customId}' takes ${min}-${max} values; got ${values.length}`);
+    if (type === Component.STRING_SELECT) {
+      const allowed = Array.isArray(component.options) ? (component.options as Json[]).map((x) => x.value) : [];
+      for (const v of values) if (!allowed.includes(v)) throw invalid(`'${v}' is not an option of select '${o.customId}'`);
+    } else {
+      for (const v of values) {
+        if (type === Component.USER_SELECT) addUser(core, scene, v, resolved, o.customId);
+        else if (type === Component.ROLE_SELECT) addRole(scene, v, resolved, o.customId);
+        else if (type === Component.MENTIONABLE_SELECT) {
+          if (scene.guild?.roles.some((r) => r.id === v)) addRole(scene, v, resolved, o.customId);
+          else addUser(core, scene, v, resolved, o.customId);
+        } else if (type === Component.CHANNEL_SELECT) {
+          const channel = scene.guild?.channels.find((c) => c.id === v);
+          if (!scene.guild || !channel) throw invalid(`${o.customId}: no channel ${v} here`);
+          const c = channelObject(channel, scene.guild.id);
+          resolved.channels[v] = { id: v, name: c.name, type: c.type, permissions: scene.memberPermissions.toString(), guild_id: scene.guild.id, parent_id: c.parent_id, flags: 0 };
+        }
+      }
+    }
+    data.values = values;
+    const r = usedResolved(resolved);
+    if (r) data.resolved = r;
+  }
+  const integration = record.meta.integration;
+  const { id, token, payload } = envelope(core, scene, { type: InteractionType.MESSAGE_COMPONENT, data, integration, locale: o.locale, message });
+  return {
+    meta: {
+      id,
+      token,
+      type: InteractionType.MESSAGE_COMPONENT,
+      payload,
+      channelId: scene.channelId,
+      guildId: scene.guild?.id ?? null,
+      userInstallOnly: integration === 'user',
+      commandType: 0,
+      sourceMessage: message,
+      source: { record, messageId: o.messageId },
+      integration,
+    },
+    guildId: scene.guild?.id ?? null,
+  };
+}
+
+export function buildModalSubmit(core: SandboxCore, o: ModalSubmitOptions): Built {
+  const record = core.interactions.get(o.interactionId);
+  if (!record) throw new SandboxError('UNKNOWN_INTERACTION', `unknown interaction ${o.interactionId}`);
+  const modal = record.callbacks[0];
+  if (!modal || modal.type !== 9 || !modal.data) throw invalid(`interaction ${o.interactionId} was not answered with a modal`);
+  const given = { ...o.values };
+  const rows: Json[] = [];
+  const answer = (input: Json): Json => {
+    const customId = String(input.custom_id);
+    const raw = given[customId];
+    delete given[customId];
+    if (input.type === Component.STRING_SELECT) {
+      const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+      const required = input.required !== false;
+      if (required && values.length === 0) throw invalid(`modal field '${customId}' is required`);
+      const allowed = Array.isArray(input.options) ? (input.options as Json[]).map((x) => x.value) : [];
+      for (const v of values) if (!allowed.includes(v)) throw invalid(`'${v}' is not an option of '${customId}'`);
+      return { type: Component.STRING_SELECT, custom_id: customId, values };
+    }
+    const value = raw === undefined ? '' : Array.isArray(raw) ? raw.join(',') : raw;
+    const required = input.required !== false;
+    const len = [...value].length;
+    if (required && len === 0) throw invalid(`modal field '${customId}' is required`);
+    const min = typeof input.min_length === 'number' ? input.min_length : 0;
+    const max = typeof input.max_length === 'number' ? input.max_length : 4000;
+    if (len > 0 && (len < min || len > max)) throw invalid(`modal field '${customId}' takes ${min}-${max} characters; got ${len}`);
+    return { type: Component.TEXT_INPUT, custom_id: customId, value };
+  };
+  for (const top of Array.isArray(modal.data.components) ? (modal.data.components as unknown[]) : []) {
+    if (!isObject(top)) continue;
+    if (top.type === Component.ACTION_ROW) {
+      const inputs = Array.isArray(top.components) ? (top.components as unknown[]).filter(isObject) : [];
+      rows.push({ type: Component.ACTION_ROW, components: inputs.map(answer) });
+    } else if (top.type === Component.LABEL && isObject(top.component)) {
+      rows.push({ type: Component.LABEL, component: answer(top.component) });
+    }
+  }
+  const extra = Object.keys(given);
+  if (extra.length > 0) throw invalid(`the modal has no field '${extra[0]!}'`);
+
+  const scene = sceneOf(core, record.meta.guildId, parentUser(record), record.meta.channelId);
+  const data: Json = { custom_id: modal.data.custom_id, components: rows };
+  const message = record.meta.sourceMessage;
+  const integration = record.meta.integration;
+  const { id, token, payload } = envelope(core, scene, { type: InteractionType.MODAL_SUBMIT, data, integration, locale: o.locale, ...(message ? { message } : {}) });
+  const meta: InteractionMeta = {
+    id,
+    token,
+    type: InteractionType.MODAL_SUBMIT,
+    payload,
+    channelId: scene.channelId,
+    guildId: scene.guild?.id ?? null,
+    userInstallOnly: integration === 'user',
+    commandType: 0,
+    integration,
+  };
+  if (message) meta.sourceMessage = message;
+  if (record.meta.source) meta.source = record.meta.source;
+  return { meta, guildId: scene.guild?.id ?? null };
+}
