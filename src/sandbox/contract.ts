@@ -56,6 +56,8 @@ export interface SandboxGatewayOptions {
   maxGuildsPerShard?: number;
   /** Extension: dispatches kept per session for RESUME replay. Default 50000. */
   replayBufferSize?: number;
+  /** Extension: bytes of dispatch JSON kept per session for replay (older ones go first). Default 64 MiB. */
+  replayBufferBytes?: number;
   /** Extension: after a `faults.reconnect` (op 7) the server closes the socket itself after this delay. Default 5000. */
   reconnectCloseDelayMs?: number;
   /**

@@ -53,6 +53,7 @@ export interface ResolvedGatewayOptions {
   maxFrameBytes: number | null;
   maxGuildsPerShard: number;
   replayBufferSize: number;
+  replayBufferBytes: number;
   reconnectCloseDelayMs: number;
   strictResumeUrl: boolean;
   compressionLevel: number;
@@ -178,6 +179,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
       maxFrameBytes: g.maxFrameBytes === undefined ? null : positiveInt('gateway.maxFrameBytes', g.maxFrameBytes, 1),
       maxGuildsPerShard: positiveInt('gateway.maxGuildsPerShard', g.maxGuildsPerShard, 2_500),
       replayBufferSize: positiveInt('gateway.replayBufferSize', g.replayBufferSize, 50_000),
+      replayBufferBytes: positiveInt('gateway.replayBufferBytes', g.replayBufferBytes, 64 * 1024 * 1024),
       reconnectCloseDelayMs: positiveInt('gateway.reconnectCloseDelayMs', g.reconnectCloseDelayMs, 5_000, 0),
       strictResumeUrl: g.strictResumeUrl ?? true,
       compressionLevel: positiveInt('gateway.compressionLevel', g.compressionLevel, 1, 0),

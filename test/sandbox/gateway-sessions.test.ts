@@ -127,6 +127,19 @@ describe('gateway: resume', () => {
     expect((await b.next((p) => p.op === 9)).d).toBe(false);
   });
 
+  it('answers op 9 false when the dispatches to replay are no longer buffered', async () => {
+    const sb = await start({ seed: { guilds: 1 }, gateway: { replayBufferSize: 2 } });
+    const { client: a, ready } = await connect(sb, { intents: 1 | 2 });
+    await a.nextDispatch('GUILD_CREATE');
+    a.close(4000);
+    await a.closed;
+    for (let i = 0; i < 4; i++) sb.state.addMember(sb.state.guildIds[0]!, { username: `gone${i}` });
+    const b = raw(resumeUrl(ready));
+    await b.next((p) => p.op === 10);
+    b.send({ op: 6, d: { token: sb.botToken, session_id: sessionId(ready), seq: 2 } });
+    expect((await b.next((p) => p.op === 9)).d).toBe(false);
+  });
+
   it('4004 for RESUME with a wrong token', async () => {
     const sb = await start();
     const { ready } = await connect(sb);

@@ -199,7 +199,7 @@ export class GatewayServer implements DispatchSink {
     this.deps.counters.identifies++;
     if (o.compress === true && !conn.compressed) conn.payloadCompression = true;
 
-    const session = new Session(shardId, shardCount, intents, largeThreshold, shardGiven, this.options.replayBufferSize);
+    const session = new Session(shardId, shardCount, intents, largeThreshold, shardGiven, this.options.replayBufferSize, this.options.replayBufferBytes);
     this.sessions.set(session.id, session);
     session.connection = conn;
     conn.session = session;

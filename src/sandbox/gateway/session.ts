@@ -26,22 +26,30 @@ export class Session {
     /** Whether IDENTIFY named a shard (READY echoes it only then). */
     readonly shardGiven: boolean,
     private readonly bufferSize: number,
+    private readonly bufferBytes: number = 64 * 1024 * 1024,
   ) {}
+
+  /** Bytes of JSON held for replay. */
+  private held = 0;
 
   /** Sequence the dispatch, keep it for replay, and send it if a connection is attached. `d` is JSON. */
   dispatch(t: string, d: string | Buffer): void {
     const s = ++this.seq;
     this.payloads.push(d);
     this.types.push(t);
-    if (this.payloads.length - this.head > this.bufferSize) {
+    this.held += d.length;
+    // Bounded by count and by bytes (member chunks are large); the newest dispatch always stays.
+    while (this.payloads.length - this.head > 1 && (this.payloads.length - this.head > this.bufferSize || this.held > this.bufferBytes)) {
+      this.held -= this.payloads[this.head]!.length;
+      this.payloads[this.head] = '';
       this.head++;
       this.firstSeq++;
-      // Compact now and then so the arrays do not grow without bound.
-      if (this.head > 4096 && this.head * 2 > this.payloads.length) {
-        this.payloads = this.payloads.slice(this.head);
-        this.types = this.types.slice(this.head);
-        this.head = 0;
-      }
+    }
+    // Compact now and then so the arrays do not grow without bound.
+    if (this.head > 4096 && this.head * 2 > this.payloads.length) {
+      this.payloads = this.payloads.slice(this.head);
+      this.types = this.types.slice(this.head);
+      this.head = 0;
     }
     this.connection?.sendDispatch(t, s, d);
   }
