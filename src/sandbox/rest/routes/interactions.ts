@@ -25,16 +25,23 @@ export function interactionRoutes(core: SandboxCore): RouteDef[] {
   const store = core.store;
 
   const messageContext = (record: SandboxInteraction, type: number, uploads: readonly UploadedFile[] = []): MessageContext => {
-    const p = record.payload as Record<string, any>;
-    const user = p.member?.user ?? p.user;
+    const p = record.payload as {
+      member?: { user?: unknown };
+      user?: unknown;
+      authorizing_integration_owners?: unknown;
+      data?: { name?: unknown; type?: unknown; custom_id?: unknown };
+    };
     const metadata: Record<string, unknown> = {
       id: record.id,
       type: record.type,
-      user,
+      user: p.member?.user ?? p.user,
       authorizing_integration_owners: p.authorizing_integration_owners,
     };
-    if (p.data?.name !== undefined) metadata.name = p.data.name;
-    if (p.data?.type !== undefined) metadata.command_type = p.data.type;
+    // Commands name themselves; components and modals do not.
+    if (record.type === 2 || record.type === 4) {
+      if (p.data?.name !== undefined) metadata.name = p.data.name;
+      if (p.data?.type !== undefined) metadata.command_type = p.data.type;
+    }
     return {
       id: store.ids.next(),
       nextId: () => store.ids.next(),
