@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { inflateSync } from 'node:zlib';
+import WebSocket from 'ws';
 import { api, identified, RawGatewayClient, sleep } from './helpers.js';
 
 const sandboxes: Sandbox[] = [];
@@ -66,6 +68,49 @@ describe('gateway: hello, identify, ready', () => {
     const g = (await c.nextDispatch('GUILD_CREATE')).d as Record<string, any>;
     expect(g.large).toBe(false);
     expect(g.members).toHaveLength(10);
+  });
+
+  it('lists only the bot and members with a role or nickname in guilds over large_threshold (with GUILD_PRESENCES)', async () => {
+    const sb = await start({ seed: { guilds: 1, membersPerGuild: 120 } });
+    const { client: c } = await identified(sb.gatewayUrl, sb.botToken, { intents: 1 | 2 | 256, large_threshold: 50 });
+    clients.push(c);
+    const g = (await c.nextDispatch('GUILD_CREATE')).d as Record<string, any>;
+    expect(g.large).toBe(true);
+    expect(g.member_count).toBe(121);
+    expect(g.members.length).toBeLessThan(121);
+    expect(g.members.map((m: any) => m.user.id)).toContain(sb.applicationId);
+    for (const m of g.members) if (m.user.id !== sb.applicationId) expect(m.roles.length > 0 || m.nick !== null).toBe(true);
+  });
+
+  it('answers op 31 with SOUNDBOARD_SOUNDS and op 43 with CHANNEL_INFO for its guilds', async () => {
+    const sb = await start({ seed: { guilds: 1, channelsPerGuild: 3 } });
+    const { client: c } = await identified(sb.gatewayUrl, sb.botToken, { intents: 1 });
+    clients.push(c);
+    const guildId = sb.state.guildIds[0]!;
+    c.send({ op: 31, d: { guild_ids: [guildId, '1'] } });
+    expect((await c.nextDispatch('SOUNDBOARD_SOUNDS')).d).toEqual({ guild_id: guildId, soundboard_sounds: [] });
+    c.send({ op: 43, d: { guild_id: guildId, fields: ['status', 'voice_start_time'] } });
+    const info = (await c.nextDispatch('CHANNEL_INFO')).d as any;
+    expect(info.guild_id).toBe(guildId);
+    expect(info.channels).toEqual([{ id: expect.any(String), status: null, voice_start_time: null }]);
+  });
+
+  it('compresses large payloads one by one for IDENTIFY compress: true without transport compression', async () => {
+    const sb = await start({ seed: { guilds: 1, membersPerGuild: 30 } });
+    const ws = new WebSocket(`${sb.gatewayUrl}?v=10&encoding=json`);
+    const frames: Array<{ data: Buffer; binary: boolean }> = [];
+    ws.on('message', (data: Buffer, binary) => frames.push({ data, binary }));
+    await new Promise((r) => ws.once('open', r));
+    await sleep(50);
+    ws.send(JSON.stringify({ op: 2, d: { token: sb.botToken, intents: 1 | 256, properties: {}, compress: true } }));
+    const deadline = Date.now() + 5000;
+    while (frames.length < 3 && Date.now() < deadline) await sleep(10);
+    ws.terminate();
+    expect(frames[0]!.binary).toBe(false);
+    const big = frames.slice(1).find((f) => f.binary);
+    expect(big).toBeDefined();
+    const payload = JSON.parse(inflateSync(big!.data).toString()) as { op: number; t: string };
+    expect(payload.op).toBe(0);
   });
 
   it('does not send GUILD_CREATE without the GUILDS intent', async () => {
@@ -153,6 +198,9 @@ describe('gateway: close codes', () => {
   it('4001 for an unknown opcode, 4002 for invalid JSON and oversized payloads, 4012 for a bad version', async () => {
     const sb = await start();
     expect(await closeCodeAfter(sb, [{ op: 99, d: null }])).toBe(4001);
+    expect(await closeCodeAfter(sb, [{ op: 1, d: 'soon' }])).toBe(4001);
+    expect(await closeCodeAfter(sb, [{ op: 2, d: { token: sb.botToken, intents: 1, properties: props, large_threshold: 1000 } }])).toBe(4001);
+    expect(await closeCodeAfter(sb, [{ op: 2, d: { token: sb.botToken, intents: 1 } }])).toBe(4001);
     expect(await closeCodeAfter(sb, ['{"op":1,'])).toBe(4002);
     expect(await closeCodeAfter(sb, [JSON.stringify({ op: 1, d: null, pad: 'x'.repeat(5000) })])).toBe(4002);
     const c = client(sb.gatewayUrl, { query: { v: '8' } });

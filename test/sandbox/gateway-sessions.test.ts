@@ -255,6 +255,18 @@ describe('gateway: request guild members (op 8)', () => {
     expect(chunk.nonce).toBeUndefined();
   });
 
+  it('adds presences: [] when asked with GUILD_PRESENCES, and not without it', async () => {
+    const sb = await start({ seed: { guilds: 1, membersPerGuild: 3 } });
+    const guildId = sb.state.guildIds[0]!;
+    const member = sb.state.memberIds(guildId)[1]!;
+    const { client } = await connect(sb, { intents: 1 | 256 });
+    client.send({ op: 8, d: { guild_id: guildId, user_ids: [member], presences: true, nonce: 'p' } });
+    expect(((await client.nextDispatch('GUILD_MEMBERS_CHUNK')).d as any).presences).toEqual([]);
+    const { client: other } = await connect(sb, { intents: 1 });
+    other.send({ op: 8, d: { guild_id: guildId, user_ids: [member], presences: true } });
+    expect(((await other.nextDispatch('GUILD_MEMBERS_CHUNK')).d as any).presences).toBeUndefined();
+  });
+
   it('matches a username prefix with a limit', async () => {
     const sb = await start({ seed: { guilds: 1, membersPerGuild: 3 } });
     const guildId = sb.state.guildIds[0]!;

@@ -47,6 +47,7 @@ export async function settle(record: SandboxInteraction, waitMs: number, settleM
       const remaining = hardStop - Date.now();
       const quiet = record.deferredLoading ? remaining : Math.min(settleMs, remaining);
       timer = setTimeout(done, Math.max(0, quiet));
+      timer.unref();
     };
     const off = record.onChange(arm);
     const done = (): void => {

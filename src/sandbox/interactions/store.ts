@@ -95,6 +95,8 @@ export class SandboxInteraction implements InteractionRecord {
         this.waiters = this.waiters.filter((w) => w !== done);
         reject(new Error(`interaction ${this.id} got no response within ${timeoutMs} ms`));
       }, timeoutMs);
+      // A pending wait must not keep a closed sandbox's process alive.
+      timer.unref();
       const done = (cb: { type: number; data?: Record<string, unknown> }): void => {
         clearTimeout(timer);
         resolve(cb);
