@@ -143,6 +143,7 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
   private reconciling: Promise<void> | null = null;
   private checkpointTimer: NodeJS.Timeout | null = null;
   private checkpointing: Promise<void> | null = null;
+  private checkpointAgain = false;
   private sessionSource: (() => ReadonlyMap<number, SessionState>) | null = null;
 
   constructor(options: ClusterCoordinatorOptions) {
@@ -275,13 +276,28 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
     this.sessionSource = source;
     if (this.checkpointTimer !== null || this.state === 'stopped') return;
     this.checkpointTimer = setInterval(() => {
-      if (this.checkpointing === null) {
-        this.checkpointing = this.checkpoint().finally(() => {
-          this.checkpointing = null;
-        });
-      }
+      if (this.checkpointing === null) this.runCheckpoint();
     }, this.checkpointMs);
     this.checkpointTimer.unref();
+  }
+
+  /**
+   * Checkpoint now rather than at the next interval: call it when a shard starts a new session (READY), since
+   * until its first checkpoint a crash would leave nothing to resume and cost an identify.
+   */
+  checkpointSoon(): void {
+    if (this.checkpointing !== null) this.checkpointAgain = true;
+    else this.runCheckpoint();
+  }
+
+  private runCheckpoint(): void {
+    this.checkpointing = this.checkpoint().finally(() => {
+      this.checkpointing = null;
+      if (this.checkpointAgain) {
+        this.checkpointAgain = false;
+        this.runCheckpoint();
+      }
+    });
   }
 
   /** Write the current sessions now (also what the periodic checkpoint does). */

@@ -281,9 +281,16 @@ export class Runtime {
         ...this.options.gateway,
       });
       this.gatewayValue = manager;
+      if (coordinator !== null) {
+        // Seqs are checkpointed while shards run (a SIGKILLed process saves nothing), and at once for a new
+        // session: until then a crash would leave nothing to resume.
+        coordinator.trackSessions(() => manager.sessions());
+        manager.on('ready', (_shardId, resumed) => {
+          if (!resumed) coordinator.checkpointSoon();
+        });
+      }
       await manager.start();
       if (coordinator !== null) {
-        coordinator.trackSessions(() => manager.sessions());
         coordinator.manage({
           start: (id) => manager.addShard(id),
           // A handoff still holds the lease: save the session for the next owner. A fenced shard's lease is

@@ -165,6 +165,64 @@ describeWithRedis('cluster mode: processes sharing one bot', () => {
   );
 
   it(
+    'a process paused past its leases (SIGSTOP) stops those shards when it wakes; they end up run once, nothing lost',
+    async () => {
+      const { sandbox: s, seen } = await setup({ recommendedShards: 4, maxConcurrency: 4, identifyWindowMs: 200 });
+      const settle = { GATEHOUSE_CLUSTER_SETTLE_MS: '1500' };
+      const a = bot('a', settle);
+      const b = bot('b', settle);
+      await waitUntil(
+        () => a.readyShards().length === 2 && b.readyShards().length === 2,
+        `a 2/2 split (a ${a.owned()}, b ${b.owned()})`,
+        START_TIMEOUT,
+      );
+      const bShards = b.owned();
+      const stream = memberStream(s, 4, 40);
+      const pausedAt = Date.now();
+      b.kill('SIGSTOP');
+      try {
+        await a.waitFor(() => a.readyShards().length === 4, 'the takeover of the paused process\'s shards', 15_000);
+        for (const shard of bShards) {
+          expect(
+            seen.resumes.some((r) => r.shard === shard && r.at >= pausedAt),
+            `a RESUME of shard ${shard} after the pause (identifies: ${JSON.stringify(seen.identifies)})`,
+          ).toBe(true);
+        }
+      } finally {
+        b.kill('SIGCONT');
+      }
+      const wokeAt = b.reports.length;
+      // Awake again, b finds its leases gone and stops those shards (fencing): within a few renewal ticks.
+      await b.waitFor(
+        () => b.reports.slice(wokeAt).some((r) => r.ev === 'owned' && bShards.every((id) => !r.shards.includes(id))),
+        'the paused process to stop the shards it lost',
+        10_000,
+      );
+      // Then the two rebalance to 2/2 again, every shard run by exactly one of them.
+      await waitUntil(
+        () => a.readyShards().length === 2 && b.readyShards().length === 2,
+        `a 2/2 split again (a ${a.owned()}, b ${b.owned()})`,
+        20_000,
+      );
+      expect([...a.owned(), ...b.owned()].sort()).toEqual([0, 1, 2, 3]);
+      await sleep(300);
+      await stream.stop();
+      await waitUntil(
+        () => {
+          const users = new Set([...a.dispatches(), ...b.dispatches()].map((d) => d.user));
+          return [...stream.added.keys()].every((u) => users.has(u));
+        },
+        'every added member',
+        10_000,
+      );
+      for (const shard of [0, 1, 2, 3]) expectNothingLost(seen, shard, [a, b]);
+      // Paused, not dead: sessions were resumed throughout, never started anew.
+      expect(seen.identifies.filter((i) => i.at >= pausedAt)).toEqual([]);
+    },
+    90_000,
+  );
+
+  it(
     'SIGTERM, then a new process: it RESUMEs every shard and receives what happened while none ran',
     async () => {
       const { sandbox: s, seen } = await setup({ recommendedShards: 4, maxConcurrency: 4, identifyWindowMs: 200 });

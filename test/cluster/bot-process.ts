@@ -14,7 +14,7 @@ const LOG_TAIL = 16_000;
 export type Report =
   | { ev: 'd'; shard: number; s: number; t: string; user?: string }
   | { ev: 'started'; shards: number[]; synced: boolean; member?: string }
-  | { ev: 'owned'; shards: number[] }
+  | { ev: 'owned'; shards: number[]; ready: number[] }
   | { ev: 'stopped' }
   | { ev: 'error'; message: string };
 
@@ -79,11 +79,13 @@ export class BotProcess {
     return [];
   }
 
-  /** Shards whose latest READY/RESUMED came after the process last reported owning them: live now. */
+  /** Shards the process runs that are live (READY or RESUMED), as last reported. */
   readyShards(): number[] {
-    const ready = new Set<number>();
-    for (const r of this.reports) if (r.ev === 'd' && (r.t === 'READY' || r.t === 'RESUMED')) ready.add(r.shard);
-    return this.owned().filter((id) => ready.has(id));
+    for (let i = this.reports.length - 1; i >= 0; i--) {
+      const r = this.reports[i]!;
+      if (r.ev === 'owned') return r.ready;
+    }
+    return [];
   }
 
   /**
