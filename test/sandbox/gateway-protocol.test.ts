@@ -237,10 +237,10 @@ describe('gateway: close codes', () => {
   });
 
   it('keeps a heartbeating connection open past the deadline', async () => {
-    const sb = await start({ gateway: { heartbeatIntervalMs: 100, heartbeatTimeoutMs: 400 } });
+    const sb = await start({ gateway: { heartbeatIntervalMs: 100, heartbeatTimeoutMs: 1000 } });
     const c = client(sb.gatewayUrl);
     await c.next((p) => p.op === 10);
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 15; i++) {
       c.send({ op: 1, d: null });
       await sleep(100);
     }
@@ -250,7 +250,7 @@ describe('gateway: close codes', () => {
 
 describe('gateway: identify limits', () => {
   it('spaces identifies per max_concurrency bucket (shard_id % max_concurrency) and answers op 9 false over it', async () => {
-    const sb = await start({ seed: { guilds: 4 }, gateway: { maxConcurrency: 2, identifyWindowMs: 400 } });
+    const sb = await start({ seed: { guilds: 4 }, gateway: { maxConcurrency: 2, identifyWindowMs: 1500 } });
     const rejected: string[] = [];
     sb.gatewayEvents.on('identifyRejected', (e) => rejected.push(`${e.shard[0]}:${e.reason}`));
     const a = await identified(sb.gatewayUrl, sb.botToken, { shard: [0, 4] });
@@ -263,7 +263,7 @@ describe('gateway: identify limits', () => {
     const invalid = await c.next((p) => p.op === 9);
     expect(invalid.d).toBe(false);
     expect(rejected).toEqual(['2:max_concurrency']);
-    await sleep(450);
+    await sleep(1600);
     const d = await identified(sb.gatewayUrl, sb.botToken, { shard: [2, 4] });
     clients.push(d.client);
     expect(sb.counters.identifies).toBe(3);

@@ -51,10 +51,10 @@ describe('rate limits', () => {
   });
 
   it('resets the bucket after its window', async () => {
-    const sb = await start({ rest: { buckets: { 'users.me': { limit: 1, windowMs: 150 } } } });
+    const sb = await start({ rest: { buckets: { 'users.me': { limit: 1, windowMs: 1000 } } } });
     expect((await api(sb.restUrl, 'GET', '/users/@me', { token: sb.botToken })).status).toBe(200);
     expect((await api(sb.restUrl, 'GET', '/users/@me', { token: sb.botToken })).status).toBe(429);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 1100));
     expect((await api(sb.restUrl, 'GET', '/users/@me', { token: sb.botToken })).status).toBe(200);
   });
 
