@@ -9,7 +9,10 @@ import { ConfigError, loadConfig } from '../runtime/config.js';
 import { Runtime } from '../runtime/runtime.js';
 import { defaultStateFilePath, removeStateFile, writeStateFile } from '../sandbox/statefile.js';
 
-const INVOKE = 'npm run gatehouse -- sandbox invoke';
+/** How to run the CLI the way this process runs: compiled (the Docker image) or from sources (npm start). */
+const INVOKE = import.meta.url.includes('/dist/src/')
+  ? 'node dist/src/cli.js sandbox invoke'
+  : 'npm run gatehouse -- sandbox invoke';
 
 /** An example invocation for each command, as `gatehouse sandbox invoke` takes it. */
 export function invocationExamples(
