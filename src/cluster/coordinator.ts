@@ -244,7 +244,9 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
       this.owned.clear();
       await this.leases.leave().catch(() => undefined);
       if (this.ownsRedis) this.redis.disconnect();
-      throw error;
+      if (error instanceof ClusterError) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ClusterError(`cluster: could not register with Redis to claim shards (${reason})`, { cause: error });
     }
     this.state = 'running';
     this.scheduleTick();

@@ -7,7 +7,7 @@ import { afterEach, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { describeWithRedis } from '../helpers/redis.js';
 import { ClusterCoordinator, type ClusterCoordinatorOptions, type ShardHandler } from '../../src/cluster/coordinator.js';
-import { ShardCountMismatchError } from '../../src/cluster/errors.js';
+import { ClusterError, ShardCountMismatchError } from '../../src/cluster/errors.js';
 import { ClusterKeys } from '../../src/cluster/keys.js';
 import type { SessionState } from '../../src/gateway/shard.js';
 import { redisScope, sleep, waitUntil, type RedisScope } from './helpers.js';
@@ -206,4 +206,14 @@ describeWithRedis('ClusterCoordinator', () => {
     await waitUntil(async () => (await a.c.sessionStore.load(0))?.sequence === 8, 'the next checkpoint', 3_000);
     expect(await a.c.sessionStore.load(3)).toBeNull();
   });
+});
+
+describeWithRedis('ClusterCoordinator without a reachable Redis', () => {
+  it('start() fails with a ClusterError saying what it could not do', async () => {
+    const c = new ClusterCoordinator({ redis: 'redis://127.0.0.1:1', prefix: 'gh-test:unreachable', totalShards: 2, settleMs: 0 });
+    const error = await c.start().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClusterError);
+    expect((error as Error).message).toMatch(/could not register with Redis/);
+    await c.stop();
+  }, 20_000);
 });
