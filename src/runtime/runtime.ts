@@ -123,10 +123,14 @@ export class Runtime {
     return { rest: this.restValue, cache: this.cacheValue, gateway: this.gatewayValue };
   }
 
-  /** Ready when running and every owned shard is READY (or RESUMED). */
+  /**
+   * Ready when running and every owned shard is READY (or RESUMED). A cluster member owning no shard (a
+   * standby while others hold them all) is ready too: it serves and takes shards over when needed.
+   */
   readiness(): Readiness {
     const shards = this.gatewayValue?.status() ?? [];
-    const ready = this.stateValue === 'running' && shards.length > 0 && shards.every((s) => s.status === 'ready');
+    const owns = shards.length > 0 || this.clusterValue !== null;
+    const ready = this.stateValue === 'running' && owns && shards.every((s) => s.status === 'ready');
     return {
       ready,
       detail: { state: this.stateValue, shards: shards.map((s) => ({ id: s.id, status: s.status, latencyMs: s.latencyMs })) },
