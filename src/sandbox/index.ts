@@ -217,6 +217,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   urls.gateway = `ws://${host}:${port}${GATEWAY_PATH}`;
   urls.resume = `ws://${host}:${port}${RESUME_PATH}`;
   urls.admin = `http://${host}:${port}${ADMIN_PREFIX}`;
-  o.logger.child({ component: 'sandbox' }).info({ rest: urls.rest, gateway: urls.gateway, admin: urls.admin }, 'sandbox listening');
+  o.logger.child({ component: 'sandbox' }).debug({ rest: urls.rest, gateway: urls.gateway, admin: urls.admin }, 'sandbox listening');
   return new SandboxInstance(core, http, events, stateView(store, commands));
 }
