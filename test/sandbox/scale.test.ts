@@ -1,6 +1,6 @@
 /**
  * The 1,000 guilds x 1,000 members fixture works end to end (timings are measured in
- * bench/sandbox-throughput.ts, never asserted here).
+ * bench/sandbox-throughput.bench.ts, never asserted here).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';

@@ -2,7 +2,7 @@
  * Sandbox throughput: how long the 1,000 guilds x 1,000 members fixture takes to seed, and how fast the sandbox
  * sends gateway events compared with how fast a client can consume them.
  *
- *   npx tsx --conditions=gatehouse-source bench/sandbox-throughput.ts [--quick] [--guilds 1000] [--members 1000]
+ *   npx tsx --conditions=gatehouse-source bench/sandbox-throughput.bench.ts [--quick] [--guilds 1000] [--members 1000]
  *
  * The client runs in a worker thread (its own core): it only stores the frames while they arrive, so the
  * arrival rate is the sandbox's send rate (zlib-stream, level 1). It then decodes the very same frames offline
