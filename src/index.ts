@@ -28,3 +28,8 @@ export { INTENT_BITS, type IntentName } from './api/intents.js';
 export { shardForGuild, snowflakeTimestamp, type Snowflake } from './api/snowflake.js';
 export type { CacheReader, GuildView, MemberView, UserView, RoleView, EntitlementView } from './cache/index.js';
 export { RestClient, RestError, ApiError, RateLimitError, TimeoutError } from './rest/index.js';
+export { createSandbox } from './sandbox/index.js';
+export type { Sandbox, SandboxOptions, InteractionRecord, InvokeOptions, AutocompleteOptions } from './sandbox/contract.js';
+export type { Cache, CacheSizes, EntitlementQuery, MemberPage } from './cache/index.js';
+export { ShardManager, type ShardInfo, type ShardStatus } from './gateway/index.js';
+export { validateCommand, validateCommands, type Problem } from './commands/index.js';
