@@ -6,7 +6,7 @@
 import type { CliIo } from '../cli.js';
 import { describePlan } from '../commands/index.js';
 import { formatPluginProblem, type CommandSyncResult } from '../runtime/command-sync.js';
-import { ConfigError, loadConfig } from '../runtime/config.js';
+import { loadConfigFor } from './config.js';
 import { createLogger } from '../runtime/logger.js';
 import { Runtime } from '../runtime/runtime.js';
 
@@ -19,16 +19,8 @@ export async function diffOrSync(mode: 'diff' | 'sync', args: string[], io: CliI
       return 2;
     }
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      io.err(`gatehouse commands ${mode}: ${err.message}`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = loadConfigFor(`commands ${mode}`, io);
+  if (config === null) return 2;
   if (config.token === undefined) {
     io.err(
       `gatehouse commands ${mode}: needs DISCORD_TOKEN. Against a local sandbox, set DISCORD_API_URL and ` +

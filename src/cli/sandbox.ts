@@ -11,10 +11,10 @@
  * not given. `invoke` defaults to the first seeded guild (use --dm for the bot DM) and to the guild owner.
  */
 import type { CliIo } from '../cli.js';
-import { ConfigError, loadConfig } from '../runtime/config.js';
+import { loadConfigFor } from './config.js';
 import { createLogger } from '../runtime/logger.js';
 import { createSandbox } from '../sandbox/index.js';
-import { defaultStateFilePath, processAlive, readStateFile, removeStateFile, writeStateFile } from '../sandbox/statefile.js';
+import { defaultStateFilePath, processAlive, readStateFile, removeStateFile, writeStateFile, stateOf } from '../sandbox/statefile.js';
 
 const USAGE = `usage: gatehouse sandbox [--port N] [--host 127.0.0.1|::1] [--guilds N] [--members N] [--seed N]
                          [--activities | --no-activities] [--state-file PATH]
@@ -106,16 +106,8 @@ export async function runSandbox(args: string[], io: CliIo, stop: AbortSignal): 
     throw err;
   }
 
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      io.err(`gatehouse sandbox: ${err.message}`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = loadConfigFor('sandbox', io);
+  if (config === null) return 2;
   let host: '127.0.0.1' | '::1';
   let port: number;
   let guilds: number;
@@ -148,14 +140,7 @@ export async function runSandbox(args: string[], io: CliIo, stop: AbortSignal): 
     seed: { guilds, membersPerGuild: members, ...(seed !== undefined ? { seed } : {}) },
     logger,
   });
-  writeStateFile(statePath, {
-    pid: process.pid,
-    adminUrl: sandbox.adminUrl,
-    restUrl: sandbox.restUrl,
-    gatewayUrl: sandbox.gatewayUrl,
-    applicationId: sandbox.applicationId,
-    startedAt: new Date().toISOString(),
-  });
+  writeStateFile(statePath, stateOf(sandbox));
   io.out('gatehouse sandbox is running (loopback only)');
   io.out(`  REST URL:        ${sandbox.restUrl}`);
   io.out(`  Gateway URL:     ${sandbox.gatewayUrl}`);

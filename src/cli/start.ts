@@ -5,9 +5,9 @@
 import type { CliIo } from '../cli.js';
 import { CommandType } from '../commands/index.js';
 import type { PluginCommand } from '../plugins/types.js';
-import { ConfigError, loadConfig } from '../runtime/config.js';
+import { loadConfigFor } from './config.js';
 import { Runtime } from '../runtime/runtime.js';
-import { defaultStateFilePath, removeStateFile, writeStateFile } from '../sandbox/statefile.js';
+import { defaultStateFilePath, removeStateFile, writeStateFile, stateOf } from '../sandbox/statefile.js';
 
 /** How to run the CLI the way this process runs: compiled (the Docker image) or from sources (npm start). */
 const INVOKE = import.meta.url.includes('/dist/src/')
@@ -58,16 +58,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.out('usage: gatehouse start    (configuration: config/*.json and environment variables; see README)');
     return 0;
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      io.err(`gatehouse start: ${err.message}`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = loadConfigFor('start', io);
+  if (config === null) return 2;
   const runtime = new Runtime({ config });
   const log = runtime.log;
 
@@ -104,14 +96,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const sandbox = runtime.sandbox;
   if (sandbox !== null) {
     statePath = defaultStateFilePath();
-    writeStateFile(statePath, {
-      pid: process.pid,
-      adminUrl: sandbox.adminUrl,
-      restUrl: sandbox.restUrl,
-      gatewayUrl: sandbox.gatewayUrl,
-      applicationId: sandbox.applicationId,
-      startedAt: new Date().toISOString(),
-    });
+    writeStateFile(statePath, stateOf(sandbox));
     const commands = runtime.plugins.commands().map((c) => c.command);
     io.out('');
     io.out(`gatehouse is running on the local sandbox with ${runtime.plugins.loaded.length} plugins.`);

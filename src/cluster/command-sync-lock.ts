@@ -13,7 +13,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ClusterKeys } from './keys.js';
 import { withClusterScripts, type ScriptedRedis } from './scripts.js';
-import { sleep } from './sleep.js';
+import { sleep } from '../util/sleep.js';
 
 export interface CommandSyncLockOptions {
   redis: Redis;

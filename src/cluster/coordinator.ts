@@ -44,7 +44,7 @@ import { RedisIdentifyQueue } from './identify-queue.js';
 import { ClusterKeys } from './keys.js';
 import { fairShare, newMemberId, ShardLeases } from './leases.js';
 import { RedisSessionStore } from './session-store.js';
-import { sleep } from './sleep.js';
+import { sleep } from '../util/sleep.js';
 
 /** Why a shard left this process: handed to another process on purpose, fenced off (lease lost), or failed to start. */
 export type ShardLossReason = 'handoff' | 'fenced' | 'failed';

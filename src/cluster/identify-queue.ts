@@ -14,7 +14,7 @@ import type { IdentifyQueue } from '../gateway/identify-queue.js';
 import { IdentifyQueueTimeoutError } from './errors.js';
 import type { ClusterKeys } from './keys.js';
 import { withClusterScripts, type ScriptedRedis } from './scripts.js';
-import { sleep } from './sleep.js';
+import { sleep } from '../util/sleep.js';
 
 export interface RedisIdentifyQueueOptions {
   redis: Redis;

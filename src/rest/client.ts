@@ -18,7 +18,7 @@ import { GlobalLimiter } from './global-limiter.js';
 import { parseRateLimitHeaders, type RateLimitInfo } from './headers.js';
 import { InvalidRequestGuard } from './invalid-request-guard.js';
 import { compileRoute, digest, majorKey, renderPath, routeId, type CompiledRoute } from './route.js';
-import { sleep } from './sleep.js';
+import { sleep } from '../util/sleep.js';
 import { HttpTransport, TransportFailure, type TransportResponse } from './transport.js';
 import type { Query, RequestOptions, RestAuth, RestFile, RestRequester, RestResponse } from './types.js';
 import { userAgent } from './user-agent.js';

@@ -1,4 +1,4 @@
-import { sleep } from './sleep.js';
+import { sleep } from '../util/sleep.js';
 
 interface IdentityState {
   /** Send times of the last `limit` requests, oldest at `next`. */

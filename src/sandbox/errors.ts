@@ -2,6 +2,10 @@
  * Errors of the sandbox. `ApiError` is what the REST surface answers (status + the service's JSON error
  * shape, reference §2.5); `SandboxError` is what the programmatic and admin APIs throw for bad control input.
  */
+// The 50035 `errors` tree is the commands model's: the sandbox answers with the shape it validates into.
+import type { ErrorTree, InnerError } from '../commands/index.js';
+
+export type { ErrorTree, InnerError };
 
 export type SandboxErrorCode =
   | 'INVALID'
@@ -29,17 +33,6 @@ export class SandboxError extends Error {
   }
 }
 
-/** A leaf of the `errors` tree. */
-export interface InnerError {
-  code: string;
-  message: string;
-}
-
-/** The recursive `errors` tree: object keys and array indexes, leaves under `_errors`. */
-export interface ErrorTree {
-  _errors?: InnerError[];
-  [key: string]: ErrorTree | InnerError[] | undefined;
-}
 
 export class ApiError extends Error {
   constructor(

@@ -16,6 +16,18 @@ export interface SandboxStateFile {
   startedAt: string;
 }
 
+/** What a running sandbox records about itself (URLs and ids; never a token). */
+export function stateOf(sandbox: Pick<SandboxStateFile, 'adminUrl' | 'restUrl' | 'gatewayUrl' | 'applicationId'>): SandboxStateFile {
+  return {
+    pid: process.pid,
+    adminUrl: sandbox.adminUrl,
+    restUrl: sandbox.restUrl,
+    gatewayUrl: sandbox.gatewayUrl,
+    applicationId: sandbox.applicationId,
+    startedAt: new Date().toISOString(),
+  };
+}
+
 export function defaultStateFilePath(env: NodeJS.ProcessEnv = process.env): string {
   return env.GATEHOUSE_SANDBOX_STATE || join(tmpdir(), 'gatehouse-sandbox.json');
 }
