@@ -33,7 +33,7 @@ export async function diffOrSync(mode: 'diff' | 'sync', args: string[], io: CliI
   const runtime = new Runtime({ config, log });
   let result: CommandSyncResult;
   try {
-    result = await runtime.syncCommands({ dryRun });
+    result = await runtime.syncCommands({ dryRun, quiet: true });
   } catch (err) {
     io.err(`gatehouse commands ${mode}: ${err instanceof Error ? err.message : String(err)}`);
     return 1;

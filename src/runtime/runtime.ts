@@ -208,8 +208,11 @@ export class Runtime {
     return host;
   }
 
-  /** Validate, diff and (unless dryRun) sync every plugin's commands. */
-  async syncCommands(options: { dryRun?: boolean } = {}): Promise<CommandSyncResult> {
+  /**
+   * Validate, diff and (unless dryRun) sync every plugin's commands. The outcome is logged unless `quiet`
+   * (the CLI prints it itself).
+   */
+  async syncCommands(options: { dryRun?: boolean; quiet?: boolean } = {}): Promise<CommandSyncResult> {
     const host = await this.loadPlugins();
     const result = await syncPluginCommands({
       host,
@@ -219,7 +222,7 @@ export class Runtime {
       dryRun: options.dryRun === true,
       log: this.log.child({ component: 'commands' }),
     });
-    logSyncResult(result, this.log.child({ component: 'commands' }));
+    if (options.quiet !== true) logSyncResult(result, this.log.child({ component: 'commands' }));
     return result;
   }
 

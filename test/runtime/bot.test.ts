@@ -358,3 +358,40 @@ describe('startup sync', () => {
     expect(sandbox.counters.commandWrites).toBe(before.commandWrites);
   });
 });
+
+describe('development mode and shutdown', () => {
+  afterEach(stopAll);
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await newSandbox();
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+
+  it('registers every command in the development guild only, and routes it there', async () => {
+    const devGuild = sandbox.state.guildIds[1]!;
+    const before = sandbox.state.commands().length;
+    const { runtime } = await startBot(sandbox, [`${FIXTURES}/broken-setup`], { overrides: { commands: { devGuildId: devGuild } } });
+    expect(runtime.commandSync?.status).toBe('synced');
+    expect(sandbox.state.commands(devGuild).map((c) => c.name).sort()).toEqual(['boom', 'broken', 'ping', 'seen']);
+    // Only the development guild is managed: the global scope keeps what it had (the service's "Launch").
+    expect(sandbox.state.commands()).toHaveLength(before);
+    const ping = await sandbox.invoke({ name: 'ping', guildId: devGuild });
+    await ping.firstResponse(5_000);
+    expect(content(ping)).toBe('pong');
+  });
+
+  it('stop() lets an interaction in flight finish answering before the shards close', async () => {
+    const { runtime } = await startBot(sandbox, [`${FIXTURES}/behaviour`], { deferAfterMs: 100 });
+    const guildId = sandbox.state.guildIds[0]!;
+    const record = await sandbox.invoke({ name: 'slow', guildId });
+    expect(await record.firstResponse(5_000)).toEqual({ type: 5 });
+    expect(runtime.interactionsInFlight).toBe(1);
+    await runtime.stop({ graceMs: 5_000 });
+    // The handler's answer went out before stop() resolved.
+    expect(record.original?.content).toBe('finally');
+    expect(runtime.interactionsInFlight).toBe(0);
+    expect(runtime.state).toBe('stopped');
+  });
+});
