@@ -569,9 +569,10 @@ export class Shard {
     // Without a usable resume_gateway_url, resume on the main URL rather than not at all.
     const resumeUrl = ready?.resume_gateway_url;
     this.resumeUrl = typeof resumeUrl === 'string' && /^wss?:\/\//.test(resumeUrl) ? resumeUrl : this.options.gatewayUrl;
-    this.onLive(false);
-    // Replies to member requests of the previous session will never come.
+    // Replies to member requests of the previous session will never come: queue them again before the queue
+    // opens, so that requests still waiting in it (never written) are not sent twice.
     this.members.restartAll();
+    this.onLive(false);
   }
 
   private onLive(resumed: boolean): void {

@@ -244,6 +244,31 @@ describe('Shard against a scripted peer', () => {
     expect(result.attempts).toBe(2);
   });
 
+  it('sends a member request queued before READY once, not again for the new session', async () => {
+    const { peer, shard } = await setup();
+    const started = shard.start();
+    const request = shard.requestMembers({ guildId: '81384788765712384', userIds: ['7'] });
+    const c = await peer.connection(0);
+    await c.hello();
+    await c.next(2);
+    await c.send(READY());
+    await started;
+    const op8 = await c.next(8);
+    const nonce = (op8.d as { nonce: string }).nonce;
+    await c.send(
+      c.dispatch('GUILD_MEMBERS_CHUNK', 2, {
+        guild_id: '81384788765712384',
+        nonce,
+        chunk_index: 0,
+        chunk_count: 1,
+        members: [{ user: { id: '7' }, roles: [] }],
+      }),
+    );
+    const result = await request;
+    expect(result.attempts).toBe(1);
+    expect(c.received.filter((p) => p.op === 8).length).toBe(1);
+  });
+
   it('never identifies unthrottled when the identify queue fails: it reconnects and asks the queue again', async () => {
     let calls = 0;
     const queue = {
