@@ -81,6 +81,8 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
   private ids: number[] = [];
   private started = false;
   private closing: Promise<Map<number, SessionState>> | null = null;
+  /** addShard calls still loading a session; removeShard cancels them (the shard must then never connect). */
+  private readonly adding = new Map<number, { cancelled: boolean }>();
   /** Resolved at start, reused by shards added later (addShard). */
   private identifyQueue: IdentifyQueue | null = null;
   private inflate: InflaterFactory | undefined;
@@ -238,11 +240,20 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
     if (!Number.isInteger(id) || id < 0 || id >= this.total) {
       throw new RangeError(`ShardManager: shard id ${id} is outside 0..${this.total - 1} (total ${this.total}).`);
     }
-    if (this.shards.has(id)) return;
+    if (this.shards.has(id) || this.adding.has(id)) return;
     const store = this.options.sessionStore;
-    const session = store ? await store.load(id) : null;
-    // Re-check: close() or another addShard may have happened while loading.
+    const pending = { cancelled: false };
+    this.adding.set(id, pending);
+    let session: SessionState | null;
+    try {
+      session = store ? await store.load(id) : null;
+    } finally {
+      if (this.adding.get(id) === pending) this.adding.delete(id);
+    }
+    // Re-check: close(), removeShard() (cluster mode: the lease was lost meanwhile) or another addShard may
+    // have happened while loading.
     if (this.closing) throw new GatewayError(`ShardManager: closing, shard ${id} not added.`);
+    if (pending.cancelled) throw new GatewayError(`ShardManager: shard ${id} was removed while being added.`);
     if (this.shards.has(id)) return;
     const shard = this.createShard(id, session);
     this.shards.set(id, shard);
@@ -263,9 +274,14 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
    * Stop running one shard here. By default its session stays resumable (closed with a non-1000 code) and is
    * saved to the session store, so the process that runs it next RESUMEs; `persist: false` skips the store
    * (cluster mode, when the shard's lease is already someone else's). Returns the session state, or null when
-   * the shard was not run here.
+   * the shard was not run here. An addShard of the same id still loading its session is cancelled (it rejects).
    */
   async removeShard(id: number, options: { resumable?: boolean; persist?: boolean } = {}): Promise<SessionState | null> {
+    const adding = this.adding.get(id);
+    if (adding !== undefined) {
+      adding.cancelled = true;
+      this.adding.delete(id);
+    }
     const shard = this.shards.get(id);
     if (shard === undefined) return null;
     this.shards.delete(id);

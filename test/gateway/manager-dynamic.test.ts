@@ -110,6 +110,38 @@ describe('ShardManager: adding and removing shards at run time', () => {
     expect(codes[0]).not.toBe(1000);
   });
 
+  it('a removeShard while addShard is still loading the session cancels the add: the shard never connects', async () => {
+    const s = await sandbox();
+    let releaseLoad!: () => void;
+    const loading = new Promise<void>((resolve) => (releaseLoad = resolve));
+    const store: SessionStore = {
+      load: async () => {
+        await loading;
+        return null;
+      },
+      save: () => undefined,
+    };
+    const m = manager(s, { sessionStore: store, shardIds: [] });
+    await m.start();
+    let connects = 0;
+    s.gatewayEvents.on('connection', () => connects++);
+    const adding = m.addShard(1).then(
+      () => 'added',
+      (e: unknown) => e,
+    );
+    // Cluster mode: the lease was lost (fenced) before the shard existed here.
+    expect(await m.removeShard(1, { persist: false })).toBeNull();
+    releaseLoad();
+    const outcome = await adding;
+    expect(outcome).toBeInstanceOf(GatewayError);
+    expect((outcome as Error).message).toMatch(/removed/);
+    expect(m.shardIds).toEqual([]);
+    expect(m.shard(1)).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(connects).toBe(0);
+    expect(s.counters.identifies).toBe(0);
+  });
+
   it('rejects addShard before start, outside the shard range, and while closing', async () => {
     const s = await sandbox();
     const m = manager(s, { shardIds: [] });
