@@ -92,16 +92,17 @@ export class MemberRequestAssembler {
   }
 
   request(options: RequestMembersOptions): Promise<MemberRequestResult> {
-    const d = buildRequestData(options);
-    const nonce = d.nonce;
-    if (this.pending.has(nonce)) {
-      return Promise.reject(new GatewayPayloadError(`A member request with nonce "${nonce}" is already pending.`));
-    }
+    let d: RequestData;
     let payload: string;
     try {
+      d = buildRequestData(options);
       payload = encodePayload(Op.RequestGuildMembers, d);
     } catch (error) {
       return Promise.reject(error);
+    }
+    const nonce = d.nonce;
+    if (this.pending.has(nonce)) {
+      return Promise.reject(new GatewayPayloadError(`A member request with nonce "${nonce}" is already pending.`));
     }
     return new Promise<MemberRequestResult>((resolve, reject) => {
       const request: PendingRequest = {

@@ -183,6 +183,14 @@ describe('MemberRequestAssembler', () => {
     expect(assembler.size).toBe(0);
   });
 
+  it('reports bad options as a rejection, not a synchronous throw', async () => {
+    let result: Promise<unknown> | undefined;
+    expect(() => (result = assembler.request({ guildId: GUILD, limit: -1 }))).not.toThrow();
+    await expect(result).rejects.toBeInstanceOf(GatewayPayloadError);
+    expect(sent.length).toBe(0);
+    expect(assembler.size).toBe(0);
+  });
+
   it('refuses a duplicate pending nonce', async () => {
     void assembler.request({ guildId: GUILD, nonce: 'same' });
     await expect(assembler.request({ guildId: GUILD, nonce: 'same' })).rejects.toBeInstanceOf(GatewayPayloadError);
