@@ -104,8 +104,12 @@ export class CommandContext<
   TPlugin = unknown,
 > extends BaseContext<APIApplicationCommandInteraction, TCache, TPlugin> {
   private stateValue: ResponseState = 'pending';
-  /** Set synchronously when an acknowledgement is under way, so the guard never sends a second one. */
-  private acknowledging = false;
+  /**
+   * The state an acknowledgement under way leads to (null when none is): set synchronously, so that the
+   * deadline guard never sends a second one, and so that a reply made while a defer is on the wire waits for
+   * it and fills in the deferred message instead of failing.
+   */
+  private ackInFlight: ResponseState | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private followUps = 0;
 
@@ -123,9 +127,9 @@ export class CommandContext<
   get state(): ResponseState {
     return this.stateValue;
   }
-  /** True once the interaction has been acknowledged (replied, deferred, modal or activity). */
+  /** True once the interaction has been acknowledged (replied, deferred, modal or activity), or is being. */
   get acknowledged(): boolean {
-    return this.stateValue !== 'pending' || this.acknowledging;
+    return this.stateValue !== 'pending' || this.ackInFlight !== null;
   }
   /** For USER and MESSAGE commands: the id of the user or message the command targets. */
   get targetId(): string | undefined {
@@ -138,33 +142,55 @@ export class CommandContext<
     return run;
   }
 
+  /** Send the initial response; runs inside the queue. */
+  private async sendAck(body: APIInteractionResponse, next: ResponseState): Promise<void> {
+    this.ackInFlight = next;
+    try {
+      await this.transport.callback(this.interaction.id, this.interaction.token, body);
+      this.stateValue = next;
+    } finally {
+      this.ackInFlight = null;
+    }
+  }
+
   private acknowledge(body: APIInteractionResponse, next: ResponseState): Promise<void> {
     if (this.acknowledged) {
       return Promise.reject(new InteractionStateError('this interaction has already been acknowledged'));
     }
-    this.acknowledging = true;
-    return this.enqueue(async () => {
-      try {
-        await this.transport.callback(this.interaction.id, this.interaction.token, body);
-        this.stateValue = next;
-      } finally {
-        this.acknowledging = false;
-      }
-    });
+    this.ackInFlight = next;
+    return this.enqueue(() => this.sendAck(body, next));
   }
 
-  /** Answer with a message; after a defer this fills in the deferred ("thinking") message instead. */
+  /** PATCH @original; runs inside the queue. The EPHEMERAL flag cannot change after the first response. */
+  private async editOriginal(input: ReplyInput): Promise<APIMessage> {
+    const body = toMessage(input);
+    if (body.flags !== undefined) {
+      const flags = body.flags & ~MessageFlags.Ephemeral;
+      if (flags === 0) delete body.flags;
+      else body.flags = flags;
+    }
+    const message = await this.transport.editOriginal(this.applicationId, this.interaction.token, body);
+    this.stateValue = 'replied';
+    return message;
+  }
+
+  /**
+   * Answer with a message. After a defer (the handler's, or the deadline guard's, even one still on the wire)
+   * this fills in the deferred ("thinking") message instead; if that defer failed, the reply answers itself.
+   */
   reply(input: ReplyInput): Promise<void> {
-    if (this.stateValue === 'deferred') return this.editReply(input).then(() => undefined);
-    return this.acknowledge(
-      { type: InteractionResponseType.ChannelMessageWithSource, data: toMessage(input) },
-      'replied',
-    );
+    const response: APIInteractionResponse = { type: InteractionResponseType.ChannelMessageWithSource, data: toMessage(input) };
+    if (this.stateValue !== 'deferred' && this.ackInFlight !== 'deferred') return this.acknowledge(response, 'replied');
+    return this.enqueue(async () => {
+      if (this.stateValue === 'deferred') await this.editOriginal(input);
+      else if (this.stateValue === 'pending') await this.sendAck(response, 'replied');
+      else throw new InteractionStateError('this interaction has already been acknowledged');
+    });
   }
 
   /** Acknowledge now and answer later (the user sees "thinking"). Only EPHEMERAL is allowed as a flag. */
   defer(options: { ephemeral?: boolean } = {}): Promise<void> {
-    if (this.stateValue === 'deferred' || this.acknowledging) return this.queue.then(() => undefined);
+    if (this.stateValue === 'deferred' || this.ackInFlight !== null) return this.queue.then(() => undefined);
     return this.acknowledge(
       {
         type: InteractionResponseType.DeferredChannelMessageWithSource,
@@ -180,10 +206,7 @@ export class CommandContext<
       if (this.stateValue === 'pending') {
         throw new InteractionStateError('editReply needs a reply or a defer first');
       }
-      const { flags: _ignored, ...body } = toMessage(input);
-      const message = await this.transport.editOriginal(this.applicationId, this.interaction.token, body);
-      this.stateValue = 'replied';
-      return message;
+      return this.editOriginal(input);
     });
   }
 
@@ -200,9 +223,13 @@ export class CommandContext<
     if (limited && this.followUps >= USER_INSTALL_FOLLOW_UP_LIMIT) {
       return Promise.reject(new FollowUpLimitError(USER_INSTALL_FOLLOW_UP_LIMIT));
     }
+    // Counted when issued, so that calls made without awaiting cannot pass the limit together.
     this.followUps++;
     return this.enqueue(async () => {
-      if (this.stateValue === 'pending') throw new InteractionStateError('followUp needs a reply or a defer first');
+      if (this.stateValue === 'pending') {
+        this.followUps--;
+        throw new InteractionStateError('followUp needs a reply or a defer first');
+      }
       return this.transport.followUp(this.applicationId, this.interaction.token, toMessage(input));
     });
   }
