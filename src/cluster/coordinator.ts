@@ -88,6 +88,11 @@ export interface ClusterCoordinatorOptions {
   sessionTtlMs?: number;
   /** Session checkpoint interval. Default 1000. */
   checkpointMs?: number;
+  /**
+   * Awaited before every session write, so a stored seq never runs ahead of writes that must land first: the
+   * runtime passes its cache's flush (see session-store.ts, "Order").
+   */
+  beforeSessionWrite?: () => Promise<void>;
   /** Identify queue tuning (window and max_concurrency come from the shard manager). */
   identify?: { marginMs?: number; maxWaitMs?: number };
   commandSync?: Omit<CommandSyncLockOptions, 'redis' | 'keys' | 'logger'>;
@@ -203,6 +208,7 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
       totalShards: total,
       leaseToken: this.memberId,
       ...(options.sessionTtlMs !== undefined ? { ttlMs: options.sessionTtlMs } : {}),
+      ...(options.beforeSessionWrite !== undefined ? { beforeWrite: options.beforeSessionWrite } : {}),
       ...(this.log ? { logger: this.log } : {}),
     });
     this.commandSyncLock = new CommandSyncLock({

@@ -18,6 +18,12 @@
  * covers a lease expiry (seconds) plus a process restart. Shards that keep running refresh it every
  * `ttlMs / 3` even without new dispatches.
  *
+ * Order. Cache writes travel on another connection (the Redis cache pipelines them at the end of the tick),
+ * so a stored seq could reach Redis before the cache writes of the dispatches up to it: a process killed in
+ * between would leave its replacement resuming past dispatches the cache never stored. `beforeWrite` (the
+ * runtime passes the cache's flush) is awaited after a session is taken and before it is written, so a
+ * stored seq never runs ahead of the cache.
+ *
  * Fencing. With a lease guard, every write checks in the same script that this process still holds the
  * shard's lease, so a process that lost a shard can never overwrite its new owner's session; and a seq never
  * moves backwards within one session.
@@ -42,6 +48,8 @@ export interface RedisSessionStoreOptions {
    */
   leaseToken?: string | null;
   logger?: Logger;
+  /** Awaited before each session write (see "Order" above). A rejection is logged and the write goes on. */
+  beforeWrite?: () => Promise<void>;
 }
 
 export type SaveOutcome = 'stored' | 'not-owner' | 'stale';
@@ -53,6 +61,7 @@ export class RedisSessionStore implements SessionStore {
   private readonly keys: ClusterKeys;
   private readonly token: string;
   private readonly logger: Logger | undefined;
+  private readonly beforeWrite: (() => Promise<void>) | undefined;
   /** What the last write stored per shard (session id, seq, when), to skip writes that change nothing. */
   private readonly written = new Map<number, { id: string; seq: number; at: number }>();
 
@@ -67,6 +76,7 @@ export class RedisSessionStore implements SessionStore {
     this.keys = options.keys;
     this.token = options.leaseToken ?? '';
     this.logger = options.logger;
+    this.beforeWrite = options.beforeWrite;
   }
 
   async load(shardId: number): Promise<SessionState | null> {
@@ -94,9 +104,8 @@ export class RedisSessionStore implements SessionStore {
       const reply = Number(await this.redis.ghClusterSessionClear(session, lease, this.token));
       return reply === 1 ? 'stored' : 'not-owner';
     }
-    const reply = Number(
-      await this.redis.ghClusterSessionSave(session, lease, ...this.saveArgs(state)),
-    );
+    await this.settle();
+    const reply = Number(await this.redis.ghClusterSessionSave(session, lease, ...this.saveArgs(state)));
     if (reply === 1) this.written.set(shardId, { id: state.sessionId, seq: state.sequence, at: performance.now() });
     return reply === 1 ? 'stored' : reply === 0 ? 'not-owner' : 'stale';
   }
@@ -108,15 +117,18 @@ export class RedisSessionStore implements SessionStore {
   async checkpoint(sessions: ReadonlyMap<number, SessionState>): Promise<number> {
     const now = performance.now();
     const refreshAfter = this.ttlMs / 3;
-    const pipeline = this.redis.pipeline() as ScriptedPipeline;
     const sent: Array<[number, SessionState]> = [];
     for (const [shardId, state] of sessions) {
       const last = this.written.get(shardId);
       if (last && last.id === state.sessionId && last.seq === state.sequence && now - last.at < refreshAfter) continue;
-      pipeline.ghClusterSessionSave(this.keys.session(shardId), this.keys.lease(shardId), ...this.saveArgs(state));
       sent.push([shardId, state]);
     }
     if (sent.length === 0) return 0;
+    await this.settle();
+    const pipeline = this.redis.pipeline() as ScriptedPipeline;
+    for (const [shardId, state] of sent) {
+      pipeline.ghClusterSessionSave(this.keys.session(shardId), this.keys.lease(shardId), ...this.saveArgs(state));
+    }
     const results = (await pipeline.exec()) ?? [];
     for (let i = 0; i < sent.length; i++) {
       const [shardId, state] = sent[i]!;
@@ -133,6 +145,15 @@ export class RedisSessionStore implements SessionStore {
   /** Forget what was written for a shard (it left this process). */
   forget(shardId: number): void {
     this.written.delete(shardId);
+  }
+
+  private async settle(): Promise<void> {
+    if (this.beforeWrite === undefined) return;
+    try {
+      await this.beforeWrite();
+    } catch (error) {
+      this.logger?.warn({ err: error }, 'could not settle pending writes before storing a session; storing it anyway');
+    }
   }
 
   private saveArgs(state: SessionState): [string, string, number, string, number, number] {

@@ -293,7 +293,8 @@ export class Runtime {
         // session: until then a crash would leave nothing to resume.
         coordinator.trackSessions(() => manager.sessions());
         manager.on('ready', (_shardId, resumed) => {
-          if (!resumed) coordinator.checkpointSoon();
+          // 'ready' comes just before the READY dispatch reaches the cache: checkpoint once it has.
+          if (!resumed) queueMicrotask(() => coordinator.checkpointSoon());
         });
       }
       await manager.start();
@@ -346,6 +347,8 @@ export class Runtime {
       settleMs: cluster.settleMs,
       sessionTtlMs: cluster.sessionTtlMs,
       checkpointMs: cluster.checkpointMs,
+      // Cache writes go out on their own connection: a stored seq must not overtake them (session-store.ts).
+      beforeSessionWrite: async () => this.cacheValue?.flush(),
       logger: log,
       ...this.options.cluster,
     });

@@ -1,6 +1,10 @@
 /** The Redis session store against a real Redis: round trip, lease fencing, seq monotonicity, expiry, checkpoints. */
+import { once } from 'node:events';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { Redis } from 'ioredis';
 import { afterEach, expect, it } from 'vitest';
-import { describeWithRedis } from '../helpers/redis.js';
+import { RedisCache } from '../../src/cache/index.js';
+import { describeWithRedis, REDIS_URL } from '../helpers/redis.js';
 import { ClusterKeys } from '../../src/cluster/keys.js';
 import { RedisSessionStore } from '../../src/cluster/session-store.js';
 import type { SessionState } from '../../src/gateway/shard.js';
@@ -107,4 +111,64 @@ describeWithRedis('RedisSessionStore', () => {
     expect(await s.checkpoint(sessions)).toBe(1);
     expect(await scope.admin.pttl(keys.session(0))).toBeGreaterThan(1_000);
   });
+
+  it('with beforeWrite (the cache flush), a stored seq never runs ahead of the cache writes up to it', async () => {
+    scope = redisScope('cluster-sessions');
+    // The cache's own connection goes through a gate that holds its bytes back, as a slow link would, while
+    // the session store's connection is fine.
+    const gate = await heldProxy(new URL(REDIS_URL));
+    const cacheRedis = new Redis(gate.port, '127.0.0.1', { maxRetriesPerRequest: 1 });
+    cacheRedis.on('error', () => undefined);
+    const cache = new RedisCache(cacheRedis, { prefix: `${scope.prefix}:cache` });
+    try {
+      const s = store({ beforeWrite: () => cache.flush() });
+      const guild = '81384788765712384';
+      cache.apply('GUILD_CREATE', { id: guild, name: 'g', owner_id: '1', member_count: 1, roles: [], members: [] });
+      cache.apply('GUILD_MEMBER_ADD', { guild_id: guild, user: { id: '5', username: 'five' }, roles: [], joined_at: null });
+      const checkpoint = s.checkpoint(new Map([[0, state(7)]]));
+      const save = s.save(1, state(9));
+      await new Promise((r) => setTimeout(r, 150));
+      expect(await scope.admin.exists(keys.session(0), keys.session(1))).toBe(0);
+      gate.open();
+      await Promise.all([checkpoint, save]);
+      expect(await s.load(0)).toEqual(state(7));
+      expect(await s.load(1)).toEqual(state(9));
+      expect(await scope.admin.exists(`${scope.prefix}:cache:g:${guild}:m:5`)).toBe(1);
+    } finally {
+      cacheRedis.disconnect();
+      await gate.close();
+    }
+  });
 });
+
+/** A TCP proxy to Redis on loopback that forwards nothing from the client until `open()`. */
+async function heldProxy(target: URL): Promise<{ port: number; open(): void; close(): Promise<void> }> {
+  let opened = false;
+  const sockets = new Set<Socket>();
+  const waiting: Array<() => void> = [];
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    sockets.add(client).add(upstream);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    upstream.pipe(client);
+    const forward = (): void => {
+      client.pipe(upstream);
+    };
+    if (opened) forward();
+    else waiting.push(forward);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as AddressInfo).port,
+    open() {
+      opened = true;
+      for (const f of waiting.splice(0)) f();
+    },
+    close() {
+      for (const sock of sockets) sock.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
