@@ -90,7 +90,14 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
     async collect() {
       const cache = runtime.parts.cache;
       if (cache === null) return;
-      const sizes = await cache.sizes();
+      let sizes;
+      try {
+        sizes = await cache.sizes();
+      } catch {
+        // A Redis cache that cannot answer must not take every other metric down with it: no figures this time.
+        this.reset();
+        return;
+      }
       for (const [resource, n] of Object.entries(sizes)) this.set({ resource }, n);
     },
   });
