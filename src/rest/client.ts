@@ -41,7 +41,7 @@ export interface RestClientOptions {
   globalWindowMs?: number;
   /** Per-attempt timeout. Default 15000. */
   timeoutMs?: number;
-  /** Retries of 5xx responses and network errors, after the first attempt. Default 3. */
+  /** Retries of 5xx responses and network errors, after the first attempt (see the class on which). Default 3. */
   retries?: number;
   /** First retry delay; doubles each retry, with jitter. Default 250. */
   retryBaseDelayMs?: number;
@@ -142,6 +142,11 @@ const DISABLED = new Map([
 const BOT_TOKEN_SHAPE = /^[A-Za-z0-9_-]{17,40}\.[A-Za-z0-9_-]{4,10}\.[A-Za-z0-9_-]{20,}$/;
 
 const RETRYABLE_STATUS = new Set([500, 502, 503, 504]);
+/**
+ * 502 is "no gateway was available to process your request" (reference 2.4): the request was not processed,
+ * so it is retried whatever the method. The other 5xx may come after the work was done.
+ */
+const UNPROCESSED_STATUS = 502;
 const IDLE_QUEUE_SWEEP_MS = 60_000;
 
 interface Entry {
@@ -155,6 +160,8 @@ interface Entry {
   /** Multipart bodies are encoded asynchronously; the queue awaits them so FIFO order holds. */
   pendingBody: Promise<{ body: Buffer; contentType: string }> | null;
   readonly identity: string;
+  /** A repeat has the effect of one request: retried after a 5xx or a lost connection. */
+  readonly idempotent: boolean;
   readonly signal: AbortSignal | undefined;
   readonly timeoutMs: number;
   started: boolean;
@@ -291,6 +298,15 @@ async function encodeMultipart(
  * in order and the first request of an unknown bucket goes alone; its X-RateLimit-* headers then govern the
  * rest. A route's bucket hash is learnt from X-RateLimit-Bucket and keyed per major parameter
  * (`${hash}:${major}`); requests that queued before the hash was known move over to that queue.
+ *
+ * Retries. A 429 is always retried (the service did not process the request). A 5xx answer or a lost
+ * connection is retried, with backoff and at most `retries` times, only when repeating the request is
+ * harmless: idempotent requests (GET, PUT, PATCH, DELETE, and POSTs that say so, such as the command create,
+ * which upserts by name), or when the request cannot have been processed (a 502, a connection that was never
+ * made). Other POSTs fail at once with the error: a repeated
+ * follow-up would post a second message, a repeated interaction callback would fail with 40060 after the
+ * first one worked, a repeated code exchange would fail because the code is spent. Timeouts are never
+ * retried (the caller's budget is spent, and the request may have been processed).
  */
 export class RestClient extends EventEmitter<RestEvents> implements RestRequester {
   readonly baseUrl: string;
@@ -485,6 +501,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       body,
       pendingBody,
       identity: this.identityOf(auth),
+      idempotent: options.idempotent ?? method !== 'POST',
       signal: options.signal,
       timeoutMs: options.timeoutMs ?? this.timeoutMs,
       started: false,
@@ -712,7 +729,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
           this.settle(entry, new TimeoutError(method, template, entry.timeoutMs));
           return;
         }
-        if (retries < this.retries) {
+        if ((entry.idempotent || failure.undelivered) && retries < this.retries) {
           retries++;
           this.counters.retries++;
           const delay = this.backoff(retries);
@@ -769,7 +786,8 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
 
       if (res.status === 401 || res.status === 403) this.countInvalid();
 
-      if (RETRYABLE_STATUS.has(res.status) && retries < this.retries) {
+      const retryable = entry.idempotent ? RETRYABLE_STATUS.has(res.status) : res.status === UNPROCESSED_STATUS;
+      if (retryable && retries < this.retries) {
         retries++;
         this.counters.retries++;
         // A 503 may say when to come back; honour it within the retry delay cap.

@@ -34,11 +34,20 @@ export class TransportFailure extends Error {
     readonly kind: TransportFailureKind,
     readonly errorCode: string | null,
     message: string,
+    /** The connection was never made, so the request cannot have reached the service: safe to send again. */
+    readonly undelivered = false,
   ) {
     super(message);
     this.name = 'TransportFailure';
   }
 }
+
+/**
+ * Connection failures before any byte of the request could leave: no address, no route, no listener. A reset
+ * of a kept-alive socket is not among them: the server may have read the request before the reset (a server
+ * closing an idle socket and one failing after reading the request look the same from here).
+ */
+const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL']);
 
 export interface TransportOptions {
   /** Maximum concurrent sockets to the API host. */
@@ -110,7 +119,8 @@ export class HttpTransport {
       }
 
       outgoing.on('error', (err: NodeJS.ErrnoException) => {
-        finish(new TransportFailure('network', err.code ?? null, err.message));
+        const notSent = err.code !== undefined && CONNECT_ERRORS.has(err.code);
+        finish(new TransportFailure('network', err.code ?? null, err.message, notSent));
       });
       outgoing.on('response', (incoming) => {
         const chunks: Buffer[] = [];

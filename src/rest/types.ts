@@ -45,6 +45,12 @@ export interface RequestBase {
   timeoutMs?: number;
   /** Extra headers (X-Discord-Locale...). Authorization, User-Agent and Content-Type are the client's. */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * Whether sending the request twice has the effect of sending it once; decides whether a 5xx answer or a
+   * lost connection is retried. Default: true for GET, PUT, PATCH and DELETE, false for POST (a repeated
+   * follow-up is a second message, a repeated callback a 40060). See RestClient on retries.
+   */
+  idempotent?: boolean;
 }
 
 type ParamsField<R extends string> = [keyof RouteParams<R>] extends [never]

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ApiError,
+  createFollowup,
+  createGlobalCommand,
   NetworkError,
   RequestAbortedError,
   RestClient,
@@ -84,6 +86,72 @@ describe('retries', () => {
     expect(err).toBeInstanceOf(NetworkError);
     expect(err).toMatchObject({ attempts: 3, errorCode: 'ECONNREFUSED', route: '/users/@me' });
     expect(sent).toEqual([0, 1, 2]);
+  });
+});
+
+describe('retries of requests that are not idempotent (POST)', () => {
+  const followUp = (rest: RestClient): Promise<unknown> =>
+    createFollowup(rest, '100000000000000001', 'interaction-token-xyz', { content: 'hi' });
+
+  it('a 500 answer to a follow-up is not retried: a second POST could be a second message', async () => {
+    const { api, rest } = await setup({ retries: 3 });
+    api.script('POST', /^\/webhooks\//, [{ status: 500, body: { message: 'oops', code: 0 } }]);
+    const err = await followUp(rest).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 500 });
+    expect(api.requests).toHaveLength(1);
+    expect(rest.stats().retries).toBe(0);
+  });
+
+  it('a connection dropped after a follow-up was sent is not retried, on a new or a kept-alive socket', async () => {
+    const { api, rest } = await setup({ retries: 3 });
+    api.script('POST', /^\/webhooks\//, [{ status: 0, destroy: true }, { status: 200, body: { id: '1' } }, { status: 0, destroy: true }]);
+    const first = await followUp(rest).catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(NetworkError);
+    expect(first).toMatchObject({ attempts: 1 });
+    await followUp(rest);
+    // The server read this one before the reset: the reset of a reused socket is no proof it was not processed.
+    const third = await followUp(rest).catch((e: unknown) => e);
+    expect(third).toMatchObject({ name: 'NetworkError', attempts: 1 });
+    expect(api.requests).toHaveLength(3);
+  });
+
+  it('a 502 (no gateway available to process the request) is retried whatever the method', async () => {
+    const { api, rest } = await setup({ retries: 3 });
+    api.script('POST', /^\/webhooks\//, [{ status: 502, body: 'Bad Gateway', headers: { 'content-type': 'text/html' } }]);
+    await expect(followUp(rest)).resolves.toMatchObject({ ok: true });
+    expect(api.requests.map((r) => r.status)).toEqual([502, 200]);
+  });
+
+  it('a POST that never reached the service (connection refused) is retried', async () => {
+    const probe = http.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const rest = new RestClient({ baseUrl: `http://127.0.0.1:${port}/api/v10`, token: 'x-token-123', retries: 2, retryBaseDelayMs: 10 });
+    open.push(rest);
+    const err = await followUp(rest).catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'NetworkError', attempts: 3, errorCode: 'ECONNREFUSED' });
+  });
+
+  it('the command create, an upsert by name, is retried like an idempotent request', async () => {
+    const { api, rest } = await setup({ retries: 3 });
+    api.script('POST', /\/commands$/, [{ status: 500, body: { message: 'oops', code: 0 } }, { status: 201, body: { id: '1', name: 'ping' } }]);
+    const result = await createGlobalCommand(rest, '100000000000000001', { name: 'ping', description: 'Ping' });
+    expect(result).toEqual({ command: { id: '1', name: 'ping' }, created: true });
+    expect(api.requests.map((r) => r.status)).toEqual([500, 201]);
+  });
+
+  it('a request may declare itself idempotent (or not) against the method default', async () => {
+    const { api, rest } = await setup({ retries: 3 });
+    api.script('POST', /^\/channels\//, [{ status: 503 }]);
+    await expect(rest.request({ method: 'POST', route: '/channels/{channel_id}/typing', params: { channel_id: '1' }, idempotent: true })).resolves.toBeDefined();
+    api.script('PUT', /^\/channels\//, [{ status: 503 }]);
+    const err = await rest
+      .request({ method: 'PUT', route: '/channels/{channel_id}/voice-status', params: { channel_id: '1' }, body: {}, idempotent: false })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'ApiError', status: 503 });
+    expect(api.requests.map((r) => `${r.method} ${r.status}`)).toEqual(['POST 503', 'POST 200', 'PUT 503']);
   });
 });
 

@@ -59,9 +59,12 @@ async function exercise(server: FakeApi, rest: RestClient): Promise<{ errors: un
   server.script('POST', /^\/interactions\//, [
     { status: 404, body: { message: 'Unknown interaction', code: 10062 } },
     { status: 0, destroy: true },
-    { status: 0, destroy: true },
-    { status: 0, destroy: true },
     { status: 200, delayMs: 2000 },
+  ]);
+  server.script('GET', /^\/webhooks\//, [
+    { status: 0, destroy: true },
+    { status: 0, destroy: true },
+    { status: 0, destroy: true },
   ]);
   server.script('PATCH', /^\/webhooks\//, [
     {
@@ -78,7 +81,8 @@ async function exercise(server: FakeApi, rest: RestClient): Promise<{ errors: un
     () => api.getCurrentUser(rest), // 502, 502, 200
     () => api.getCurrentUser(rest, { timeoutMs: 100 }), // timeout
     () => api.createInteractionResponse(rest, '444', ITOKEN, { type: 4, data: { content: 'x' } }), // 404
-    () => api.createInteractionResponse(rest, '445', ITOKEN, { type: 4, data: { content: 'x' } }), // dropped x3 -> network error
+    () => api.createInteractionResponse(rest, '445', ITOKEN, { type: 4, data: { content: 'x' } }), // dropped -> network error (a POST is not sent twice)
+    () => api.getOriginalResponse(rest, APP, ITOKEN), // dropped x3 (retried) -> network error
     () => api.createInteractionResponse(rest, '446', ITOKEN, { type: 5 }, { timeoutMs: 100 }), // timeout
     () => api.editOriginalResponse(rest, APP, ITOKEN, { content: 'x'.repeat(3000) }), // 50035
     () => api.getOriginalResponse(rest, APP, ITOKEN, { signal: AbortSignal.abort() }), // aborted
@@ -120,10 +124,11 @@ describe('secrets', () => {
     expect(server.requests.some((r) => r.path.includes(ITOKEN))).toBe(true);
     expect(server.requests.some((r) => r.body.includes(CLIENT_SECRET))).toBe(true);
     expect(errors.map((e) => (e as Error).name).sort()).toEqual(
-      ['ApiError', 'ApiError', 'ApiError', 'ApiError', 'ApiError', 'NetworkError', 'RequestAbortedError', 'RequestRefusedError', 'RequestRefusedError', 'TimeoutError', 'TimeoutError'].sort(),
+      ['ApiError', 'ApiError', 'ApiError', 'ApiError', 'ApiError', 'NetworkError', 'NetworkError', 'RequestAbortedError', 'RequestRefusedError', 'RequestRefusedError', 'TimeoutError', 'TimeoutError'].sort(),
     );
     expect(out.text.split('\n').length).toBeGreaterThan(15);
     expect(out.text).toContain('/interactions/{interaction_id}/{interaction_token}/callback');
+    expect(out.text).toContain('network error, retrying');
 
     const everything = [out.text, emitted, ...errors.map(renderError)].join('\n');
     for (const secret of SECRETS) expect(everything).not.toContain(secret);

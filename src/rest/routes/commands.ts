@@ -73,6 +73,8 @@ export async function createGlobalCommand(
       route: GLOBAL,
       params: { application_id: applicationId },
       body: command,
+      // The create upserts by name (spec 4): sent twice, it leaves one command.
+      idempotent: true,
     }),
   );
 }
@@ -170,6 +172,8 @@ export async function createGuildCommand(
       route: GUILD,
       params: { application_id: applicationId, guild_id: guildId },
       body: command,
+      // The create upserts by name (spec 4): sent twice, it leaves one command.
+      idempotent: true,
     }),
   );
 }
