@@ -7,11 +7,13 @@
  * - Lengths count Unicode code points (see text.ts).
  * - `?` fields must be absent or of their type; only `??` fields may be null (name_localizations,
  *   description_localizations, default_member_permissions, dm_permission, default_permission, contexts).
- * - Guild scope rejects dm_permission, integration_types and contexts. The guild bulk-overwrite request lists
- *   integration_types/contexts with defaults, but the spec marks all three "global commands only", the guild
- *   create/edit endpoints do not take them, and the only values that would mean anything for a guild command
- *   are the defaults; a definition that sets them expects an effect it will not get. A guild command naming
- *   BOT_DM gets an extra problem on that entry (guild commands do not support BOT_DM).
+ * - Guild scope rejects dm_permission, integration_types and contexts by default. The guild bulk-overwrite
+ *   request lists integration_types/contexts with defaults, but the spec marks all three "global commands only",
+ *   the guild create/edit endpoints do not take them, and the only values that would mean anything for a guild
+ *   command are the defaults; a definition that sets them expects an effect it will not get. A guild command
+ *   naming BOT_DM gets an extra problem on that entry (guild commands do not support BOT_DM). The sandbox,
+ *   which must accept what the service accepts, passes `globalOnlyInGuild: 'ignore'`: only their shapes are
+ *   checked there (the guild bulk default of contexts is [0,1,2], BOT_DM included).
  * - PRIVATE_CHANNEL without USER_INSTALL is accepted (the spec calls it "not meaningful", not invalid, and the
  *   guild bulk default itself pairs [0,1,2] with [0]); lintCommands reports it as an advisory.
  * - USER/MESSAGE commands accept `description` only as "" and description_localizations only as null or {}.
@@ -42,6 +44,11 @@ export interface ValidateOptions {
   appIntegrationTypes?: readonly number[];
   /** Whether the application has Activities (EMBEDDED flag). `false` rejects `handler`; unknown by default. */
   embedded?: boolean;
+  /**
+   * dm_permission, integration_types and contexts in guild scope: 'reject' (default) reports them as global
+   * only; 'ignore' checks only their shapes, as the service, which ignores them for guild commands, does.
+   */
+  globalOnlyInGuild?: 'reject' | 'ignore';
 }
 
 export interface ValidateCommandOptions extends ValidateOptions {
@@ -303,14 +310,15 @@ function commandInto(w: Walker, def: unknown): CommandFacts | null {
   w.boolean(def, 'default_permission', true);
 
   // Global-only fields.
-  if (def.dm_permission !== undefined && def.dm_permission !== null && o.scope === 'guild') {
+  const rejectGlobalOnly = o.scope === 'guild' && o.globalOnlyInGuild !== 'ignore';
+  if (def.dm_permission !== undefined && def.dm_permission !== null && rejectGlobalOnly) {
     w.add('APPLICATION_COMMAND_GLOBAL_ONLY', 'dm_permission is for global commands only', 'dm_permission');
   } else {
     w.boolean(def, 'dm_permission', true);
   }
   let integrationTypes: number[] | undefined;
   if (def.integration_types !== undefined) {
-    if (o.scope === 'guild') {
+    if (rejectGlobalOnly) {
       w.add('APPLICATION_COMMAND_GLOBAL_ONLY', 'integration_types is for global commands only', 'integration_types');
     } else {
       integrationTypes = w.enumList(def, 'integration_types', (n) => n === 0 || n === 1, 'integration type (0 GUILD_INSTALL, 1 USER_INSTALL)');
@@ -332,7 +340,7 @@ function commandInto(w: Walker, def: unknown): CommandFacts | null {
     }
   }
   if (def.contexts !== undefined && def.contexts !== null) {
-    if (o.scope === 'guild') {
+    if (rejectGlobalOnly) {
       w.add('APPLICATION_COMMAND_GLOBAL_ONLY', 'contexts is for global commands only', 'contexts');
       if (Array.isArray(def.contexts)) {
         def.contexts.forEach((c: unknown, i: number) => {

@@ -186,6 +186,42 @@ describe('bulk overwrite', () => {
     expect((await call('GET', global)).body).toEqual([]);
   });
 
+  it('an item naming an id keeps that command even when an earlier item has the command\'s old name', async () => {
+    const sb = await start();
+    const { global, call } = client(sb);
+    const a = (await call('POST', global, { name: 'a', description: 'A' })).body;
+    const r = await call('PUT', global, [
+      { name: 'a', description: 'A new command under the old name' },
+      { id: a.id, name: 'b', description: 'A renamed' },
+    ]);
+    expect(r.status).toBe(200);
+    expect(r.body[1].id).toBe(a.id);
+    expect(r.body[1].name).toBe('b');
+    expect(r.body[0].id).not.toBe(a.id);
+    expect(sb.counters.commandCreates).toBe(2);
+  });
+
+  it('guild items may carry integration_types, contexts and dm_permission (spec 4.2 lists them, with defaults)', async () => {
+    const sb = await start();
+    const { guild, call } = client(sb);
+    const g = guild(sb.state.guildIds[0]!);
+    const put = await call('PUT', g, [
+      { name: 'a', description: 'A', integration_types: [0], contexts: [0, 1, 2], dm_permission: true },
+      { name: 'b', description: 'B' },
+    ]);
+    expect(put.status).toBe(200);
+    // Global-only settings: a guild command does not keep them.
+    expect(put.body[0]).not.toHaveProperty('contexts');
+    expect(put.body[0]).not.toHaveProperty('integration_types');
+    // The create and edit bodies of a guild command do not name them: ignored, like any unknown field.
+    expect((await call('POST', g, { name: 'c', description: 'C', contexts: [0] })).status).toBe(201);
+    expect((await call('PATCH', `${g}/${put.body[1].id}`, { dm_permission: false })).status).toBe(200);
+    // Their shape is still checked.
+    const bad = await call('PUT', g, [{ name: 'a', description: 'A', contexts: [7] }]);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors['0'].contexts['0']).toBeDefined();
+  });
+
   it('validates the whole list (duplicate names, per-item errors) before changing anything', async () => {
     const sb = await start();
     const { global, call } = client(sb);

@@ -17,6 +17,7 @@ import {
   validateCommands,
   type Problem,
   type ScopeKind,
+  type ValidateOptions,
 } from '../../commands/index.js';
 import type { SnowflakeGenerator } from '../../api/snowflake.js';
 import { ApiError, Errors, formError, invalidFormBody, type ErrorTree } from '../errors.js';
@@ -111,8 +112,14 @@ export class CommandRegistry {
     return (guildId !== null ? this.scope(guildId).get(id) : undefined) ?? this.scope(null).get(id);
   }
 
-  private validateOptions(guildId: string | null) {
-    return { scope: scopeKind(guildId), embedded: this.o.embedded, appIntegrationTypes: this.o.appIntegrationTypes };
+  private validateOptions(guildId: string | null): ValidateOptions {
+    return {
+      scope: scopeKind(guildId),
+      embedded: this.o.embedded,
+      appIntegrationTypes: this.o.appIntegrationTypes,
+      // The guild bulk overwrite takes them (with defaults), the guild create/edit ignore them: never an error.
+      globalOnlyInGuild: 'ignore',
+    };
   }
 
   private build(guildId: string | null, body: Record<string, unknown>, id: string, version: string): StoredCommand {
@@ -217,22 +224,29 @@ export class CommandRegistry {
     if (problems.length > 0) throw problemsError(problems);
     const items = (input as unknown[]).map((x) => x as Record<string, unknown>);
     const scope = this.scope(guildId);
-    const matches: Array<StoredCommand | null> = [];
+    const matches: Array<StoredCommand | null> = items.map(() => null);
     const claimed = new Set<string>();
     const tree: ErrorTree = {};
+    // Items naming an id claim their command first, so that an earlier item with that command's old name
+    // becomes a new command rather than taking it.
     items.forEach((item, i) => {
-      let match: StoredCommand | undefined;
-      if (item.id !== undefined && item.id !== null) {
-        match = typeof item.id === 'string' ? scope.get(item.id) : undefined;
-        if (!match) tree[String(i)] = { id: { _errors: [{ code: 'APPLICATION_COMMAND_INVALID_ID', message: 'Unknown application command in this scope.' }] } };
-      } else {
-        match = this.findByName(guildId, this.typeOf(item), item.name);
+      if (item.id === undefined || item.id === null) return;
+      const match = typeof item.id === 'string' ? scope.get(item.id) : undefined;
+      if (!match) tree[String(i)] = { id: { _errors: [{ code: 'APPLICATION_COMMAND_INVALID_ID', message: 'Unknown application command in this scope.' }] } };
+      else {
+        matches[i] = match;
+        claimed.add(match.id);
       }
-      if (match && claimed.has(match.id)) match = undefined;
-      if (match) claimed.add(match.id);
-      matches.push(match ?? null);
     });
     if (Object.keys(tree).length > 0) throw invalidFormBody(tree);
+    items.forEach((item, i) => {
+      if (item.id !== undefined && item.id !== null) return;
+      const match = this.findByName(guildId, this.typeOf(item), item.name);
+      if (match && !claimed.has(match.id)) {
+        matches[i] = match;
+        claimed.add(match.id);
+      }
+    });
     const created = matches.filter((m) => m === null).length;
     this.chargeDaily(guildId, created);
 
