@@ -137,6 +137,17 @@ const READY = (s = 1) => ({
   d: { v: 10, session_id: 'sess-1', resume_gateway_url: '', user: { id: '1' }, guilds: [], application: { id: '1' } },
 });
 
+const GUILD = '81384788765712384';
+
+/** The one chunk answering a member request for user 7 (op 8 as the peer received it). */
+const oneMemberChunk = (op8: { d: unknown }) => ({
+  guild_id: GUILD,
+  nonce: (op8.d as { nonce: string }).nonce,
+  chunk_index: 0,
+  chunk_count: 1,
+  members: [{ user: { id: '7' }, roles: [] }],
+});
+
 describe('Shard against a scripted peer', () => {
   it('answers a server heartbeat request at once, with the last seq', async () => {
     const { peer, shard } = await setup();
@@ -220,7 +231,7 @@ describe('Shard against a scripted peer', () => {
     await first.next(2);
     await first.send(READY());
     await started;
-    const request = shard.requestMembers({ guildId: '81384788765712384', userIds: ['7'] });
+    const request = shard.requestMembers({ guildId: GUILD, userIds: ['7'] });
     const op8 = await first.next(8);
     await first.close(4000); // never answered
     const second = await peer.connection(1);
@@ -229,16 +240,7 @@ describe('Shard against a scripted peer', () => {
     await second.send(second.dispatch('RESUMED', 2));
     const again = await second.next(8);
     expect(again.d).toEqual(op8.d);
-    const nonce = (op8.d as { nonce: string }).nonce;
-    await second.send(
-      second.dispatch('GUILD_MEMBERS_CHUNK', 3, {
-        guild_id: '81384788765712384',
-        nonce,
-        chunk_index: 0,
-        chunk_count: 1,
-        members: [{ user: { id: '7' }, roles: [] }],
-      }),
-    );
+    await second.send(second.dispatch('GUILD_MEMBERS_CHUNK', 3, oneMemberChunk(op8)));
     const result = await request;
     expect(result.members.map((m) => m.user!.id)).toEqual(['7']);
     expect(result.attempts).toBe(2);
@@ -247,23 +249,14 @@ describe('Shard against a scripted peer', () => {
   it('sends a member request queued before READY once, not again for the new session', async () => {
     const { peer, shard } = await setup();
     const started = shard.start();
-    const request = shard.requestMembers({ guildId: '81384788765712384', userIds: ['7'] });
+    const request = shard.requestMembers({ guildId: GUILD, userIds: ['7'] });
     const c = await peer.connection(0);
     await c.hello();
     await c.next(2);
     await c.send(READY());
     await started;
     const op8 = await c.next(8);
-    const nonce = (op8.d as { nonce: string }).nonce;
-    await c.send(
-      c.dispatch('GUILD_MEMBERS_CHUNK', 2, {
-        guild_id: '81384788765712384',
-        nonce,
-        chunk_index: 0,
-        chunk_count: 1,
-        members: [{ user: { id: '7' }, roles: [] }],
-      }),
-    );
+    await c.send(c.dispatch('GUILD_MEMBERS_CHUNK', 2, oneMemberChunk(op8)));
     const result = await request;
     expect(result.attempts).toBe(1);
     expect(c.received.filter((p) => p.op === 8).length).toBe(1);
