@@ -6,7 +6,7 @@
  * has passed, set it one window ahead and grant; otherwise say how long to wait". A refused caller sleeps
  * exactly that long (plus a little jitter so processes do not stampede) and asks again. Inside one process
  * the shards of a bucket queue FIFO and only the head asks Redis, so the server sees one caller per bucket
- * per process. Every wait is bounded: after `maxWaitMs` the acquire rejects.
+ * per process. Every wait for a slot is bounded: after `maxWaitMs` at the head of that line the acquire rejects.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -28,7 +28,10 @@ export interface RedisIdentifyQueueOptions {
    * IDENTIFY (event-loop lag, network). Default 100.
    */
   marginMs?: number;
-  /** Give up (reject) after waiting this long for one slot. Default 600000 (10 minutes). */
+  /**
+   * Give up (reject) after waiting this long for one slot, counted from when the caller is first in this
+   * process's line for its bucket. Default 600000 (10 minutes).
+   */
   maxWaitMs?: number;
   /** Random extra delay (0..jitterMs) before each retry. Default 25. */
   jitterMs?: number;
@@ -90,10 +93,11 @@ export class RedisIdentifyQueue implements IdentifyQueue {
     // only once its predecessor is done, so the order holds).
     const tail = previous.then(() => mine);
     this.tails.set(bucket, tail);
-    const started = this.now();
     try {
       await abortable(previous, signal);
-      await this.takeSlot(shardId, bucket, started, signal);
+      // The bound is for this caller's own slot: time spent behind this process's earlier shards of the bucket
+      // (one window each) does not count, or the tail of a long local queue would time out and start over.
+      await this.takeSlot(shardId, bucket, this.now(), signal);
     } finally {
       done();
       if (this.tails.get(bucket) === tail) this.tails.delete(bucket);

@@ -86,6 +86,16 @@ describeWithRedis('RedisIdentifyQueue', () => {
     expect((error as Error).message).toMatch(/shard 2 .*bucket 2/);
   });
 
+  it('bounds the wait for one slot, not the time spent behind this process\'s own shards of the bucket', async () => {
+    scope = redisScope('cluster-identify');
+    // Five shards of one bucket in one process, one window apart: the last waits about four windows in all,
+    // far over maxWaitMs, but never more than one window for its own slot.
+    const [q] = queues(1, { maxConcurrency: 1, windowMs: 150, maxWaitMs: 400 });
+    const outcomes = await Promise.all([0, 1, 2, 3, 4].map((shard) => q!.acquire(shard).then(() => 'granted', (e: unknown) => e)));
+    expect(outcomes).toEqual(Array(5).fill('granted'));
+    expect(grants.map((g) => g.shard)).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('validates its options', () => {
     scope = redisScope('cluster-identify');
     const keys = new ClusterKeys(scope.prefix);
