@@ -442,13 +442,17 @@ export class Shard {
     });
   }
 
-  /** Stop for good: fatal close code, bad configuration, or reconnects exhausted. */
+  /**
+   * Stop for good: fatal close code, bad configuration, or reconnects exhausted. The session ends with it (a
+   * live socket closes with 1000), so none is left for a checkpoint or a later process to resume.
+   */
   private stop(error: Error): void {
     if (this.ending) return;
     this.ending = true;
     this.cancelPending();
     const connection = this.connection;
     if (connection) void this.dropConnection(connection, CLIENT_CLOSE.normal);
+    this.clearSession();
     this.logger?.error({ err: error }, 'shard stopped');
     this.finishPending(error);
     this.setStatus('stopped');

@@ -262,6 +262,24 @@ describe('Shard against a scripted peer', () => {
     expect(c.received.filter((p) => p.op === 8).length).toBe(1);
   });
 
+  it('a fatal close ends the session: nothing is left to resume or to checkpoint', async () => {
+    const { peer, shard } = await setup();
+    const started = shard.start();
+    const c = await peer.connection(0);
+    await c.hello();
+    await c.next(2);
+    await c.send(READY(), c.dispatch('GUILD_CREATE', 2, { id: '5' }));
+    await started;
+    await eventually(() => shard.sequence === 2, 'seq 2');
+    expect(shard.session).not.toBeNull();
+    const stopped = new Promise<Error | null>((resolve) => shard.events.once('stopped', (_id, e) => resolve(e)));
+    await c.close(4004);
+    expect(await stopped).toBeInstanceOf(GatewayError);
+    expect(shard.status).toBe('stopped');
+    expect(shard.session).toBeNull();
+    expect(await shard.close({ resumable: true })).toBeNull();
+  });
+
   it('never identifies unthrottled when the identify queue fails: it reconnects and asks the queue again', async () => {
     let calls = 0;
     const queue = {
