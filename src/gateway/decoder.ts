@@ -55,11 +55,6 @@ export class PayloadDecoder {
     this.sink.payload(payload);
   }
 
-  /** True while messages fed so far are still being inflated. */
-  get busy(): boolean {
-    return this.inflater !== null && this.inflater.busy;
-  }
-
   /** Run `fn` once every message fed so far has been delivered (at once when nothing is pending). */
   whenIdle(fn: () => void): void {
     if (this.inflater === null) fn();

@@ -26,7 +26,6 @@ export class Heartbeater {
   private acked = true;
   private sentAt = 0;
   private lastLatency = -1;
-  private lastAckAt = -1;
 
   constructor(
     private readonly hooks: HeartbeatHooks,
@@ -39,15 +38,6 @@ export class Heartbeater {
   /** Round trip of the last acknowledged heartbeat in ms, or -1 before the first ACK. */
   get latency(): number {
     return this.lastLatency;
-  }
-
-  /** Clock reading of the last ACK, or -1. */
-  get lastAck(): number {
-    return this.lastAckAt;
-  }
-
-  get interval(): number {
-    return this.intervalMs;
   }
 
   get running(): boolean {
@@ -79,7 +69,6 @@ export class Heartbeater {
       this.acked = true;
       this.lastLatency = this.now() - this.sentAt;
     }
-    this.lastAckAt = this.now();
   }
 
   private readonly tick = (): void => {

@@ -73,12 +73,6 @@ export class SendQueue {
     return this.queue.length - this.queueHead;
   }
 
-  /** Sends counted in the current window. */
-  get usedInWindow(): number {
-    this.expire(this.now());
-    return this.count;
-  }
-
   /** A new socket: its window starts empty. Priority sends go through `writer` from now on. */
   attach(writer: (text: string) => void): void {
     this.writer = writer;

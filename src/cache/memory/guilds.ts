@@ -7,8 +7,6 @@ import type { APIRole } from 'discord-api-types/v10';
 import type { RoleView } from '../types.js';
 
 export class GuildRecord {
-  /** Guild fields are known (a GUILD_CREATE or GUILD_UPDATE arrived), as opposed to an id from READY. */
-  hasData = false;
   name: string | null = null;
   ownerId: string | null = null;
   /** -1 = not known. */

@@ -107,7 +107,6 @@ export class MemoryCache implements Cache, CacheSink {
   guildUpsert(p: GuildPayload): void {
     const g = this.guildRecord(p.id);
     g.unavailable = false;
-    g.hasData = true;
     if (this.options.guilds) {
       if (typeof p.name === 'string') g.name = p.name;
       if (typeof p.owner_id === 'string') g.ownerId = p.owner_id;
