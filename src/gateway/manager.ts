@@ -71,6 +71,8 @@ export interface ShardInfo {
   latencyMs: number;
   sequence: number;
   sessionId: string | null;
+  /** Ordinary sends waiting in the shard's rate-limited queue. */
+  queuedSends: number;
 }
 
 export class ShardManager extends EventEmitter<GatewayEventMap> {
@@ -142,6 +144,7 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
         latencyMs: shard.latency,
         sequence: shard.sequence,
         sessionId: session?.sessionId ?? null,
+        queuedSends: shard.queuedSends,
       });
     }
     return out;

@@ -196,6 +196,11 @@ export class Shard {
     return this.heartbeater.latency;
   }
 
+  /** Ordinary sends (member requests, presence updates, ...) waiting for the rate limit or the session. */
+  get queuedSends(): number {
+    return this.sendQueue.pending;
+  }
+
   /** Seq of the last dispatch delivered, -1 before the first. */
   get sequence(): number {
     return this.seq;

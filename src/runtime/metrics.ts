@@ -58,6 +58,16 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
       }
     },
   });
+  new Gauge({
+    name: 'gatehouse_shard_send_queue_depth',
+    help: 'Gateway sends per shard waiting for the send rate limit or for the session to be live',
+    labelNames: ['shard'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of runtime.parts.gateway?.status() ?? []) this.set({ shard: String(s.id) }, s.queuedSends);
+    },
+  });
   new Counter({
     name: 'gatehouse_gateway_events_total',
     help: 'Gateway dispatches handled',

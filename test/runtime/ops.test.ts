@@ -59,6 +59,7 @@ describe('ops endpoints', () => {
     for (const name of [
       'gatehouse_shard_latency_seconds',
       'gatehouse_shard_status',
+      'gatehouse_shard_send_queue_depth',
       'gatehouse_gateway_events_total',
       'gatehouse_gateway_events_per_second',
       'gatehouse_cache_entries',
@@ -71,6 +72,8 @@ describe('ops endpoints', () => {
     }
     const ready = byName.get('gatehouse_shard_status')!.metrics.filter((m) => m.labels?.status === 'ready' && m.value === '1');
     expect(ready.map((m) => m.labels?.shard).sort()).toEqual(['0', '1']);
+    const depths = byName.get('gatehouse_shard_send_queue_depth')!.metrics;
+    expect(depths.map((m) => [m.labels?.shard, m.value]).sort()).toEqual([['0', '0'], ['1', '0']]);
     expect(Number(byName.get('gatehouse_gateway_events_total')!.metrics[0]!.value)).toBeGreaterThan(0);
     const members = byName.get('gatehouse_cache_entries')!.metrics.find((m) => m.labels?.resource === 'members');
     expect(Number(members?.value)).toBeGreaterThan(0);
