@@ -1,7 +1,8 @@
 /**
  * Heartbeat scheduling for one connection (reference §7.2): the first beat after `interval * jitter`
- * (jitter uniform in [0, 1)), then one per interval. A beat due while the previous one is still unacknowledged
- * means the connection is a zombie: `onZombie` fires instead of a send, and the timer stops.
+ * (jitter uniform in [0, 1)), then one per interval (a server-requested beat restarts the interval). A beat due
+ * while the previous one is still unacknowledged means the connection is a zombie: `onZombie` fires instead of
+ * a send, and the timer stops.
  */
 
 export interface HeartbeatHooks {
@@ -59,9 +60,17 @@ export class Heartbeater {
     }
   }
 
-  /** The server asked for a heartbeat (op 1): send one now, outside the schedule. */
+  /**
+   * The server asked for a heartbeat (op 1): send one now. The schedule restarts from it, so that the zombie
+   * check still allows a whole interval for its ACK (a scheduled beat due moments later would otherwise find
+   * it unanswered and drop a healthy connection).
+   */
   beatNow(): void {
     this.sendBeat();
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(this.tick, this.intervalMs);
+    }
   }
 
   ack(): void {

@@ -57,6 +57,20 @@ describe('Heartbeater', () => {
     expect(hb.latency).toBe(42);
   });
 
+  it('a server-requested beat just before a scheduled one is not taken for a zombie: the schedule restarts from it', () => {
+    hb.start(1000);
+    vi.advanceTimersByTime(250);
+    hb.ack();
+    vi.advanceTimersByTime(990); // 1240: the service asks, 10 ms before our own beat is due
+    hb.beatNow();
+    vi.advanceTimersByTime(30); // the ACK takes 30 ms: our old schedule would have found it missing at 1250
+    hb.ack();
+    expect(zombies).toEqual([]);
+    vi.advanceTimersByTime(1000);
+    expect(sends).toEqual([250, 1240, 2240]);
+    expect(zombies).toEqual([]);
+  });
+
   it('restarts cleanly on a new connection', () => {
     hb.start(1000);
     vi.advanceTimersByTime(250); // one unacked beat
