@@ -257,6 +257,8 @@ const cases: Case[] = [
     invalid: [
       [entry({ description: 'x'.repeat(101) }), ['description BASE_TYPE_BAD_LENGTH']],
       [entry({ name: 'L'.repeat(33) }), ['name BASE_TYPE_BAD_LENGTH']],
+      // A description is a string, never null (spec 2.1).
+      [entry({ description: null }), ['description BASE_TYPE_REQUIRED']],
     ],
   },
   {

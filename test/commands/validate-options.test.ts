@@ -209,6 +209,7 @@ rule(
     [cmd(S('a', { min_length: 1.5 })), ['options[0].min_length NUMBER_TYPE_COERCE']],
     [cmd(S('a', { min_length: 10, max_length: 5 })), ['options[0].max_length APPLICATION_COMMAND_OPTION_RANGE_INVALID']],
     [cmd(I('i', { max_length: 5 })), ['options[0].max_length APPLICATION_COMMAND_FIELD_NOT_ALLOWED']],
+    [cmd(N('n', { min_length: 1 })), ['options[0].min_length APPLICATION_COMMAND_FIELD_NOT_ALLOWED']],
   ],
 );
 
