@@ -73,6 +73,13 @@ describe('groupByScope', () => {
     expect(notes).toEqual([]);
   });
 
+  it('a guild named twice in guilds is one scope with the command once', () => {
+    const twice = { ...dice, guilds: ['900000000000000003', '900000000000000003'] } as CommandDefinition<Ctx, Ctx>;
+    const { groups } = groupByScope([twice]);
+    expect(groups.map((g) => [scopeKey(g.scope), g.sources])).toEqual([['guild:900000000000000003', [0]]]);
+    expect(validateDefinitions([twice])).toEqual([]);
+  });
+
   it('development mode puts everything into one guild, without entry points and global-only fields', () => {
     const withContexts = { ...dice, contexts: [0, 1], integration_types: [0] } as CommandDefinition<Ctx, Ctx>;
     const { groups, notes } = groupByScope([withContexts, mod, launch, menu], { devGuildId: '42' });

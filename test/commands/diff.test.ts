@@ -105,6 +105,7 @@ describe('normalization', () => {
     ['contexts in another order', { contexts: [2, 0, 1] }, { contexts: [0, 1, 2] }],
     ['integration_types in another order', { integration_types: [1, 0] }, { integration_types: [0, 1] }],
     ['dm_permission null vs true', { dm_permission: null }, { dm_permission: true }],
+    ['default_permission null vs true (its default)', { default_permission: null }, { default_permission: true }],
   ];
   for (const [what, a, b] of same) {
     it(`treats as equal: ${what}`, () => {
