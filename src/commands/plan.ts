@@ -271,11 +271,16 @@ function bulkBody(
       out.push(toRequestBody(local[li]!));
       continue;
     }
-    // Fields left to the service keep their registered values (a PUT would otherwise reset them).
-    const merged: NormalizedCommand = { ...local[li]! };
+    // Fields left to the service keep their registered values (a PUT would otherwise reset them). contexts and
+    // dm_permission say the same thing twice (dm_permission follows contexts): when the definition sets one,
+    // the registered value of the other could contradict it, and is left out, as an edit would leave it.
+    const own = local[li]!;
+    const merged: NormalizedCommand = { ...own };
     const r = remote[ri]!;
     for (const f of OPTIONAL_MANAGED_FIELDS) {
-      if (merged[f] === undefined && r[f] !== undefined) (merged as unknown as Record<string, unknown>)[f] = r[f];
+      if (own[f] !== undefined || r[f] === undefined) continue;
+      if ((f === 'dm_permission' && own.contexts !== undefined) || (f === 'contexts' && own.dm_permission !== undefined)) continue;
+      (merged as unknown as Record<string, unknown>)[f] = r[f];
     }
     out.push(toRequestBody(merged, registered[ri]!.id));
   }

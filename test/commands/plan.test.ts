@@ -189,6 +189,27 @@ describe('planScope', () => {
     expect(body[6]).toMatchObject({ type: 4, handler: 2, integration_types: [0, 1], contexts: [0, 1, 2] });
   });
 
+  it('in a bulk overwrite, contexts and dm_permission go together: setting one leaves the registered other behind', () => {
+    const reg = registered(GLOBAL_SCOPE, [
+      { name: 'a', description: 'A' },
+      { name: 'b', description: 'B', dm_permission: false },
+      { name: 'c', description: 'C' },
+    ]);
+    expect(reg[0]).toMatchObject({ contexts: null, dm_permission: true });
+    const desired = [
+      { name: 'a', description: 'A', contexts: [0] }, // BOT_DM dropped: the registered dm_permission true must not come back
+      { name: 'b', description: 'B', dm_permission: true }, // the registered contexts (null) is not sent along
+      { name: 'c', description: 'C2' }, // neither set: both stay as registered
+    ];
+    const plan = planScope({ scope: GLOBAL_SCOPE, desired, registered: reg }, { strategy: 'bulk' });
+    const body = plan.bulkBody!.map((b) => b as unknown as Def);
+    expect(body[0]).toMatchObject({ contexts: [0] });
+    expect(body[0]).not.toHaveProperty('dm_permission');
+    expect(body[1]).toMatchObject({ dm_permission: true });
+    expect(body[1]).not.toHaveProperty('contexts');
+    expect(body[2]).toMatchObject({ contexts: null, dm_permission: true, integration_types: [0] });
+  });
+
   it('respects a forced strategy and a threshold', () => {
     const reg = registered(GUILD, guildDefs.slice(0, 3));
     const desired: Def[] = guildDefs.slice(0, 3).map((d) => ({ ...d, nsfw: true }));

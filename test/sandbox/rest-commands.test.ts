@@ -118,6 +118,17 @@ describe('command edit and delete', () => {
     expect(typed.body.type).toBe(1);
   });
 
+  it('PATCH of contexts alone carries dm_permission along (it follows contexts)', async () => {
+    const sb = await start();
+    const { global, call } = client(sb);
+    const c = (await call('POST', global, { name: 'dm', description: 'D' })).body;
+    expect(c).toMatchObject({ contexts: null, dm_permission: true });
+    const guildOnly = await call('PATCH', `${global}/${c.id}`, { contexts: [0] });
+    expect(guildOnly.body).toMatchObject({ contexts: [0], dm_permission: false });
+    const everywhere = await call('PATCH', `${global}/${c.id}`, { contexts: [0, 1, 2] });
+    expect(everywhere.body).toMatchObject({ contexts: [0, 1, 2], dm_permission: true });
+  });
+
   it('PATCH validates the result, refuses a name taken by another command, and 404s unknown ids', async () => {
     const sb = await start();
     const { global, call } = client(sb);

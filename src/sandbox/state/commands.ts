@@ -202,7 +202,10 @@ export class CommandRegistry {
     if (!isObject(input)) throw formError([], 'MODEL_TYPE_CONVERT', 'Expected an object.');
     const patch = pickBody(input);
     delete patch.type;
-    const merged: Record<string, unknown> = { ...pickBody(existing), ...patch, type: existing.type };
+    const base = pickBody(existing);
+    // dm_permission follows contexts: new contexts without a dm_permission of their own set it anew.
+    if (patch.contexts !== undefined && patch.dm_permission === undefined) delete base.dm_permission;
+    const merged: Record<string, unknown> = { ...base, ...patch, type: existing.type };
     const problems = validateCommand(merged, this.validateOptions(guildId));
     if (problems.length > 0) throw problemsError(problems);
     const clash = this.findByName(guildId, existing.type, merged.name);
