@@ -1,4 +1,6 @@
 /** Shared pieces of the cluster suites: real Redis connections under a unique prefix, cleaned up after. */
+import { once } from 'node:events';
+import { connect as tcpConnect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { dropPrefix } from '../cache/redis-cleanup.js';
@@ -45,4 +47,53 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, what: s
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * A TCP proxy to Redis on loopback whose client-to-Redis direction can be held: while held, commands reach
+ * nothing and get no answer (a stalled link, not a refused one), and are forwarded once released.
+ */
+export interface RedisGate {
+  readonly url: string;
+  readonly port: number;
+  hold(): void;
+  release(): void;
+  close(): Promise<void>;
+}
+
+export async function redisGate(target: string, options: { held?: boolean } = {}): Promise<RedisGate> {
+  const upstreamUrl = new URL(target);
+  let held = options.held ?? false;
+  const sockets = new Set<Socket>();
+  const links: Array<{ upstream: Socket; backlog: Buffer[] }> = [];
+  const server = createServer((client) => {
+    const upstream = tcpConnect(Number(upstreamUrl.port || 6379), upstreamUrl.hostname);
+    const link = { upstream, backlog: [] as Buffer[] };
+    links.push(link);
+    sockets.add(client).add(upstream);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    upstream.on('data', (d: Buffer) => client.write(d));
+    client.on('data', (d: Buffer) => (held ? link.backlog.push(d) : upstream.write(d)));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    hold() {
+      held = true;
+    },
+    release() {
+      held = false;
+      for (const link of links) for (const d of link.backlog.splice(0)) link.upstream.write(d);
+    },
+    close() {
+      for (const sock of sockets) sock.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }

@@ -1,6 +1,4 @@
 /** The Redis session store against a real Redis: round trip, lease fencing, seq monotonicity, expiry, checkpoints. */
-import { once } from 'node:events';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterEach, expect, it } from 'vitest';
 import { RedisCache } from '../../src/cache/index.js';
@@ -8,7 +6,7 @@ import { describeWithRedis, REDIS_URL } from '../helpers/redis.js';
 import { ClusterKeys } from '../../src/cluster/keys.js';
 import { RedisSessionStore } from '../../src/cluster/session-store.js';
 import type { SessionState } from '../../src/gateway/shard.js';
-import { redisScope, type RedisScope } from './helpers.js';
+import { redisGate, redisScope, type RedisScope } from './helpers.js';
 
 const state = (sequence: number, sessionId = 'abc'): SessionState => ({
   sessionId,
@@ -116,7 +114,7 @@ describeWithRedis('RedisSessionStore', () => {
     scope = redisScope('cluster-sessions');
     // The cache's own connection goes through a gate that holds its bytes back, as a slow link would, while
     // the session store's connection is fine.
-    const gate = await heldProxy(new URL(REDIS_URL));
+    const gate = await redisGate(REDIS_URL, { held: true });
     const cacheRedis = new Redis(gate.port, '127.0.0.1', { maxRetriesPerRequest: 1 });
     cacheRedis.on('error', () => undefined);
     const cache = new RedisCache(cacheRedis, { prefix: `${scope.prefix}:cache` });
@@ -129,7 +127,7 @@ describeWithRedis('RedisSessionStore', () => {
       const save = s.save(1, state(9));
       await new Promise((r) => setTimeout(r, 150));
       expect(await scope.admin.exists(keys.session(0), keys.session(1))).toBe(0);
-      gate.open();
+      gate.release();
       await Promise.all([checkpoint, save]);
       expect(await s.load(0)).toEqual(state(7));
       expect(await s.load(1)).toEqual(state(9));
@@ -140,35 +138,3 @@ describeWithRedis('RedisSessionStore', () => {
     }
   });
 });
-
-/** A TCP proxy to Redis on loopback that forwards nothing from the client until `open()`. */
-async function heldProxy(target: URL): Promise<{ port: number; open(): void; close(): Promise<void> }> {
-  let opened = false;
-  const sockets = new Set<Socket>();
-  const waiting: Array<() => void> = [];
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 6379), target.hostname);
-    sockets.add(client).add(upstream);
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-    upstream.pipe(client);
-    const forward = (): void => {
-      client.pipe(upstream);
-    };
-    if (opened) forward();
-    else waiting.push(forward);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    port: (server.address() as AddressInfo).port,
-    open() {
-      opened = true;
-      for (const f of waiting.splice(0)) f();
-    },
-    close() {
-      for (const sock of sockets) sock.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
