@@ -25,8 +25,9 @@
  *
  * Fencing. A lease whose renewal finds another value (or none) is lost: the shard is stopped at once
  * without saving anything (its new owner's session must not be overwritten) and `shardLost(id, 'fenced')`
- * is emitted. When Redis cannot be reached, a lease counts as lost once its expiry (measured from when the
- * last successful renewal was sent) has passed, since another process may hold it by then.
+ * is emitted. When Redis cannot be reached or stops answering, a lease counts as lost shortly (`leaseMs / 10`)
+ * before its expiry (measured from when the last successful renewal was sent), since another process may hold
+ * it after that; a watchdog timer enforces this even while a tick's calls hang.
  */
 import { EventEmitter } from 'eventemitter3';
 import { Redis } from 'ioredis';
@@ -147,6 +148,7 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
   private ticking: Promise<void> | null = null;
   private reconciling: Promise<void> | null = null;
   private checkpointTimer: NodeJS.Timeout | null = null;
+  private leaseWatchdog: NodeJS.Timeout | null = null;
   private checkpointing: Promise<void> | null = null;
   private checkpointAgain = false;
   private sessionSource: (() => ReadonlyMap<number, SessionState>) | null = null;
@@ -248,6 +250,7 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
       this.state = 'stopped';
       await this.leases.release(this.ownedShards).catch(() => undefined);
       this.owned.clear();
+      this.armLeaseWatchdog(); // stopped: clears it
       await this.leases.leave().catch(() => undefined);
       if (this.ownsRedis) this.redis.disconnect();
       if (error instanceof ClusterError) throw error;
@@ -351,6 +354,8 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
     this.tickTimer = null;
     if (this.checkpointTimer !== null) clearInterval(this.checkpointTimer);
     this.checkpointTimer = null;
+    if (this.leaseWatchdog !== null) clearTimeout(this.leaseWatchdog);
+    this.leaseWatchdog = null;
     await Promise.allSettled([this.ticking, this.reconciling, this.checkpointing]);
     if (wasRunning) {
       const ids = this.ownedShards;
@@ -401,6 +406,31 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
     this.kick();
   }
 
+  /**
+   * Point the lease watchdog at the earliest deadline (less the guard). Calls that hang (a stalled link
+   * answers nothing until the command timeout) must not carry a shard past its lease: a lease whose renewal
+   * has not succeeded by then is given up, whatever the tick is waiting for. Re-armed whenever deadlines move.
+   */
+  private armLeaseWatchdog(): void {
+    if (this.leaseWatchdog !== null) clearTimeout(this.leaseWatchdog);
+    this.leaseWatchdog = null;
+    if (this.state === 'stopped') return;
+    let earliest = Infinity;
+    for (const owned of this.owned.values()) earliest = Math.min(earliest, owned.deadline);
+    if (earliest === Infinity) return;
+    this.leaseWatchdog = setTimeout(() => {
+      this.leaseWatchdog = null;
+      this.fenceExpiring();
+      this.armLeaseWatchdog();
+    }, Math.max(0, earliest - this.guardMs - now()));
+    this.leaseWatchdog.unref();
+  }
+
+  private fenceExpiring(): void {
+    const t = now();
+    for (const [id, owned] of this.owned) if (t >= owned.deadline - this.guardMs) this.fence(id);
+  }
+
   private async heartbeat(strict: boolean): Promise<void> {
     try {
       const { live } = await this.leases.heartbeat(this.totalShards, this.leaseMs);
@@ -424,11 +454,7 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
       lost = await this.leases.renew(ids);
     } catch (error) {
       this.log?.warn({ err: error }, 'lease renewal failed');
-      const t = now();
-      for (const id of ids) {
-        const owned = this.owned.get(id);
-        if (owned !== undefined && t >= owned.deadline - this.guardMs) this.fence(id);
-      }
+      this.fenceExpiring();
       return;
     }
     const lostSet = new Set(lost);
@@ -438,6 +464,7 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
       if (lostSet.has(id)) this.fence(id);
       else owned.deadline = sentAt + this.leaseMs;
     }
+    this.armLeaseWatchdog();
   }
 
   // ---- ownership changes ------------------------------------------------------------------------------------
@@ -481,6 +508,7 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
       this.reportedHeld.delete(id);
       this.emit('shardGained', id);
     }
+    if (got.length > 0) this.armLeaseWatchdog();
     if (got.length > 0) this.log?.info({ shards: got }, start ? 'claimed shards' : 'claimed initial shards');
     if (this.mode === 'explicit') {
       const gotSet = new Set(got);

@@ -5,12 +5,12 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { describeWithRedis } from '../helpers/redis.js';
+import { describeWithRedis, REDIS_URL } from '../helpers/redis.js';
 import { ClusterCoordinator, type ClusterCoordinatorOptions, type ShardHandler } from '../../src/cluster/coordinator.js';
 import { ClusterError, ShardCountMismatchError } from '../../src/cluster/errors.js';
 import { ClusterKeys } from '../../src/cluster/keys.js';
 import type { SessionState } from '../../src/gateway/shard.js';
-import { redisScope, sleep, waitUntil, type RedisScope } from './helpers.js';
+import { redisGate, redisScope, sleep, waitUntil, type RedisScope } from './helpers.js';
 
 const LEASE_MS = 1_000;
 const RENEW_MS = 200;
@@ -114,6 +114,40 @@ describeWithRedis('ClusterCoordinator', () => {
     // The cut-off member stopped its shards by itself once their leases could have expired.
     await waitUntil(() => b.h.running.size === 0, 'the cut-off member to fence its shards', 5_000);
     for (const id of bShards) expect(b.h.log).toContain(`stop ${id} fenced`);
+  });
+
+  it('a member whose Redis stops answering (calls hang) fences its shards while their leases still stand', async () => {
+    scope = redisScope('cluster-coord');
+    const gate = await redisGate(REDIS_URL);
+    try {
+      // Through a URL the coordinator opens its own connection, with its command timeout (leaseMs / 2).
+      const c = new ClusterCoordinator({
+        redis: gate.url,
+        prefix: scope.prefix,
+        totalShards: 2,
+        shardIds: [0, 1],
+        leaseMs: 4_000,
+        renewMs: 1_000,
+        settleMs: 0,
+      });
+      coordinators.push(c);
+      const h = new RecordingHandler(() => c, scope.admin);
+      expect(await c.start()).toEqual([0, 1]);
+      c.manage(h);
+      const keys = new ClusterKeys(scope.prefix);
+      // What Redis still says about the lease at the moment the member gives the shard up.
+      const leaseAtFence = new Map<number, number>();
+      c.on('shardLost', (id) => void scope.admin.pttl(keys.lease(id)).then((ms) => leaseAtFence.set(id, ms)));
+      await sleep(300);
+      gate.hold();
+      await waitUntil(() => leaseAtFence.size === 2, 'both shards fenced', 10_000);
+      // Still ours in Redis (a positive time to live): nobody else can have claimed them yet.
+      for (const id of [0, 1]) expect(leaseAtFence.get(id)).toBeGreaterThan(0);
+      expect(h.log).toEqual(expect.arrayContaining(['stop 0 fenced', 'stop 1 fenced']));
+    } finally {
+      gate.release();
+      await gate.close();
+    }
   });
 
   it('a lease taken by someone else is fenced at the next renewal: stopped without saving, writes refused', async () => {
