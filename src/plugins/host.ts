@@ -12,6 +12,7 @@ import {
   renderPath,
   validateDefinitions,
   type Problem,
+  type ValidateDefinitionsOptions,
 } from '../commands/index.js';
 import type { InteractionRouter, RoutableCommand } from '../interactions/router.js';
 import { discoverPlugins, importPlugin, PluginLoadError, type PluginSource } from './loader.js';
@@ -140,13 +141,14 @@ export class PluginHost {
 
   /**
    * Validate all plugins' commands together (duplicates across plugins count) and trace each problem back to
-   * its plugin and field. An empty list means the definitions may be synced.
+   * its plugin and field. An empty list means the definitions may be synced. Pass what is known of the
+   * application (EMBEDDED, installation contexts) to check the rules that depend on it.
    */
-  validateCommands(options: { devGuildId?: string } = {}): PluginCommandProblem[] {
+  validateCommands(options: ValidateDefinitionsOptions = {}): PluginCommandProblem[] {
     const all = this.commands();
     const problems = validateDefinitions(
       all.map((c) => c.command),
-      options.devGuildId !== undefined ? { devGuildId: options.devGuildId } : {},
+      options,
     );
     return problems.map((problem) => {
       const [first, ...rest] = problem.segments;

@@ -16,7 +16,7 @@ import {
   type SyncSummary,
 } from '../commands/index.js';
 import type { PluginCommandProblem, PluginHost } from '../plugins/host.js';
-import type { RestClient } from '../rest/index.js';
+import { getCurrentApplication, type RestClient } from '../rest/index.js';
 import { commandsPort } from './rest-adapters.js';
 
 export type CommandSyncResult =
@@ -34,6 +34,35 @@ export interface CommandSyncOptions {
   log: Logger;
 }
 
+/** Application flag EMBEDDED: the app has an Activity (spec 2.1: only then may a command set `handler`). */
+const EMBEDDED_FLAG = 1 << 17;
+
+/** What the application allows, for the rules that depend on it (spec 2.1 handler, 2.3 integration types). */
+export interface ApplicationFacts {
+  embedded?: boolean;
+  appIntegrationTypes?: readonly number[];
+}
+
+/**
+ * The application's facts from GET /applications/@me. Unknown when the request fails: the service then
+ * checks those two rules itself, and the sync reports what it answers.
+ */
+export async function applicationFacts(rest: RestClient, log: Logger): Promise<ApplicationFacts> {
+  try {
+    const app = await getCurrentApplication(rest);
+    const facts: ApplicationFacts = {};
+    if (typeof app.flags === 'number') facts.embedded = (app.flags & EMBEDDED_FLAG) !== 0;
+    const config = (app as { integration_types_config?: unknown }).integration_types_config;
+    if (typeof config === 'object' && config !== null) {
+      facts.appIntegrationTypes = Object.keys(config).map(Number).filter((n) => Number.isInteger(n));
+    }
+    return facts;
+  } catch (err) {
+    log.warn({ err }, 'could not read the application (GET /applications/@me); its Activity and installation settings are checked by the service');
+    return {};
+  }
+}
+
 /** One line per problem: plugin, file and the field path inside the plugin. */
 export function formatPluginProblem(p: PluginCommandProblem): string {
   const where = p.source === '' ? p.plugin : `${p.plugin} (${p.source})`;
@@ -48,7 +77,8 @@ export async function syncPluginCommands(options: CommandSyncOptions): Promise<C
     return { status: 'blocked', reason: `plugins failed to load (${files}); their commands are left as they are` };
   }
   const devOptions = options.devGuildId !== undefined ? { devGuildId: options.devGuildId } : {};
-  const problems = host.validateCommands(devOptions);
+  const facts = await applicationFacts(options.rest, log);
+  const problems = host.validateCommands({ ...devOptions, ...facts });
   if (problems.length > 0) return { status: 'invalid', problems };
 
   const all = host.commands();

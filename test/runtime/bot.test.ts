@@ -395,3 +395,24 @@ describe('development mode and shutdown', () => {
     expect(runtime.state).toBe('stopped');
   });
 });
+
+describe('rules that depend on the application', () => {
+  afterEach(stopAll);
+
+  it('refuses an entry point with a handler when the application has no Activity, before sending anything', async () => {
+    const sandbox = await createSandbox({ activities: false, seed: { guilds: 1, membersPerGuild: 5 }, gateway: { identifyWindowMs: 50, heartbeatIntervalMs: 5_000 } });
+    try {
+      const { runtime } = await startBot(sandbox, [`${FIXTURES}/no-activities`]);
+      const result = runtime.commandSync;
+      expect(result?.status).toBe('invalid');
+      if (result?.status !== 'invalid') return;
+      expect(result.problems.map((p) => `${p.plugin} ${p.path} ${p.problem.code}`)).toEqual([
+        'launcher commands[0].handler APPLICATION_COMMAND_HANDLER_NOT_EMBEDDED',
+      ]);
+      expect(sandbox.counters.commandWrites).toBe(0);
+    } finally {
+      await stopAll();
+      await sandbox.close();
+    }
+  });
+});
