@@ -162,6 +162,19 @@ describe('per-route buckets', () => {
     expect(err).toMatchObject({ name: 'RateLimitError', status: 429, retryAfterMs: 3_600_000, route: '/applications/{application_id}/commands' });
     expect(api.requests).toHaveLength(1);
   });
+
+  it('fails at once, without sending, when a known bucket stays exhausted longer than the configured maximum', async () => {
+    const { api, rest } = await setup(
+      startFakeApi({ buckets: [{ match: messages, hash: 'msgs', limit: 1, windowMs: 60_000 }] }),
+      { maxRateLimitWaitMs: 1_000 },
+    );
+    const send = () => rest.request({ method: 'POST', route: '/channels/{channel_id}/messages', params: { channel_id: '7' }, body: {} });
+    await send();
+    const err = await send().catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'RateLimitError', scope: 'bucket', route: '/channels/{channel_id}/messages' });
+    expect((err as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(1_000);
+    expect(api.requests).toHaveLength(1);
+  });
 });
 
 describe('global limit', () => {

@@ -201,7 +201,6 @@ export class CommandRegistry {
     if (!existing) throw Errors.unknownCommand();
     if (!isObject(input)) throw formError([], 'MODEL_TYPE_CONVERT', 'Expected an object.');
     const patch = pickBody(input);
-    delete patch.type;
     const base = pickBody(existing);
     // dm_permission follows contexts: new contexts without a dm_permission of their own set it anew.
     if (patch.contexts !== undefined && patch.dm_permission === undefined) delete base.dm_permission;
