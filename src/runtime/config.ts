@@ -13,7 +13,10 @@ import { INTENT_BITS, type IntentName } from '../api/intents.js';
 const snowflake = z.string().regex(/^\d{17,20}$/, 'expected a snowflake (a string of 17 to 20 digits)');
 const intentName = z.enum(Object.keys(INTENT_BITS) as [IntentName, ...IntentName[]]);
 const port = z.number().int().min(0).max(65_535);
-const loopbackHost = z.enum(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::']);
+/** Servers bind to loopback only (health and metrics included); a container exposes them through a proxy. */
+const loopbackHost = z.enum(['127.0.0.1', '::1', 'localhost'], {
+  error: 'expected a loopback address: "127.0.0.1", "::1" or "localhost"',
+});
 
 export const ConfigSchema = z.strictObject({
   /** Bot token; when absent `start` runs against the embedded sandbox. */

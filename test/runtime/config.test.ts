@@ -85,6 +85,14 @@ describe('loadConfig', () => {
     expect(problems.find((p) => p.startsWith('shards.ids'))).toMatch(/GATEHOUSE_SHARD_IDS/);
   });
 
+  it('binds the health and metrics endpoint to loopback only', () => {
+    const cwd = configDir({});
+    expect(loadConfig({ cwd, env: { GATEHOUSE_HTTP_HOST: '::1' } }).http.host).toBe('::1');
+    const problems = problemsOf(() => loadConfig({ cwd, env: { GATEHOUSE_HTTP_HOST: '0.0.0.0' } }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^http\.host \(from environment variable GATEHOUSE_HTTP_HOST\): .*127\.0\.0\.1.*got "0\.0\.0\.0"/);
+  });
+
   it('reports unreadable JSON with the file name', () => {
     const cwd = configDir({ 'local.json': '{ nope' });
     expect(problemsOf(() => loadConfig({ cwd, env: {} }))[0]).toMatch(/^config\/local\.json: not valid JSON/);
