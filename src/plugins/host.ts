@@ -92,8 +92,9 @@ export class PluginHost {
 
   /** Discover and import every plugin under `dirs`. Failures are collected (and logged), never thrown. */
   async load(dirs: readonly string[]): Promise<void> {
-    const { sources, missing } = discoverPlugins(dirs, this.options.cwd);
+    const { sources, missing, shadowed } = discoverPlugins(dirs, this.options.cwd);
     for (const dir of missing) this.log.warn({ dir }, 'plugin directory not found');
+    for (const s of shadowed) this.log.warn({ file: s.file, loaded: s.by }, `plugin module not loaded: ${s.by} has the same name and comes first`);
     const disabled = new Set(this.options.disabled ?? []);
     for (const source of sources) {
       try {

@@ -53,13 +53,17 @@ function indexFile(dir: string): string | null {
   return null;
 }
 
-/** Every plugin module under the given directories, in load order. Missing directories are reported. */
+/**
+ * Every plugin module under the given directories, in load order. Missing directories are reported, and so
+ * are modules passed over because another of the same base name comes first (`x.js` next to `x.ts`).
+ */
 export function discoverPlugins(
   dirs: readonly string[],
   cwd: string = process.cwd(),
-): { sources: PluginSource[]; missing: string[] } {
+): { sources: PluginSource[]; missing: string[]; shadowed: Array<{ file: string; by: string }> } {
   const sources: PluginSource[] = [];
   const missing: string[] = [];
+  const shadowed: Array<{ file: string; by: string }> = [];
   for (const dir of dirs) {
     const abs = resolve(cwd, dir);
     if (!existsSync(abs) || !statSync(abs).isDirectory()) {
@@ -68,21 +72,26 @@ export function discoverPlugins(
     }
     const entries = readdirSync(abs).filter((n) => !skipped(n)).sort();
     // A compiled plugin sits next to its source map and declaration; prefer one module per base name.
-    const seen = new Set<string>();
+    const seen = new Map<string, string>();
     for (const name of entries) {
       const full = join(abs, name);
       let file: string | null = null;
       if (statSync(full).isDirectory()) file = indexFile(full);
       else if (MODULE_EXTENSIONS.includes(extname(name))) file = full;
       if (file === null) continue;
-      const key = basename(name, extname(name));
-      if (seen.has(key)) continue;
-      seen.add(key);
       const rel = relative(cwd, file);
-      sources.push({ file, label: rel.startsWith('..') ? file : rel });
+      const label = rel.startsWith('..') ? file : rel;
+      const key = basename(name, extname(name));
+      const first = seen.get(key);
+      if (first !== undefined) {
+        shadowed.push({ file: label, by: first });
+        continue;
+      }
+      seen.set(key, label);
+      sources.push({ file, label });
     }
   }
-  return { sources, missing };
+  return { sources, missing, shadowed };
 }
 
 let tsLoaderReady: Promise<boolean> | null = null;
