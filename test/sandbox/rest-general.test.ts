@@ -146,6 +146,11 @@ describe('oauth2 token endpoint', () => {
     // The versionless path of the docs works too.
     const versionless = await api(sb.restUrl.replace(/\/v10$/, ''), 'POST', '/oauth2/token', form('grant_type=client_credentials&scope=identify', basic));
     expect(versionless.status).toBe(200);
+    // A Basic credential that is not URL-encoded text is a bad client, not a server error.
+    const garbled = `Basic ${Buffer.from(`${sb.clientId}:100%`).toString('base64')}`;
+    const bad = await api(sb.restUrl, 'POST', '/oauth2/token', form('grant_type=client_credentials&scope=identify', garbled));
+    expect(bad.status).toBe(401);
+    expect(bad.body.error).toBe('invalid_client');
   });
 
   it('authorization_code: a code is exchanged once, with the same redirect_uri; refresh works', async () => {

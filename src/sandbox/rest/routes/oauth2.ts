@@ -41,8 +41,12 @@ export function oauth2Routes(core: SandboxCore): RouteDef[] {
       const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
       if (colon > 0) {
-        id = decodeURIComponent(decoded.slice(0, colon));
-        secret = decodeURIComponent(decoded.slice(colon + 1));
+        try {
+          id = decodeURIComponent(decoded.slice(0, colon));
+          secret = decodeURIComponent(decoded.slice(colon + 1));
+        } catch {
+          return false; // not URL-encoded text: no client of ours
+        }
       }
     }
     return id === core.store.applicationId && secret !== null && safeEqual(secret, core.clientSecret);
