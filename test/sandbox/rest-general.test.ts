@@ -78,6 +78,9 @@ describe('errors and routing', () => {
     const base = sb.restUrl.replace(/\/v10$/, '');
     expect((await api(sb.restUrl, 'GET', '/nope', { token: sb.botToken })).body).toEqual({ message: '404: Not Found', code: 0 });
     expect((await api(sb.restUrl, 'DELETE', '/gateway/bot', { token: sb.botToken })).body).toEqual({ message: '405: Method Not Allowed', code: 0 });
+    // A path segment that is not valid percent-encoding names no resource.
+    const garbled = await api(sb.restUrl, 'GET', `/applications/%E0%A4%A/commands`, { token: sb.botToken });
+    expect([garbled.status, garbled.body]).toEqual([404, { message: '404: Not Found', code: 0 }]);
     const v8 = await api(`${base}/v8`, 'GET', '/gateway');
     expect(v8.status).toBe(400);
     expect(v8.body.code).toBe(50041);

@@ -56,7 +56,12 @@ function matchSegments(segments: Compiled['segments'], parts: string[]): Record<
     if ('literal' in seg) {
       if (seg.literal !== part) return null;
     } else {
-      params[seg.param] = decodeURIComponent(part);
+      // Malformed percent-encoding names no resource: no match (404), not a handler failure.
+      try {
+        params[seg.param] = decodeURIComponent(part);
+      } catch {
+        return null;
+      }
     }
   }
   return params;
