@@ -171,7 +171,10 @@ interface Entry {
   detach(): void;
 }
 
-/** One rate-limit bucket (or, until its hash is known, one route + major parameter): a FIFO run one at a time. */
+/**
+ * One rate-limit bucket (or, until its hash is known, one route + major parameter) of one token: a FIFO run
+ * one at a time. Limits are per bot or user (X-RateLimit-Scope "user"), so each token has its own queues.
+ */
 class BucketQueue {
   limit = Infinity;
   remaining = Infinity;
@@ -183,7 +186,7 @@ class BucketQueue {
   constructor(
     readonly key: string,
     /** Set while the service's bucket hash for `routeId` is not known yet. */
-    readonly discovering: { routeId: string; major: string } | null,
+    readonly discovering: { routeId: string; major: string; identity: string } | null,
   ) {}
 
   /** The entry being executed (sent, or waiting for a limit). */
@@ -424,7 +427,8 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
 
   private identityOf(auth: RestAuth | null): string {
     if (!auth) return 'anonymous';
-    if (auth === this.defaultAuth) return this.defaultIdentity;
+    const d = this.defaultAuth;
+    if (auth === d || (d !== null && auth.scheme === d.scheme && auth.token === d.token)) return this.defaultIdentity;
     return `${auth.scheme}:${digest(auth.token)}`;
   }
 
@@ -523,16 +527,24 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     return entry;
   }
 
+  /** `hash:major` for the bot token; other tokens (Bearer, Basic) prefix their digest. */
+  private queueKey(identity: string, bucket: string, major: string): string {
+    return identity === this.defaultIdentity ? `${bucket}:${major}` : `${identity}|${bucket}:${major}`;
+  }
+
   private enqueue(entry: Entry): void {
     let queue: BucketQueue | undefined;
-    const unknownKey = this.discovering.size > 0 || !this.hashes.has(entry.routeId) ? `unknown(${entry.routeId}):${entry.major}` : null;
+    const unknownKey =
+      this.discovering.size > 0 || !this.hashes.has(entry.routeId)
+        ? this.queueKey(entry.identity, `unknown(${entry.routeId})`, entry.major)
+        : null;
     if (unknownKey !== null) queue = this.discovering.get(unknownKey);
     if (!queue) {
       const hash = this.hashes.get(entry.routeId);
-      const key = hash !== undefined ? `${hash}:${entry.major}` : unknownKey!;
+      const key = hash !== undefined ? this.queueKey(entry.identity, hash, entry.major) : unknownKey!;
       queue = this.queues.get(key);
       if (!queue) {
-        queue = new BucketQueue(key, hash === undefined ? { routeId: entry.routeId, major: entry.major } : null);
+        queue = new BucketQueue(key, hash === undefined ? { routeId: entry.routeId, major: entry.major, identity: entry.identity } : null);
         this.queues.set(key, queue);
         if (queue.discovering) this.discovering.set(key, queue);
       }
@@ -574,7 +586,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     const d = queue.discovering!;
     const hash = this.hashes.get(d.routeId);
     if (hash === undefined) return;
-    const key = `${hash}:${d.major}`;
+    const key = this.queueKey(d.identity, hash, d.major);
     let target = this.queues.get(key);
     if (!target) {
       target = new BucketQueue(key, null);

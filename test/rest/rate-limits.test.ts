@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RestClient, type RateLimitedEvent } from '../../src/rest/index.js';
+import { RestClient, bearerAuth, botAuth, type RateLimitedEvent } from '../../src/rest/index.js';
 import { FakeApi, globalRateLimited, maxInWindow, startFakeApi, userRateLimited } from './helpers/fake-api.js';
 
 const TOKEN = 'fake-bot-token-for-rate-limit-tests';
@@ -111,6 +111,31 @@ describe('per-route buckets', () => {
     const served = api.requests.filter((r) => r.status === 200).map((r) => (JSON.parse(r.body) as { n: number }).n);
     expect(served).toEqual([0, 1, 2, 3]);
     expect(completed).toEqual([0, 1, 2, 3]);
+  });
+
+  it('each token has its own buckets: one user waiting out its window does not hold back another token', async () => {
+    const { api, rest } = await setup(
+      startFakeApi({ buckets: [{ match: (m, p) => m === 'GET' && p === '/users/@me', hash: 'me', limit: 1, windowMs: 30_000, perCredential: true }] }),
+    );
+    const me = (auth?: ReturnType<typeof bearerAuth>, signal?: AbortSignal) =>
+      rest.request({ method: 'GET', route: '/users/@me', ...(auth ? { auth } : {}), ...(signal ? { signal } : {}) });
+    const stop = new AbortController();
+    const settled = (p: Promise<unknown>) => p.then(() => 'done', () => 'failed');
+    await me(bearerAuth('user-a-access-token'));
+    const waitingA = settled(me(bearerAuth('user-a-access-token'), stop.signal));
+    // Another user and the bot go at once while user A waits out its 30 s window.
+    const others = Promise.all([me(bearerAuth('user-b-access-token')), me()]);
+    const outcome = await Promise.race([others.then(() => 'sent'), new Promise((r) => setTimeout(() => r('held back'), 5_000))]);
+    expect(outcome).toBe('sent');
+    // The bot token given explicitly is the client's own token: same (now exhausted) bucket, it waits too.
+    const waitingBot = settled(me(botAuth(TOKEN), stop.signal));
+    const keys = rest.queueDepths().map((q) => q.bucket);
+    expect(keys.filter((k) => k.startsWith('Bearer:'))).toHaveLength(2); // one per user
+    expect(keys.some((k) => k.startsWith('Bot:'))).toBe(false);
+    expect(keys.join(' ')).not.toContain('access-token');
+    stop.abort();
+    expect(await Promise.all([waitingA, waitingBot])).toEqual(['failed', 'failed']);
+    expect(api.requests.map((r) => r.status)).toEqual([200, 200, 200]);
   });
 
   it('exposes queue depths per bucket while requests wait', async () => {

@@ -31,6 +31,8 @@ export interface BucketRule {
   windowMs: number;
   /** Major parameter of a path (windows are per hash + major); default: the first id after /channels|/guilds. */
   major?: (path: string) => string;
+  /** Windows per Authorization value too, as the service keeps them per bot or user. Default false. */
+  perCredential?: boolean;
 }
 
 export interface ScriptedResponse {
@@ -163,7 +165,8 @@ export class FakeApi {
     let limitHeaders: Record<string, string> = {};
     const rule = this.options.buckets?.find((b) => b.match(rec.method, rec.path));
     if (rule) {
-      const key = `${rule.hash}:${(rule.major ?? defaultMajor)(rec.path)}`;
+      const who = rule.perCredential === true ? `${String(rec.headers.authorization ?? '')}|` : '';
+      const key = `${who}${rule.hash}:${(rule.major ?? defaultMajor)(rec.path)}`;
       let w = this.windows.get(key);
       if (!w || now >= w.start + rule.windowMs) {
         w = { start: now, count: 0 };
