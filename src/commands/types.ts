@@ -46,8 +46,11 @@ export interface RuntimeFields<RunCtx = never, AutocompleteCtx = never> {
   guilds?: string[];
 }
 
-/** The names of the runtime-only fields, on commands and on subcommands. */
-export const RUNTIME_FIELDS: ReadonlySet<string> = new Set(['run', 'autocomplete', 'guilds']);
+/**
+ * The names of the runtime-only fields, on commands and on subcommands. `deferEphemeral` is the plugin host's
+ * setting for the deadline guard's defer (plugins/types.ts CommandBehaviour): never sent either.
+ */
+export const RUNTIME_FIELDS: ReadonlySet<string> = new Set(['run', 'autocomplete', 'guilds', 'deferEphemeral']);
 
 export interface ChatInputCommandDefinition<RunCtx = never, AutocompleteCtx = never>
   extends Omit<RESTPostAPIChatInputApplicationCommandsJSONBody, 'options'>,

@@ -59,6 +59,12 @@ describe('toPayload', () => {
     expect(mod.guilds).toHaveLength(2);
     expect((mod.options![0] as { run?: unknown }).run).toBe(run);
   });
+
+  it('strips the runtime setting deferEphemeral too, and lint does not call it unknown in a definition', () => {
+    const slow = { name: 'slow', description: 'Slow', deferEphemeral: true, run };
+    expect(toPayload(slow as CommandDefinition<Ctx, Ctx>)).toEqual({ name: 'slow', description: 'Slow' });
+    expect(lintCommands([slow], { scope: 'global', definitions: true })).toEqual([]);
+  });
 });
 
 describe('groupByScope', () => {
