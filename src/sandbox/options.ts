@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ALL_INTENTS } from '../api/intents.js';
+import { DAILY_CREATES } from '../commands/constants.js';
 import { silentLogger } from '../runtime/logger.js';
 import type { SandboxOptions, SeedOptions } from './contract.js';
 
@@ -187,7 +188,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     },
     rest: {
       globalPerSecond: positiveInt('rest.globalPerSecond', rest.globalPerSecond, 50),
-      dailyCommandCreates: positiveInt('rest.dailyCommandCreates', rest.dailyCommandCreates, 200, 0),
+      dailyCommandCreates: positiveInt('rest.dailyCommandCreates', rest.dailyCommandCreates, DAILY_CREATES, 0),
       buckets,
       interactionResponseMs: positiveInt('rest.interactionResponseMs', rest.interactionResponseMs, 3_000),
       interactionTokenMs: positiveInt('rest.interactionTokenMs', rest.interactionTokenMs, 15 * 60_000),
