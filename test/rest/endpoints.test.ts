@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as api from '../../src/rest/index.js';
 import { RequestRefusedError, RestClient, bearerAuth } from '../../src/rest/index.js';
 import { startFakeApi, type FakeApi, type RecordedRequest } from './helpers/fake-api.js';
+import { redact } from '../../src/util/redact.js';
 
 const BOT = 'endpoint-test-bot-token';
 const APP = '111111111111111111';
@@ -250,6 +251,15 @@ describe('oauth2', () => {
       grant_type: 'client_credentials',
       scope: 'applications.commands.update identify',
     });
+  });
+
+  it('registers the tokens it receives with the redactor', async () => {
+    server.script('POST', /^\/oauth2\/token$/, [
+      { status: 200, body: { access_token: 'issued-access-token-123', refresh_token: 'issued-refresh-token-456', token_type: 'Bearer', expires_in: 604800, scope: 'identify' } },
+    ]);
+    const t = await api.exchangeAuthorizationCode(rest, { clientId: '123', clientSecret: 'client-secret-value', code: 'c', redirectUri: 'https://example.org/cb' });
+    expect(t.access_token).toBe('issued-access-token-123');
+    expect(redact('a issued-access-token-123 b issued-refresh-token-456')).toBe('a [redacted] b [redacted]');
   });
 
   it('refreshes an access token', async () => {

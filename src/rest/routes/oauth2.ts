@@ -8,8 +8,18 @@ import { basicAuth, type CallOptions, type RestRequester } from '../types.js';
 
 /**
  * The token endpoint (spec 4.4, 5 rule 6): form-encoded bodies. The client secret is registered with the
- * redactor before it is used, so that it cannot surface in a log line even by accident.
+ * redactor before it is used, and the tokens it returns as they arrive, so that none can surface in a log
+ * line even by accident. Not retried after a 5xx (POST): an authorization code works once.
  */
+
+/** Register the tokens of a token response with the redactor and pass the response on. */
+function remember<T extends { access_token: string }>(response: Promise<T>): Promise<T> {
+  return response.then((r) => {
+    registerSecret(r.access_token);
+    registerSecret((r as { refresh_token?: string }).refresh_token);
+    return r;
+  });
+}
 
 const TOKEN = '/oauth2/token';
 
@@ -27,7 +37,7 @@ export function exchangeAuthorizationCode(
   options: Omit<CallOptions, 'auth'> = {},
 ): Promise<RESTPostOAuth2AccessTokenResult> {
   registerSecret(exchange.clientSecret);
-  return rest.request({
+  return remember(rest.request({
     ...options,
     method: 'POST',
     route: TOKEN,
@@ -39,7 +49,7 @@ export function exchangeAuthorizationCode(
       code: exchange.code,
       redirect_uri: exchange.redirectUri,
     },
-  });
+  }));
 }
 
 export interface RefreshTokenExchange {
@@ -54,7 +64,7 @@ export function refreshAccessToken(
   options: Omit<CallOptions, 'auth'> = {},
 ): Promise<RESTPostOAuth2RefreshTokenResult> {
   registerSecret(exchange.clientSecret);
-  return rest.request({
+  return remember(rest.request({
     ...options,
     method: 'POST',
     route: TOKEN,
@@ -65,7 +75,7 @@ export function refreshAccessToken(
       grant_type: 'refresh_token',
       refresh_token: exchange.refreshToken,
     },
-  });
+  }));
 }
 
 export interface ClientCredentialsRequest {
@@ -82,11 +92,11 @@ export function getClientCredentialsToken(
   options: Omit<CallOptions, 'auth'> = {},
 ): Promise<RESTPostOAuth2ClientCredentialsResult> {
   registerSecret(request.clientSecret);
-  return rest.request({
+  return remember(rest.request({
     ...options,
     method: 'POST',
     route: TOKEN,
     auth: basicAuth(request.clientId, request.clientSecret),
     form: { grant_type: 'client_credentials', scope: request.scopes.join(' ') },
-  });
+  }));
 }
