@@ -1,0 +1,115 @@
+/** Routing: scope (guild before global), command type, subcommand path, and the answers the router gives itself. */
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { APIInteraction } from 'discord-api-types/v10';
+import { InteractionRouter } from '../../src/interactions/router.js';
+import { RestClient } from '../../src/rest/index.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { interactionTransport } from '../../src/runtime/rest-adapters.js';
+import { startFakeApi, type FakeApi } from '../rest/helpers/fake-api.js';
+
+class LogSink extends Writable {
+  readonly lines: Array<Record<string, unknown>> = [];
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
+    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    cb();
+  }
+}
+
+const open: Array<{ close(): unknown }> = [];
+afterEach(async () => {
+  for (const o of open.splice(0).reverse()) await o.close();
+});
+
+let seq = 0;
+function interaction(data: Record<string, unknown>, type = 2, guildId: string | undefined = '700000000000000001'): APIInteraction {
+  seq++;
+  return {
+    id: String(800000000000000000n + BigInt(seq)),
+    application_id: '100000000000000001',
+    type,
+    token: `token-${seq}`,
+    version: 1,
+    app_permissions: '0',
+    entitlements: [],
+    authorizing_integration_owners: { '0': guildId ?? '0' },
+    ...(guildId !== undefined
+      ? { guild_id: guildId, member: { user: { id: '9', username: 'u', discriminator: '0', global_name: null, avatar: null } } }
+      : { user: { id: '9', username: 'u', discriminator: '0', global_name: null, avatar: null } }),
+    data: { id: '1', type: 1, ...data },
+  } as unknown as APIInteraction;
+}
+
+async function setup(): Promise<{ api: FakeApi; router: InteractionRouter; logs: LogSink; answers: () => string[] }> {
+  const api = await startFakeApi();
+  open.push(api);
+  const rest = new RestClient({ baseUrl: api.baseUrl, token: 'router-test-bot-token', retries: 0 });
+  open.push(rest);
+  const logs = new LogSink();
+  const log = createLogger({ level: 'debug', pretty: false, destination: logs });
+  const router = new InteractionRouter({ transport: interactionTransport(rest), log, servicesFor: () => ({ log, config: {}, cache: null, plugin: null }) });
+  const answers = (): string[] =>
+    api.requests.map((r) => {
+      const body = JSON.parse(r.body) as { type: number; data?: { content?: string; choices?: Array<{ name: string }> } };
+      return body.data?.content ?? (body.data?.choices ?? []).map((c) => c.name).join(',');
+    });
+  return { api, router, logs, answers };
+}
+
+describe('InteractionRouter', () => {
+  it('prefers the guild registration of a guild command, else the global one', async () => {
+    const { router, answers } = await setup();
+    router.add('global', { name: 'info', run: (ctx) => ctx.reply('global info') });
+    router.add('local', { name: 'info', run: (ctx) => ctx.reply('guild info') }, { guildIds: ['700000000000000001'] });
+    await router.handle(interaction({ name: 'info', guild_id: '700000000000000001' }));
+    await router.handle(interaction({ name: 'info' }));
+    // Invoked in a guild, a global command carries no data.guild_id: the global route answers.
+    await router.handle(interaction({ name: 'info' }, 2, '700000000000000002'));
+    expect(answers()).toEqual(['guild info', 'global info', 'global info']);
+  });
+
+  it('keeps command types apart and finds the handler declared on the subcommand path, or the closest outer one', async () => {
+    const { router, answers } = await setup();
+    router.add('p', { type: 2, name: 'Who', run: (ctx) => ctx.reply(`user ${ctx.targetId}`) });
+    router.add('p', {
+      name: 'Who'.toLowerCase(),
+      run: (ctx) => ctx.reply(`outer ${ctx.path.join(' ')}`),
+      options: [
+        { type: 1, name: 'own', run: (ctx) => ctx.reply(`own ${String(ctx.options.n)}`) },
+        { type: 2, name: 'grp', options: [{ type: 1, name: 'leaf' }] },
+      ],
+    });
+    await router.handle(interaction({ name: 'Who', type: 2, target_id: '55' }));
+    await router.handle(interaction({ name: 'who', options: [{ type: 1, name: 'own', options: [{ type: 4, name: 'n', value: 3 }] }] }));
+    await router.handle(interaction({ name: 'who', options: [{ type: 2, name: 'grp', options: [{ type: 1, name: 'leaf', options: [] }] }] }));
+    expect(answers()).toEqual(['user 55', 'own 3', 'outer grp leaf']);
+  });
+
+  it('answers a command nobody handles with nothing, and logs it', async () => {
+    const { api, router, logs } = await setup();
+    await router.handle(interaction({ name: 'ghost' }));
+    expect(api.requests).toHaveLength(0);
+    expect(logs.lines.find((l) => l.msg === 'no plugin handles this command')).toMatchObject({ command: 'ghost' });
+  });
+
+  it('refuses a second plugin routing the same type, name and scope', async () => {
+    const { router } = await setup();
+    router.add('a', { name: 'x', run: () => undefined });
+    router.add('b', { name: 'x', run: () => undefined }, { guildIds: ['1'] });
+    expect(() => router.add('b', { name: 'x', run: () => undefined })).toThrow(/already declared by plugin "a"/);
+  });
+
+  it('autocomplete: the focused option reaches the handler; a throwing or absent handler still gets an empty answer', async () => {
+    const { router, answers, logs } = await setup();
+    router.add('p', {
+      name: 'pick',
+      autocomplete: (ctx) => [{ name: `typed ${String(ctx.focused.value)} with ${String(ctx.options.other)}`, value: 'v' }],
+    });
+    router.add('p', { name: 'bad', autocomplete: () => { throw new Error('nope'); } });
+    const focused = (value: string) => [{ type: 3, name: 'q', value, focused: true }, { type: 4, name: 'other', value: 7 }];
+    await router.handle(interaction({ name: 'pick', options: focused('ab') }, 4));
+    await router.handle(interaction({ name: 'bad', options: focused('x') }, 4));
+    expect(answers()).toEqual(['typed ab with 7', '']);
+    expect(logs.lines.find((l) => l.msg === 'autocomplete handler failed')).toMatchObject({ command: 'bad', option: 'q' });
+  });
+});
