@@ -153,10 +153,18 @@ export class CommandContext<
     }
   }
 
-  private acknowledge(body: APIInteractionResponse, next: ResponseState): Promise<void> {
-    if (this.acknowledged) {
-      return Promise.reject(new InteractionStateError('this interaction has already been acknowledged'));
-    }
+  /** Why a second initial response is refused, in words a handler's author can act on. */
+  private alreadyAnswered(what: string): InteractionStateError {
+    const how = this.ackInFlight !== null ? 'is already being answered' : this.stateValue === 'deferred' ? 'was already deferred' : 'was already answered';
+    const hint =
+      this.stateValue === 'deferred' || this.ackInFlight === 'deferred'
+        ? ' (a modal or an Activity launch must be the first answer; a handler that has not answered in time is deferred automatically)'
+        : '';
+    return new InteractionStateError(`cannot ${what}: this interaction ${how}${hint}`);
+  }
+
+  private acknowledge(body: APIInteractionResponse, next: ResponseState, what: string): Promise<void> {
+    if (this.acknowledged) return Promise.reject(this.alreadyAnswered(what));
     this.ackInFlight = next;
     return this.enqueue(() => this.sendAck(body, next));
   }
@@ -180,11 +188,11 @@ export class CommandContext<
    */
   reply(input: ReplyInput): Promise<void> {
     const response: APIInteractionResponse = { type: InteractionResponseType.ChannelMessageWithSource, data: toMessage(input) };
-    if (this.stateValue !== 'deferred' && this.ackInFlight !== 'deferred') return this.acknowledge(response, 'replied');
+    if (this.stateValue !== 'deferred' && this.ackInFlight !== 'deferred') return this.acknowledge(response, 'replied', 'reply');
     return this.enqueue(async () => {
       if (this.stateValue === 'deferred') await this.editOriginal(input);
       else if (this.stateValue === 'pending') await this.sendAck(response, 'replied');
-      else throw new InteractionStateError('this interaction has already been acknowledged');
+      else throw this.alreadyAnswered('reply');
     });
   }
 
@@ -197,6 +205,7 @@ export class CommandContext<
         ...(options.ephemeral ? { data: { flags: MessageFlags.Ephemeral } } : {}),
       },
       'deferred',
+      'defer',
     );
   }
 
@@ -235,12 +244,12 @@ export class CommandContext<
   }
 
   showModal(modal: APIModalInteractionResponseCallbackData): Promise<void> {
-    return this.acknowledge({ type: InteractionResponseType.Modal, data: modal }, 'replied');
+    return this.acknowledge({ type: InteractionResponseType.Modal, data: modal }, 'replied', 'show a modal');
   }
 
   /** Launch the app's Activity (callback type 12); for apps with Activities enabled. */
   launchActivity(): Promise<void> {
-    return this.acknowledge({ type: InteractionResponseType.LaunchActivity }, 'replied');
+    return this.acknowledge({ type: InteractionResponseType.LaunchActivity }, 'replied', 'launch the Activity');
   }
 
   /** Wait for every response call made so far. */

@@ -122,6 +122,17 @@ describe('CommandContext', () => {
     expect(api.requests).toHaveLength(1);
   });
 
+  it('says why a modal after a defer is refused', async () => {
+    const { api, rest, logs } = await setup();
+    const ctx = contextFor(rest, logs);
+    await ctx.defer();
+    const err = await ctx.showModal({ custom_id: 'm', title: 't', components: [] }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe(
+      'cannot show a modal: this interaction was already deferred (a modal or an Activity launch must be the first answer; a handler that has not answered in time is deferred automatically)',
+    );
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('editReply drops only the EPHEMERAL flag (components v2 are sent through the original response)', async () => {
     const { api, rest, logs } = await setup();
     const ctx = contextFor(rest, logs);
