@@ -119,7 +119,12 @@ export class PluginHost {
       throw new PluginLoadError(source, [`name: "${plugin.name}" is already used by ${clash.source.label}`]);
     }
     const log = this.options.log.child({ plugin: plugin.name });
-    const config = (this.options.pluginConfig?.[plugin.name] ?? {}) as Readonly<Record<string, unknown>>;
+    const section = this.options.pluginConfig?.[plugin.name];
+    const isSection = typeof section === 'object' && section !== null && !Array.isArray(section);
+    if (section !== undefined && !isSection) {
+      log.error({ plugin: plugin.name, key: `plugins.config.${plugin.name}` }, `plugins.config.${plugin.name} must be an object of settings; the plugin gets none`);
+    }
+    const config = (isSection ? section : {}) as Readonly<Record<string, unknown>>;
     const context: PluginContext = { ...this.options.services, name: plugin.name, log, config };
     const hosted: HostedPlugin = { name: plugin.name, source, definition: plugin, context, state: 'loaded' };
     this.plugins.push(hosted);

@@ -77,6 +77,20 @@ describe('PluginHost lifecycle', () => {
     ]);
   });
 
+  it('gives each plugin its own config section; a section that is not an object is reported by key', () => {
+    const logs = new LogSink();
+    const h = new PluginHost({
+      log: createLogger({ level: 'debug', pretty: false, destination: logs }),
+      services,
+      pluginConfig: { good: { skuId: '5' }, bad: 'oops' },
+    });
+    h.add({ name: 'good' }, { file: '/p/good.ts', label: 'p/good.ts' });
+    h.add({ name: 'bad' }, { file: '/p/bad.ts', label: 'p/bad.ts' });
+    h.add({ name: 'none' }, { file: '/p/none.ts', label: 'p/none.ts' });
+    expect(h.loaded.map((p) => p.context.config)).toEqual([{ skuId: '5' }, {}, {}]);
+    expect(logs.lines.find((l) => l.level === 50)).toMatchObject({ plugin: 'bad', key: 'plugins.config.bad' });
+  });
+
   it('refuses a second plugin of the same name, naming both files', () => {
     const { host: h } = host([{ name: 'twin' }]);
     expect(() => h.add({ name: 'twin' }, { file: '/x/twin2.ts', label: 'x/twin2.ts' })).toThrow(/x\/twin2\.ts: name: "twin" is already used by plugins\/twin\.ts/);
