@@ -13,10 +13,15 @@ import { INTENT_BITS, type IntentName } from '../api/intents.js';
 const snowflake = z.string().regex(/^\d{17,20}$/, 'expected a snowflake (a string of 17 to 20 digits)');
 const intentName = z.enum(Object.keys(INTENT_BITS) as [IntentName, ...IntentName[]]);
 const port = z.number().int().min(0).max(65_535);
-/** Servers bind to loopback only (health and metrics included); a container exposes them through a proxy. */
-const loopbackHost = z.enum(['127.0.0.1', '::1', 'localhost'], {
-  error: 'expected a loopback address: "127.0.0.1", "::1" or "localhost"',
+/**
+ * Where the health and metrics endpoint listens: loopback unless the operator asks otherwise. A container whose
+ * metrics are scraped from outside sets "0.0.0.0" (or "::") explicitly; the runtime then warns at startup.
+ */
+const opsHost = z.enum(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::'], {
+  error: 'expected "127.0.0.1", "::1" or "localhost" (loopback), or "0.0.0.0" / "::" to listen on every interface',
 });
+
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export const ConfigSchema = z.strictObject({
   /** Bot token; when absent `start` runs against the embedded sandbox. */
@@ -88,7 +93,7 @@ export const ConfigSchema = z.strictObject({
   http: z
     .strictObject({
       enabled: z.boolean().default(true),
-      host: loopbackHost.default('127.0.0.1'),
+      host: opsHost.default('127.0.0.1'),
       /** Health and metrics port; 0 picks a free one. */
       port: port.default(9464),
     })

@@ -20,7 +20,7 @@ import { PluginHost } from '../plugins/host.js';
 import { getCurrentApplication, RestClient, type RestClientOptions } from '../rest/index.js';
 import type { Sandbox } from '../sandbox/contract.js';
 import { registerSecret } from '../util/redact.js';
-import { intentBits, type Config } from './config.js';
+import { intentBits, LOOPBACK_HOSTS, type Config } from './config.js';
 import { logSyncResult, syncPluginCommands, type CommandSyncResult } from './command-sync.js';
 import { OpsServer, type Readiness } from './http-server.js';
 import { createMetrics, type RuntimeMetrics } from './metrics.js';
@@ -152,6 +152,9 @@ export class Runtime {
     this.opsAddressValue = await ops.listen();
     this.ops = ops;
     const { host, port } = this.opsAddressValue;
+    if (!LOOPBACK_HOSTS.has(http.host)) {
+      this.log.warn({ host: http.host }, 'health and metrics listen on every interface (http.host); keep the port private');
+    }
     this.log.info(`health and metrics on http://${host.includes(':') ? `[${host}]` : host}:${port} (/healthz /readyz /metrics)`);
   }
 

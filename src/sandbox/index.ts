@@ -113,7 +113,7 @@ class SandboxInstance implements Sandbox {
   issueBearerToken(scopes: string[], userId?: string): string {
     const user = userId ?? this.core.store.fixture.userId(0);
     const token = this.core.oauth.issue(scopes, user).accessToken;
-    registerSecret(token);
+    registerSecret(token, { transient: true });
     return token;
   }
 

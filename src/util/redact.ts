@@ -7,8 +7,17 @@
  */
 
 const REDACTED = '[redacted]';
-const registered = new Set<string>();
+/** Long-lived secrets (bot token, client secrets): kept for the life of the process. */
+const pinned = new Set<string>();
+/**
+ * Short-lived secrets (OAuth access and refresh tokens) arrive without end in a long-running process; the most
+ * recent ones are kept, so the pattern (and the cost of every redacted line) stays bounded.
+ */
+const transient = new Set<string>();
+const MAX_TRANSIENT = 256;
+/** Rebuilt lazily on the next redact after a change, so registering many secrets costs nothing per call. */
 let registeredPattern: RegExp | null = null;
+let patternStale = false;
 
 /** Bot tokens: base64 user id, a dot, a timestamp part, a dot, an HMAC part. */
 const BOT_TOKEN_SHAPE = /\b[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}\b/g;
@@ -19,24 +28,45 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Remember a secret so that `redact` removes it from any text. Short values are ignored to avoid mangling prose. */
-export function registerSecret(value: string | undefined | null): void {
-  if (!value || value.length < 8 || registered.has(value)) return;
-  registered.add(value);
-  const alternatives = [...registered].sort((a, b) => b.length - a.length).map(escapeRegExp);
-  registeredPattern = new RegExp(alternatives.join('|'), 'g');
+/**
+ * Remember a secret so that `redact` removes it from any text. Short values are ignored to avoid mangling prose.
+ * `transient` secrets (OAuth tokens) are kept in a bounded most-recent set; others stay for good.
+ */
+export function registerSecret(value: string | undefined | null, options: { transient?: boolean } = {}): void {
+  if (!value || value.length < 8 || pinned.has(value)) return;
+  if (options.transient === true) {
+    transient.delete(value);
+    transient.add(value);
+    if (transient.size > MAX_TRANSIENT) transient.delete(transient.values().next().value as string);
+  } else {
+    transient.delete(value);
+    pinned.add(value);
+  }
+  patternStale = true;
 }
 
 /** For tests: forget every registered secret. */
 export function clearSecrets(): void {
-  registered.clear();
+  pinned.clear();
+  transient.clear();
   registeredPattern = null;
+  patternStale = false;
+}
+
+function currentPattern(): RegExp | null {
+  if (patternStale) {
+    const all = [...pinned, ...transient].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    registeredPattern = all.length > 0 ? new RegExp(all.join('|'), 'g') : null;
+    patternStale = false;
+  }
+  return registeredPattern;
 }
 
 /** Replace every registered secret and every secret-shaped substring. Cheap when the text holds none. */
 export function redact(text: string): string {
   let out = text;
-  if (registeredPattern !== null) out = out.replace(registeredPattern, REDACTED);
+  const pattern = currentPattern();
+  if (pattern !== null) out = out.replace(pattern, REDACTED);
   out = out.replace(AUTH_HEADER_SHAPE, (_m, scheme: string) => `${scheme} ${REDACTED}`);
   out = out.replace(BOT_TOKEN_SHAPE, REDACTED);
   return out;

@@ -85,12 +85,14 @@ describe('loadConfig', () => {
     expect(problems.find((p) => p.startsWith('shards.ids'))).toMatch(/GATEHOUSE_SHARD_IDS/);
   });
 
-  it('binds the health and metrics endpoint to loopback only', () => {
+  it('binds the health and metrics endpoint to loopback unless every interface is asked for by name', () => {
     const cwd = configDir({});
+    expect(loadConfig({ cwd, env: {} }).http.host).toBe('127.0.0.1');
     expect(loadConfig({ cwd, env: { GATEHOUSE_HTTP_HOST: '::1' } }).http.host).toBe('::1');
-    const problems = problemsOf(() => loadConfig({ cwd, env: { GATEHOUSE_HTTP_HOST: '0.0.0.0' } }));
+    expect(loadConfig({ cwd, env: { GATEHOUSE_HTTP_HOST: '0.0.0.0' } }).http.host).toBe('0.0.0.0');
+    const problems = problemsOf(() => loadConfig({ cwd, env: { GATEHOUSE_HTTP_HOST: '10.0.0.5' } }));
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^http\.host \(from environment variable GATEHOUSE_HTTP_HOST\): .*127\.0\.0\.1.*got "0\.0\.0\.0"/);
+    expect(problems[0]).toMatch(/^http\.host \(from environment variable GATEHOUSE_HTTP_HOST\): .*127\.0\.0\.1.*got "10\.0\.0\.5"/);
   });
 
   it('reports unreadable JSON with the file name', () => {

@@ -59,3 +59,22 @@ describe('logger', () => {
     expect(out.text()).toContain('leak [redacted]?');
   });
 });
+
+describe('registered secrets stay bounded', () => {
+  it('keeps long-lived secrets for good and only the most recent transient ones', () => {
+    registerSecret('bot-token-that-stays-0000');
+    for (let i = 0; i < 1000; i++) registerSecret(`oauth-token-${String(i).padStart(6, '0')}`, { transient: true });
+    expect(redact('bot-token-that-stays-0000')).toBe('[redacted]');
+    expect(redact('oauth-token-000999')).toBe('[redacted]');
+    expect(redact('oauth-token-000744')).toBe('[redacted]');
+    // Evicted: the oldest of the 1,000 transient tokens (256 are kept).
+    expect(redact('oauth-token-000000')).toBe('oauth-token-000000');
+  });
+
+  it('a transient secret registered again as long-lived is kept for good', () => {
+    registerSecret('client-secret-xyz-123', { transient: true });
+    registerSecret('client-secret-xyz-123');
+    for (let i = 0; i < 300; i++) registerSecret(`other-token-${String(i).padStart(6, '0')}`, { transient: true });
+    expect(redact('client-secret-xyz-123')).toBe('[redacted]');
+  });
+});

@@ -15,8 +15,8 @@ import { basicAuth, type CallOptions, type RestRequester } from '../types.js';
 /** Register the tokens of a token response with the redactor and pass the response on. */
 function remember<T extends { access_token: string }>(response: Promise<T>): Promise<T> {
   return response.then((r) => {
-    registerSecret(r.access_token);
-    registerSecret((r as { refresh_token?: string }).refresh_token);
+    registerSecret(r.access_token, { transient: true });
+    registerSecret((r as { refresh_token?: string }).refresh_token, { transient: true });
     return r;
   });
 }

@@ -324,7 +324,7 @@ export class AdminApi implements AdminHandler {
       if (!store.user(userId)) throw new SandboxError('UNKNOWN_USER', `unknown user ${userId}`);
       if (b === 'tokens') {
         const token = core.oauth.issue(scopes, userId);
-        registerSecret(token.accessToken);
+        registerSecret(token.accessToken, { transient: true });
         return new HttpResult(201, { access_token: token.accessToken, refresh_token: token.refreshToken, scope: scopes.join(' ') });
       }
       return new HttpResult(201, { code: core.oauth.issueCode(scopes, userId, optString(o, 'redirectUri') ?? null) });

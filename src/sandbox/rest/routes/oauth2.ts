@@ -27,8 +27,8 @@ function tokenBody(t: BearerToken): RestResult {
     scope: [...t.scopes].join(' '),
   };
   if (t.refreshToken !== null) body.refresh_token = t.refreshToken;
-  registerSecret(t.accessToken);
-  registerSecret(t.refreshToken);
+  registerSecret(t.accessToken, { transient: true });
+  registerSecret(t.refreshToken, { transient: true });
   return { status: 200, body, headers: { 'cache-control': 'no-store' } };
 }
 
