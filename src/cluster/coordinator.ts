@@ -17,8 +17,16 @@
  * ceil(total / live) (capped by `maxShardsPerProcess`); below it, free leases are claimed (lowest shard ids
  * first) and the shards started; above it, the highest ids are handed off: the shard is stopped (its
  * session saved while the lease is still held) and only then the lease is released, so the next owner
- * RESUMEs from the exact seq. A dead process's leases and registry entry expire after `leaseMs`; the next
- * tick of a survivor sees a larger share and free leases, and takes them over: within leaseMs + renewMs.
+ * RESUMEs from the exact seq.
+ *
+ * Takeover after a crash. A dead process's registry entry and leases expire `leaseMs` after its last heartbeat
+ * and renewal (the entry's TTL is the lease time and a tick heartbeats before it renews, so the entry never
+ * outlives the leases: the dead member's share is freed no later than its shards). The heartbeat and claim
+ * scripts answer when the next entry or lease of another member expires; when that comes before this
+ * member's next tick, the tick is brought forward to just after it (one timer at most). A live peer renews
+ * long before that moment, so the early tick only happens when a peer has stopped renewing; then the survivor
+ * sees the larger share and the free leases at once: a shard is claimed within leaseMs (+ a few ms) of its
+ * holder's last renewal, not a tick later.
  *
  * Explicit mode (`shardIds` a list): the process claims exactly those; a lease held by another process is
  * retried every tick (the leases only guard against two processes running the same shard). No sharing.
@@ -109,6 +117,12 @@ interface Owned {
 
 const now = (): number => performance.now();
 
+/**
+ * How long after another member's entry or lease is due to expire the early tick runs: Redis must see it
+ * expired by then (millisecond expiry, a timer that may fire a millisecond early).
+ */
+const EXPIRY_MARGIN_MS = 20;
+
 export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
   readonly memberId: string;
   readonly keys: ClusterKeys;
@@ -145,8 +159,15 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
   private state: 'created' | 'starting' | 'running' | 'stopped' = 'created';
   private suspended = false;
   private tickTimer: NodeJS.Timeout | null = null;
+  /** Local time the pending regular tick is due. */
+  private tickDueAt = Infinity;
+  /** The early tick after another member's entry or lease expires (local time; Infinity: none wanted). */
+  private wakeAt = Infinity;
+  private wakeTimer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
   private reconciling: Promise<void> | null = null;
+  /** A reconcile was asked for while one ran: run again once it ends (it may have looked too early). */
+  private reconcileAgain = false;
   private checkpointTimer: NodeJS.Timeout | null = null;
   private leaseWatchdog: NodeJS.Timeout | null = null;
   private checkpointing: Promise<void> | null = null;
@@ -338,6 +359,7 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
    */
   async suspend(): Promise<void> {
     this.suspended = true;
+    this.clearWake();
     await this.reconciling;
   }
 
@@ -352,6 +374,7 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
     this.suspended = true;
     if (this.tickTimer !== null) clearTimeout(this.tickTimer);
     this.tickTimer = null;
+    this.clearWake();
     if (this.checkpointTimer !== null) clearInterval(this.checkpointTimer);
     this.checkpointTimer = null;
     if (this.leaseWatchdog !== null) clearTimeout(this.leaseWatchdog);
@@ -377,22 +400,75 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
 
   private scheduleTick(): void {
     if (this.state !== 'running') return;
-    this.tickTimer = setTimeout(() => {
-      this.tickTimer = null;
-      this.ticking = this.tick().finally(() => {
-        this.ticking = null;
-        this.scheduleTick();
-      });
-    }, this.renewMs);
+    this.tickDueAt = now() + this.renewMs;
+    this.tickTimer = setTimeout(() => this.runTick(), this.renewMs);
     this.tickTimer.unref();
+    this.armWake();
+  }
+
+  /** Run the tick now (its timer fired, or an early tick was due); the next one is scheduled after it. */
+  private runTick(): void {
+    if (this.tickTimer !== null) clearTimeout(this.tickTimer);
+    this.tickTimer = null;
+    this.tickDueAt = Infinity;
+    // The tick learns afresh when the next peer entry or lease expires.
+    this.clearWake();
+    this.ticking = this.tick().finally(() => {
+      this.ticking = null;
+      this.scheduleTick();
+    });
+  }
+
+  /**
+   * Another member's registry entry or lease expires `ms` (server clock) after a script that answered at
+   * local time `answeredAt`: ask for an early tick just after that. The script ran before the answer arrived,
+   * so the local moment computed is never before the expiry.
+   */
+  private noteExpiry(ms: number | null, answeredAt: number): void {
+    if (ms === null || this.state === 'stopped' || this.suspended) return;
+    const at = answeredAt + ms + EXPIRY_MARGIN_MS;
+    if (at >= this.wakeAt) return;
+    this.wakeAt = at;
+    this.armWake();
+  }
+
+  /**
+   * Point the wake timer at `wakeAt` when it comes before the regular tick. Only while a regular tick is
+   * pending: during a tick (or before the first) scheduleTick arms it afterwards.
+   */
+  private armWake(): void {
+    if (this.wakeTimer !== null) clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
+    if (this.state !== 'running' || this.suspended || this.tickTimer === null || this.wakeAt >= this.tickDueAt) return;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      if (this.state !== 'running' || this.suspended || this.tickTimer === null) return;
+      this.log?.debug({ member: this.memberId }, 'a peer entry or lease expired; ticking early');
+      this.runTick();
+    }, Math.max(0, this.wakeAt - now()));
+    this.wakeTimer.unref();
+  }
+
+  private clearWake(): void {
+    if (this.wakeTimer !== null) clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
+    this.wakeAt = Infinity;
   }
 
   private kick(): void {
-    if (this.state !== 'running' || this.suspended || this.handler === null || this.reconciling !== null) return;
+    if (this.state !== 'running' || this.suspended || this.handler === null) return;
+    if (this.reconciling !== null) {
+      this.reconcileAgain = true;
+      return;
+    }
     this.reconciling = this.reconcile()
       .catch((error: unknown) => this.fail(error, 'reconciling shard ownership failed'))
       .finally(() => {
         this.reconciling = null;
+        if (this.reconcileAgain) {
+          this.reconcileAgain = false;
+          this.kick();
+        }
       });
   }
 
@@ -433,11 +509,14 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
 
   private async heartbeat(strict: boolean): Promise<void> {
     try {
-      const { live } = await this.leases.heartbeat(this.totalShards, this.leaseMs);
+      // The entry's TTL is the lease time, no longer: a dead member's share frees up no later than its leases.
+      const { live, nextPeerExpiryMs } = await this.leases.heartbeat(this.totalShards, this.leaseMs);
       if (live !== this.live) {
         this.live = live;
         this.emit('members', live);
       }
+      // A peer dropping out only changes the share in auto mode.
+      if (this.mode === 'auto') this.noteExpiry(nextPeerExpiryMs, now());
     } catch (error) {
       if (strict || !(error instanceof ShardCountMismatchError)) throw error;
       // Another shard total appeared after start: keep running what we have, say so loudly.
@@ -497,7 +576,8 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
       this.mode === 'explicit' ? candidates.length : fairShare(this.totalShards, this.live, this.maxShardsPerProcess) - this.owned.size;
     if (candidates.length === 0 || room <= 0) return;
     const sentAt = now();
-    const got = await this.leases.claim(candidates, room);
+    const { got, nextLeaseExpiryMs } = await this.leases.claim(candidates, room);
+    this.noteExpiry(nextLeaseExpiryMs, now());
     if (this.suspended && start) {
       // Shutdown began while claiming: give them straight back.
       await this.leases.release(got).catch(() => undefined);

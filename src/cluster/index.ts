@@ -6,7 +6,7 @@ export {
   type ShardHandler,
   type ShardLossReason,
 } from './coordinator.js';
-export { ShardLeases, fairShare, newMemberId, type HeartbeatResult } from './leases.js';
+export { ShardLeases, fairShare, newMemberId, type ClaimResult, type HeartbeatResult } from './leases.js';
 export { RedisIdentifyQueue, type RedisIdentifyQueueOptions } from './identify-queue.js';
 export { RedisSessionStore, type RedisSessionStoreOptions, type SaveOutcome } from './session-store.js';
 export {

@@ -8,6 +8,8 @@
  *   its new owner. The id is the fencing token.
  * - The registry is a sorted set of member ids scored by their expiry on the Redis server's clock; a
  *   heartbeat re-registers this member and drops the expired ones, and answers how many are live.
+ * - Heartbeats and claims also answer when the next entry or lease of another member expires (server clock,
+ *   as a delay from the script's run), so that a survivor can act the moment a dead member's share frees up.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -21,6 +23,24 @@ export interface HeartbeatResult {
   live: number;
   /** Redis server time (ms). */
   serverTime: number;
+  /** Ms (server clock, from the script's run) until the earliest other member's entry expires; null when none. */
+  nextPeerExpiryMs: number | null;
+}
+
+export interface ClaimResult {
+  /** The ids now held by this member, in the order given. */
+  got: number[];
+  /**
+   * Ms (server clock, from the script's run) until the earliest lease held by another member, among the
+   * candidates looked at, expires; null when none was held elsewhere.
+   */
+  nextLeaseExpiryMs: number | null;
+}
+
+/** A non-negative delay from a script reply, or null (-1, missing, not a number). */
+function delay(value: unknown): number | null {
+  const ms = Number(value);
+  return Number.isFinite(ms) && ms >= 0 ? ms : null;
 }
 
 /** A member id: host, pid and a random part, so a restarted process never inherits an old identity. */
@@ -51,12 +71,13 @@ export class ShardLeases {
       number,
       number,
       string,
+      number,
     ];
-    const [live, serverTime, other] = reply;
+    const [live, serverTime, other, next] = reply;
     if (other !== '' && other !== null && other !== undefined) {
       throw new ShardCountMismatchError(totalShards, Number(other), this.keys.total);
     }
-    return { live: Number(live), serverTime: Number(serverTime) };
+    return { live: Number(live), serverTime: Number(serverTime), nextPeerExpiryMs: delay(next) };
   }
 
   /** Drop this member from the registry (graceful stop). */
@@ -64,12 +85,15 @@ export class ShardLeases {
     await this.redis.zrem(this.keys.members, this.memberId);
   }
 
-  /** Claim free leases among `candidates`, in order, until `max` are held. Returns the ids now held. */
-  async claim(candidates: readonly number[], max: number): Promise<number[]> {
-    if (candidates.length === 0 || max <= 0) return [];
+  /**
+   * Claim free leases among `candidates`, in order, until `max` are held. Answers the ids now held and when
+   * the first of the others' leases looked at expires.
+   */
+  async claim(candidates: readonly number[], max: number): Promise<ClaimResult> {
+    if (candidates.length === 0 || max <= 0) return { got: [], nextLeaseExpiryMs: null };
     const keys = candidates.map((id) => this.keys.lease(id));
-    const reply = (await this.redis.ghClusterClaim(keys.length, ...keys, this.memberId, this.leaseMs, max)) as number[];
-    return reply.map((i) => candidates[Number(i) - 1]!);
+    const [held, next] = (await this.redis.ghClusterClaim(keys.length, ...keys, this.memberId, this.leaseMs, max)) as [number[], number];
+    return { got: held.map((i) => candidates[Number(i) - 1]!), nextLeaseExpiryMs: delay(next) };
   }
 
   /** Extend the leases still held. Returns the ids whose lease is no longer this member's. */

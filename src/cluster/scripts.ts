@@ -16,7 +16,9 @@ end
 /**
  * Register a member and count the live ones.
  * KEYS: members, total. ARGV: member id, ttl ms, total shard count.
- * Returns { live members, server ms, total already set by others ('' when none or equal) }.
+ * Returns { live members, server ms, total already set by others ('' when none or equal), ms until the
+ * earliest other member's entry expires (-1 when there is none) }. The last one lets a member look again the
+ * moment a dead peer drops out, instead of at its next heartbeat.
  */
 const HEARTBEAT = `${NOW_MS}
 local now = nowMs()
@@ -24,21 +26,31 @@ local ttl = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ttl * 2)
+local nextMs = -1
+local first = redis.call('ZRANGE', KEYS[1], 0, 1, 'WITHSCORES')
+for i = 1, #first, 2 do
+  if first[i] ~= ARGV[1] then
+    nextMs = math.max(0, math.ceil(tonumber(first[i + 1]) - now))
+    break
+  end
+end
 local other = redis.call('GET', KEYS[2])
 if other and other ~= ARGV[3] then
-  return { redis.call('ZCARD', KEYS[1]), now, other }
+  return { redis.call('ZCARD', KEYS[1]), now, other, nextMs }
 end
 redis.call('SET', KEYS[2], ARGV[3], 'PX', ttl)
-return { redis.call('ZCARD', KEYS[1]), now, '' }
+return { redis.call('ZCARD', KEYS[1]), now, '', nextMs }
 `;
 
 /**
  * Claim free leases, in the order given, until `max` are held.
  * KEYS: lease keys. ARGV: token, lease ms, max.
- * Returns the 1-based indexes of the keys now held by the token.
+ * Returns { the 1-based indexes of the keys now held by the token, ms until the earliest lease held by
+ * another token among those looked at expires (-1 when none) }: a lease its holder stops renewing can be
+ * claimed right when it expires.
  */
 const CLAIM = `
-local out, n, max = {}, 0, tonumber(ARGV[3])
+local out, n, max, nextMs = {}, 0, tonumber(ARGV[3]), -1
 for i, key in ipairs(KEYS) do
   if n >= max then break end
   if redis.call('SET', key, ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -48,9 +60,12 @@ for i, key in ipairs(KEYS) do
     redis.call('PEXPIRE', key, ARGV[2])
     n = n + 1
     out[n] = i
+  else
+    local ttl = redis.call('PTTL', key)
+    if ttl >= 0 and (nextMs < 0 or ttl < nextMs) then nextMs = ttl end
   end
 end
-return out
+return { out, nextMs }
 `;
 
 /**
