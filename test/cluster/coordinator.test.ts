@@ -9,6 +9,7 @@ import { describeWithRedis, REDIS_URL } from '../helpers/redis.js';
 import { ClusterCoordinator, type ClusterCoordinatorOptions, type ShardHandler } from '../../src/cluster/coordinator.js';
 import { ClusterError, ShardCountMismatchError } from '../../src/cluster/errors.js';
 import { ClusterKeys } from '../../src/cluster/keys.js';
+import { ShardLeases } from '../../src/cluster/leases.js';
 import type { SessionState } from '../../src/gateway/shard.js';
 import { redisGate, redisScope, sleep, waitUntil, type RedisScope } from './helpers.js';
 
@@ -107,13 +108,54 @@ describeWithRedis('ClusterCoordinator', () => {
     b.redis.disconnect(); // b keeps running but can no longer renew
     await waitUntil(() => a.c.ownedShards.length === 4, 'the survivor to own all four shards', 10_000);
     const tookMs = performance.now() - cutAt;
-    // Lease expiry plus one renewal tick, with a wide margin for a loaded machine.
-    expect(tookMs).toBeLessThan(LEASE_MS + RENEW_MS + 2_500);
+    // b renewed last before the cut, so its leases were gone by cutAt + LEASE_MS; the survivor claims them
+    // right then (not at its next tick). 1 s of slack for a loaded machine.
+    expect(tookMs).toBeLessThanOrEqual(LEASE_MS + 1_000);
     expect(gained.sort()).toEqual(bShards);
     expect([...a.h.running].sort()).toEqual([0, 1, 2, 3]);
     // The cut-off member stopped its shards by itself once their leases could have expired.
     await waitUntil(() => b.h.running.size === 0, 'the cut-off member to fence its shards', 5_000);
     for (const id of bShards) expect(b.h.log).toContain(`stop ${id} fenced`);
+  });
+
+  it('a survivor claims a dead member\'s shards as soon as their leases expire, not at its next tick', async () => {
+    // Ticks as far apart as allowed (renewMs = leaseMs / 2), so that waiting for the next tick would show.
+    const leaseMs = 2_000;
+    const renewMs = 1_000;
+    scope = redisScope('cluster-coord');
+    const keys = new ClusterKeys(scope.prefix);
+    // The member that dies: the Redis side of a coordinator (registry heartbeat, claim, renewal) driven by the
+    // test, so that the moment of its last renewal is known and can be placed between two ticks of the survivor.
+    const dead = new ShardLeases(scope.connect(), keys, 'dead-member', leaseMs);
+    await dead.heartbeat(4, leaseMs);
+    expect((await dead.claim([2, 3], 2)).got).toEqual([2, 3]);
+    const a = member({ leaseMs, renewMs });
+    expect(await a.c.start()).toEqual([0, 1]);
+    a.c.manage(a.h);
+    const gainedAt = new Map<number, number>();
+    a.c.on('shardGained', (id) => gainedAt.set(id, performance.now()));
+
+    // One of a's ticks (its heartbeat moves its registry score); the dead member renews for the last time half
+    // a tick later, so its entry and leases expire half a tick before one of a's ticks.
+    const before = await scope.admin.zscore(keys.members, a.c.memberId);
+    await waitUntil(async () => (await scope.admin.zscore(keys.members, a.c.memberId)) !== before, 'a tick of the survivor', 5_000);
+    await sleep(renewMs / 2);
+    const lastRenewalAt = performance.now();
+    await dead.heartbeat(4, leaseMs);
+    expect(await dead.renew([2, 3])).toEqual([]);
+
+    await waitUntil(() => gainedAt.size === 2, 'the survivor to claim shards 2 and 3', 3 * leaseMs);
+    expect(a.c.ownedShards).toEqual([0, 1, 2, 3]);
+    expect(a.c.liveMembers).toBe(1);
+    for (const id of [2, 3]) {
+      const after = gainedAt.get(id)! - lastRenewalAt;
+      // Not before the lease expired (a live holder's lease is never taken)...
+      expect(after).toBeGreaterThanOrEqual(leaseMs - 5);
+      // ...and right after: within the lease time plus a small margin of the last renewal. Waiting for the
+      // next tick would take about leaseMs + renewMs / 2 here.
+      expect(after, `shard ${id} claimed ${Math.round(after)} ms after the last renewal`).toBeLessThanOrEqual(leaseMs + 250);
+    }
+    await waitUntil(() => a.h.running.has(2) && a.h.running.has(3), 'shards 2 and 3 started', 2_000);
   });
 
   it('a member whose Redis stops answering (calls hang) fences its shards while their leases still stand', async () => {
