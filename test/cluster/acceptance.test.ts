@@ -2,8 +2,9 @@
  * Cluster mode end to end: real bot processes (fixtures/bot.ts) against one sandbox and a real Redis.
  *
  * - two processes split four shards; SIGKILL one: the survivor takes its shards over within the lease time
- *   (plus one renewal tick), the sandbox sees RESUME and no IDENTIFY for them, and every dispatch the
- *   sandbox sent on those sessions reached one of the two processes (members are added throughout);
+ *   (it claims them as their leases expire, not at its next renewal tick), the sandbox sees RESUME and no
+ *   IDENTIFY for them, and every dispatch the sandbox sent on those sessions reached one of the two processes
+ *   (members are added throughout);
  * - SIGTERM a process, start a new one: it RESUMEs every shard and gets what happened in between;
  * - three processes starting together: exactly one syncs the commands, and the identifies of all three
  *   never break the max_concurrency window the sandbox enforces.
@@ -142,8 +143,13 @@ describeWithRedis('cluster mode: processes sharing one bot', () => {
       for (const shard of bShards) {
         const resume = seen.resumes.find((r) => r.shard === shard && r.at >= killedAt);
         expect(resume, `a RESUME of shard ${shard}`).toBeDefined();
-        // Lease expiry + one renewal tick + process-side work; generous for a loaded machine.
-        expect(resume!.at - killedAt).toBeLessThan(LEASE_MS + RENEW_MS + 4_000);
+        // The dead process renewed last before the kill, so its leases were gone by killedAt + LEASE_MS and
+        // the survivor claims them right then; on top: the claim margin, the session load, the websocket
+        // connect and HELLO. 1 s of tolerance for process scheduling on a loaded 2-core machine (measured:
+        // 1.80-1.88 s after the kill). The two processes tick nearly in phase here, so the old wait for the
+        // survivor's next tick often cost little in this test; coordinator.test.ts pins the difference down.
+        const tookMs = resume!.at - killedAt;
+        expect(tookMs, `the RESUME of shard ${shard} came ${tookMs} ms after the kill`).toBeLessThanOrEqual(LEASE_MS + 1_000);
         // The survivor resumed from a checkpoint no later than what the dead process had handled.
         const lastOfB = Math.max(...b.dispatches(shard).map((d) => d.s));
         expect(resume!.seq).toBeLessThanOrEqual(lastOfB);
