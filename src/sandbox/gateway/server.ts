@@ -366,7 +366,7 @@ export class GatewayServer implements DispatchSink {
   global(t: string, d: string | Buffer): void {
     const botId = this.deps.store.applicationId;
     for (const session of this.sessions.values()) {
-      if (session.shardId !== 0 || !receives(t, session.intents, undefined, botId)) continue;
+      if (session.shardId !== 0 || !receives(t, session.intents, undefined, botId, true)) continue;
       session.dispatch(t, d);
     }
   }
@@ -384,7 +384,9 @@ export class GatewayServer implements DispatchSink {
   private newestConnection(shardId: number): Connection {
     let found: Connection | null = null;
     for (const c of this.connections) {
-      if (c.open && c.session?.shardId === shardId && (found === null || c.id > found.id)) found = c;
+      // A socket whose session op 9 detached still belongs to that shard (it may RESUME there).
+      const session = c.session ?? c.invalidatedSession;
+      if (c.open && session?.shardId === shardId && (found === null || c.id > found.id)) found = c;
     }
     if (found === null) throw new SandboxError('NO_SHARD', `no live gateway connection is identified as shard ${shardId}`);
     return found;
@@ -399,11 +401,12 @@ export class GatewayServer implements DispatchSink {
     },
     invalidateSession: (shardId, resumable) => {
       const conn = this.newestConnection(shardId);
-      const session = conn.session!;
+      const session = (conn.session ?? conn.invalidatedSession)!;
       // The service invalidates the connection's session: nothing more is dispatched on this socket, and any
       // other payload than a heartbeat, IDENTIFY or RESUME is 4003 (reference §7.8). Everything queued before
       // goes out before the op 9, so the client's last seq is exact.
       conn.session = null;
+      conn.invalidatedSession = null;
       if (session.connection === conn) session.connection = null;
       if (resumable) {
         // `d: true`: the session lives on and buffers its dispatches; the client may RESUME it on this same
