@@ -102,7 +102,7 @@ export function channelRoutes(core: SandboxCore): RouteDef[] {
     if (data.message_reference !== undefined && data.message_reference !== null) {
       const ref = data.message_reference;
       const tree: ErrorTree = {};
-      if (!isObject(ref)) addTreeError(tree, ['message_reference'], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object.' });
+      if (!isObject(ref)) addTreeError(tree, ['message_reference'], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
       else {
         const refChannel = typeof ref.channel_id === 'string' ? ref.channel_id : channelId;
         const found = typeof ref.message_id === 'string' ? messages.get(refChannel, ref.message_id) : undefined;

@@ -53,7 +53,7 @@ export function guildRoutes(core: SandboxCore): RouteDef[] {
     const body = jsonValue(ctx.body) ?? {};
     const tree: ErrorTree = {};
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object.' });
+      addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
       throw invalidFormBody(tree);
     }
     const o = body as Record<string, unknown>;

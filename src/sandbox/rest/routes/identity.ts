@@ -95,7 +95,7 @@ function editApplication(core: SandboxCore, ctx: RestContext): Record<string, un
   const body = jsonValue(ctx.body) ?? {};
   if (!isObject(body)) {
     const tree: ErrorTree = {};
-    addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object.' });
+    addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
     throw invalidFormBody(tree);
   }
   const endpoint = body.interactions_endpoint_url;
@@ -144,7 +144,7 @@ function editApplication(core: SandboxCore, ctx: RestContext): Record<string, un
   for (const [field, key] of [['install_params', 'installParams'], ['integration_types_config', 'integrationTypesConfig']] as const) {
     const v = body[field];
     if (v === undefined) continue;
-    if (!isObject(v)) addTreeError(tree, [field], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object.' });
+    if (!isObject(v)) addTreeError(tree, [field], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
     else next[key] = structuredClone(v);
   }
   const icon = imageHash(tree, 'icon', body.icon);

@@ -52,7 +52,7 @@ export function permissionRoutes(core: SandboxCore): RouteDef[] {
     const out: CommandPermission[] = [];
     list.forEach((item: unknown, i) => {
       if (!isObject(item)) {
-        addTreeError(tree, ['permissions', i], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object.' });
+        addTreeError(tree, ['permissions', i], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
         return;
       }
       const { id, type, permission } = item;

@@ -55,7 +55,7 @@ export function userRoutes(core: SandboxCore): RouteDef[] {
     const body = jsonValue(ctx.body) ?? {};
     const tree: ErrorTree = {};
     if (!isObject(body)) {
-      addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object.' });
+      addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
       throw invalidFormBody(tree);
     }
     const patch: { username?: string; avatar?: string | null; banner?: string | null } = {};
