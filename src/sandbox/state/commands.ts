@@ -273,18 +273,28 @@ export class CommandRegistry {
 }
 
 /**
- * A command as a GET list shows it: without with_localizations the dictionaries give way to
- * name_localized / description_localized for the requester's locale (spec §4.1).
+ * A command as a GET list shows it: without with_localizations the dictionaries give way to name_localized /
+ * description_localized for the requester's locale, on the command and on every option (discord-api-docs,
+ * "Retrieving localized commands", whose example shows both) and choice; a locale missing from a dictionary
+ * leaves that field out.
  */
 export function localizedView(cmd: StoredCommand, locale: string | null, withLocalizations: boolean): Record<string, unknown> {
   if (withLocalizations) return cmd;
-  const { name_localizations, description_localizations, ...rest } = cmd;
+  return localizeNode(cmd, locale);
+}
+
+function localizeNode(node: Record<string, unknown>, locale: string | null): Record<string, unknown> {
+  const { name_localizations, description_localizations, ...rest } = node;
   const out: Record<string, unknown> = rest;
   if (locale !== null) {
     const name = pickLocalization(name_localizations, locale);
     const description = pickLocalization(description_localizations, locale);
     if (name !== undefined) out.name_localized = name;
     if (description !== undefined) out.description_localized = description;
+  }
+  for (const key of ['options', 'choices'] as const) {
+    const list = out[key];
+    if (Array.isArray(list)) out[key] = list.map((x: unknown) => (isObject(x) ? localizeNode(x, locale) : x));
   }
   return out;
 }
