@@ -179,7 +179,8 @@ export function channelRoutes(core: SandboxCore): RouteDef[] {
   const list = (ctx: RestContext): Json[] => {
     const place = placeOf(ctx);
     requirePermission(place, 0n);
-    // Without READ_MESSAGE_HISTORY the service answers an empty list.
+    // "If the current user is missing the READ_MESSAGE_HISTORY permission in the channel, then no messages will
+    // be returned" (discord-api-docs, Get Channel Messages).
     if (place.kind === 'guild' && (store.permissionsOf(place.guild, botId) & P.READ_MESSAGE_HISTORY) === 0n) return [];
     const q = queryParams(ctx, { limit: { min: 1, max: 100, fallback: 50 } }, ['around', 'before', 'after']);
     const limit = q.ints.get('limit')!;
