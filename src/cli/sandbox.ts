@@ -6,6 +6,7 @@
  *   gatehouse sandbox invoke NAME [SUB [SUB]] [key:value ...] [--guild ID | --dm] [--user ID] [--channel ID]
  *                     [--type 1|2|3|4] [--target ID] [--locale L] [--user-install] [--autocomplete OPTION]
  *                     [--wait MS] [--url ADMIN_URL] [--state-file PATH]
+ *   gatehouse sandbox messages [--channel ID] [--guild ID] [--url ADMIN_URL] [--state-file PATH]
  *
  * The running sandbox writes a state file (see src/sandbox/statefile.ts) that `invoke` reads when --url is
  * not given. `invoke` defaults to the first seeded guild (use --dm for the bot DM) and to the guild owner.
@@ -20,7 +21,8 @@ const USAGE = `usage: gatehouse sandbox [--port N] [--host 127.0.0.1|::1] [--gui
                          [--activities | --no-activities] [--state-file PATH]
        gatehouse sandbox invoke NAME [SUB [SUB]] [key:value ...] [--guild ID | --dm] [--user ID]
                          [--channel ID] [--type N] [--target ID] [--locale L] [--user-install]
-                         [--autocomplete OPTION] [--wait MS] [--url ADMIN_URL] [--state-file PATH]`;
+                         [--autocomplete OPTION] [--wait MS] [--url ADMIN_URL] [--state-file PATH]
+       gatehouse sandbox messages [--channel ID] [--guild ID] [--url ADMIN_URL] [--state-file PATH]`;
 
 class UsageError extends Error {}
 
@@ -76,6 +78,7 @@ function strFlag(p: Parsed, name: string): string | undefined {
 
 export async function run(args: string[], io: CliIo): Promise<number> {
   if (args[0] === 'invoke') return invoke(args.slice(1), io);
+  if (args[0] === 'messages') return messages(args.slice(1), io);
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal);
@@ -321,4 +324,85 @@ async function invoke(args: string[], io: CliIo): Promise<number> {
     io.err(`gatehouse sandbox invoke: cannot reach the sandbox admin API at ${base} (${err instanceof Error ? err.message : String(err)})`);
     return 1;
   }
+}
+
+// ---- messages -----------------------------------------------------------------------------------------
+
+interface AdminMessageRecord {
+  id: string;
+  channelId: string;
+  guildId: string | null;
+  recipientId: string | null;
+  message: Record<string, unknown>;
+  createdAt: number;
+  editedAt: number | null;
+  deletedAt: number | null;
+  edits: number;
+}
+
+/** `gatehouse sandbox messages`: what the bot sent in channels and DMs (edits and deletes shown), by channel. */
+async function messages(args: string[], io: CliIo): Promise<number> {
+  let p: Parsed;
+  try {
+    p = parse(args);
+    if (p.flags.has('help')) {
+      io.out(USAGE);
+      return 0;
+    }
+    if (p.positional.length > 0) throw new UsageError(`unexpected argument '${p.positional[0]!}'`);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`gatehouse sandbox messages: ${err.message}\n${USAGE}`);
+      return 2;
+    }
+    throw err;
+  }
+  let base = strFlag(p, 'url');
+  if (base === undefined) {
+    const statePath = strFlag(p, 'state-file') ?? defaultStateFilePath();
+    const state = readStateFile(statePath);
+    if (!state || !processAlive(state.pid)) {
+      io.err(`gatehouse sandbox messages: no running sandbox found (state file ${statePath}); start one with 'gatehouse sandbox' or pass --url`);
+      return 1;
+    }
+    base = state.adminUrl;
+  }
+  base = base.replace(/\/+$/, '');
+  const query = new URLSearchParams();
+  const channel = strFlag(p, 'channel');
+  const guild = strFlag(p, 'guild');
+  if (channel !== undefined) query.set('channel_id', channel);
+  if (guild !== undefined) query.set('guild_id', guild);
+  let r: { status: number; body: unknown };
+  try {
+    r = await adminCall(base, 'GET', `/messages${query.size > 0 ? `?${query.toString()}` : ''}`);
+  } catch (err) {
+    io.err(`gatehouse sandbox messages: cannot reach the sandbox admin API at ${base} (${err instanceof Error ? err.message : String(err)})`);
+    return 1;
+  }
+  if (r.status !== 200) {
+    io.err(`gatehouse sandbox messages: admin API answered ${r.status}`);
+    return 1;
+  }
+  const records = r.body as AdminMessageRecord[];
+  if (records.length === 0) {
+    io.out('no messages');
+    return 0;
+  }
+  const byChannel = new Map<string, AdminMessageRecord[]>();
+  for (const rec of records) {
+    let list = byChannel.get(rec.channelId);
+    if (list === undefined) byChannel.set(rec.channelId, (list = []));
+    list.push(rec);
+  }
+  for (const list of byChannel.values()) {
+    const first = list[0]!;
+    io.out(first.guildId !== null ? `channel ${first.channelId} in guild ${first.guildId}:` : `DM ${first.channelId} with user ${first.recipientId ?? '?'}:`);
+    for (const rec of list) {
+      const state = [rec.edits > 0 ? `edited ${rec.edits}x` : null, rec.deletedAt !== null ? 'deleted' : null].filter(Boolean);
+      io.out(`  ${new Date(rec.createdAt).toISOString()}  message ${rec.id}${state.length > 0 ? ` (${state.join(', ')})` : ''}`);
+      for (const line of describeMessage(rec.message, '    ')) io.out(line);
+    }
+  }
+  return 0;
 }

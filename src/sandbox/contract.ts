@@ -208,6 +208,25 @@ export interface InteractionRecord {
   firstResponse(timeoutMs?: number): Promise<{ type: number; data?: Record<string, unknown> }>;
 }
 
+/**
+ * Extension: a message the bot sent in a guild channel or a DM (POST /channels/{id}/messages), as it is now:
+ * edits replace `message`, a delete sets `deletedAt` (the record stays). The newest 10,000 are kept.
+ */
+export interface SandboxMessageRecord {
+  id: string;
+  channelId: string;
+  /** null in DMs. */
+  guildId: string | null;
+  /** The user of a DM; null in guild channels. */
+  recipientId: string | null;
+  /** The message object as GET /channels/{id}/messages/{id} returns it (after the last edit). */
+  message: Record<string, unknown>;
+  createdAt: number;
+  editedAt: number | null;
+  deletedAt: number | null;
+  edits: number;
+}
+
 export interface SandboxState {
   readonly guildIds: readonly string[];
   /** The seeded user ids of a guild's members (the bot included). */
@@ -248,6 +267,8 @@ export interface Sandbox {
   component(options: ComponentOptions): Promise<InteractionRecord>;
   /** Extension: send a MODAL_SUBMIT interaction (type 5) for a modal the app opened. */
   submitModal(options: ModalSubmitOptions): Promise<InteractionRecord>;
+  /** Extension: the messages the bot sent (deleted ones too), oldest first, optionally of one channel or guild. */
+  messages(filter?: { channelId?: string; guildId?: string }): SandboxMessageRecord[];
   /** Issue an OAuth2 bearer token directly (as if a user had authorized), e.g. with permissions scope. */
   issueBearerToken(scopes: string[], userId?: string): string;
   /** Extension: an OAuth2 authorization code for POST /oauth2/token (grant_type=authorization_code). */

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { SandboxCounters } from './contract.js';
 import type { GatewayServer } from './gateway/server.js';
 import type { ResolvedOptions } from './options.js';
+import type { ApplicationSettings } from './state/application.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { InteractionStore } from './interactions/store.js';
 import type { CommandPermissionStore } from './state/command-permissions.js';
@@ -36,6 +37,8 @@ export const APP_FLAGS = {
 export interface SandboxCore {
   readonly options: ResolvedOptions;
   readonly store: SandboxStore;
+  /** The application's editable settings (PATCH /applications/@me). */
+  readonly application: ApplicationSettings;
   readonly oauth: OAuthStore;
   readonly commands: CommandRegistry;
   readonly commandPermissions: CommandPermissionStore;

@@ -41,6 +41,8 @@ export class ApiError extends Error {
     message: string,
     readonly errors?: ErrorTree,
     readonly extraHeaders?: Record<string, string>,
+    /** Extension fields of the body (the sandbox's own detail, never a field the service sends). */
+    readonly extraBody?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -49,8 +51,35 @@ export class ApiError extends Error {
   body(): Record<string, unknown> {
     const body: Record<string, unknown> = { message: this.message, code: this.code };
     if (this.errors !== undefined) body.errors = this.errors;
+    if (this.extraBody !== undefined) Object.assign(body, this.extraBody);
     return body;
   }
+}
+
+/**
+ * What the sandbox answers for a request it does not model (a route, a method of a modelled route, or a field it
+ * cannot honour). Deliberately nothing the service would say: status 501, JSON code -1 (the service's codes are
+ * never negative), the header `X-Sandbox-Unmodelled: true` and an `unmodelled` field naming what was asked, so a
+ * bot author can never mistake it for the service refusing. Documented in README and src/sandbox/README.md.
+ */
+export const UNMODELLED = {
+  status: 501,
+  code: -1,
+  header: 'x-sandbox-unmodelled',
+  /** The HTTP reason phrase (clients that only keep statusText, like @discordjs/rest on a 5xx, still show it). */
+  reason: 'Not Modelled By The Gatehouse Sandbox',
+} as const;
+
+export function unmodelled(method: string, path: string, detail?: string): ApiError {
+  const what = `${method} ${path}`;
+  return new ApiError(
+    UNMODELLED.status,
+    UNMODELLED.code,
+    `The gatehouse sandbox does not model ${detail ?? what}; see "Not modelled" in src/sandbox/README.md`,
+    undefined,
+    { [UNMODELLED.header]: 'true' },
+    { unmodelled: { method, path } },
+  );
 }
 
 /** Add one leaf error at a path (`['options', 0, 'name']`) of an error tree. */
@@ -86,7 +115,10 @@ export const Errors = {
   methodNotAllowed: () => new ApiError(405, 0, '405: Method Not Allowed'),
   invalidVersion: () => new ApiError(400, 50041, 'Invalid API version'),
   invalidJson: () => new ApiError(400, 50109, 'The request body contains invalid JSON.'),
+  unknownChannel: () => new ApiError(404, 10003, 'Unknown Channel'),
   unknownGuild: () => new ApiError(404, 10004, 'Unknown Guild'),
+  unknownMember: () => new ApiError(404, 10007, 'Unknown Member'),
+  unknownRole: () => new ApiError(404, 10011, 'Unknown Role'),
   unknownMessage: () => new ApiError(404, 10008, 'Unknown Message'),
   unknownUser: () => new ApiError(404, 10013, 'Unknown User'),
   unknownWebhook: () => new ApiError(404, 10015, 'Unknown Webhook'),
@@ -107,7 +139,11 @@ export const Errors = {
   entitlementAlreadyGranted: () => new ApiError(400, 40074, 'Entitlement already granted for this resource'),
   maxFollowups: () => new ApiError(400, 40094, 'This interaction has hit the maximum number of follow up messages'),
   missingAccess: () => new ApiError(403, 50001, 'Missing Access'),
+  cannotEditOthersMessage: () => new ApiError(403, 50005, 'Cannot edit a message authored by another user'),
   emptyMessage: () => new ApiError(400, 50006, 'Cannot send an empty message'),
+  cannotMessageUser: () => new ApiError(400, 50007, 'Cannot send messages to this user'),
   missingPermissions: () => new ApiError(403, 50013, 'Missing Permissions'),
+  wrongChannelType: () => new ApiError(400, 50024, 'Cannot execute action on this channel type'),
   invalidWebhookToken: () => new ApiError(401, 50027, 'Invalid Webhook Token'),
+  invalidRecipients: () => new ApiError(400, 50033, 'Invalid Recipient(s)'),
 } as const;

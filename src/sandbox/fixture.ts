@@ -130,6 +130,15 @@ export class Fixture {
     return i < shared ? i : shared + guildIndex * (this.options.membersPerGuild - shared) + (i - shared);
   }
 
+  /** Whether fixture user `userIndex` is one of guild `guildIndex`'s seeded members (inverse of memberUserIndex). */
+  isSeededMember(userIndex: number, guildIndex: number): boolean {
+    const m = this.options.membersPerGuild;
+    const shared = Math.min(SHARED_USERS, m);
+    if (userIndex < 0 || userIndex >= this.userCount) return false;
+    if (userIndex < shared) return true;
+    return Math.floor((userIndex - shared) / (m - shared)) === guildIndex;
+  }
+
   guild(index: number): FixtureGuild {
     const rng = prng(mix(this.options.seed, 23, index));
     const ms = FIXTURE_MS + index * 1000 + Math.floor(rng() * 1000);

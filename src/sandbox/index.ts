@@ -19,6 +19,7 @@ import type {
   SandboxCounters,
   SandboxFaults,
   SandboxGatewayEvents,
+  SandboxMessageRecord,
   SandboxOptions,
   SandboxState,
 } from './contract.js';
@@ -38,11 +39,16 @@ import { interactionRoutes } from './rest/routes/interactions.js';
 import { monetizationRoutes } from './rest/routes/monetization.js';
 import { oauth2Routes } from './rest/routes/oauth2.js';
 import { permissionRoutes } from './rest/routes/permissions.js';
+import { channelRoutes } from './rest/routes/channels.js';
+import { guildRoutes } from './rest/routes/guilds.js';
+import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
 import { CommandRegistry } from './state/commands.js';
 import { ADMIN_PREFIX, GATEWAY_PATH, RESUME_PATH, SandboxHttpServer } from './server.js';
 import { OAuthStore } from './state/oauth.js';
 import { SandboxStore } from './state/store.js';
+import { messageSnapshot } from './state/messages.js';
+import { defaultApplicationSettings } from './state/application.js';
 import { INTENT_BITS } from '../api/intents.js';
 
 export type * from './contract.js';
@@ -103,6 +109,10 @@ class SandboxInstance implements Sandbox {
 
   async submitModal(options: ModalSubmitOptions): Promise<InteractionRecord> {
     return sendModalSubmit(this.core, options);
+  }
+
+  messages(filter: { channelId?: string; guildId?: string } = {}): SandboxMessageRecord[] {
+    return this.core.store.messages.all(filter).map(messageSnapshot);
   }
 
   /** Extension: an OAuth2 authorization code, as if the user had authorized the app (exchange at POST /oauth2/token). */
@@ -187,6 +197,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const core: SandboxCore = {
     options: o,
     store,
+    application: defaultApplicationSettings(),
     oauth,
     commands,
     commandPermissions,
@@ -208,6 +219,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   rest.add(interactionRoutes(core));
   rest.add(monetizationRoutes(core));
   rest.add(oauth2Routes(core));
+  rest.add(userRoutes(core));
+  rest.add(guildRoutes(core));
+  rest.add(channelRoutes(core));
 
   const http = new SandboxHttpServer(rest, gateway, o.logger);
   http.admin = new AdminApi(core);

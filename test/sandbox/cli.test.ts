@@ -123,6 +123,43 @@ describe('gatehouse sandbox invoke', () => {
   });
 });
 
+describe('gatehouse sandbox messages', () => {
+  it('shows what the bot sent in channels and DMs, edits and deletes included, grouped by channel', async () => {
+    const statePath = tempState();
+    const { info } = await startCli(statePath);
+    const guilds = (await fetch(`${info.admin}/guilds`).then((r) => r.json())) as Array<{ id: string }>;
+    const guildId = guilds[0]!.id;
+    const channels = (await api(info.rest, 'GET', `/guilds/${guildId}/channels`, { token: info.token })).body as Array<{ id: string; type: number }>;
+    const channel = channels.find((c) => c.type === 0)!.id;
+    const first = await api(info.rest, 'POST', `/channels/${channel}/messages`, { token: info.token, body: { content: 'hello there' } });
+    await api(info.rest, 'PATCH', `/channels/${channel}/messages/${first.body.id}`, { token: info.token, body: { content: 'hello again' } });
+    const second = await api(info.rest, 'POST', `/channels/${channel}/messages`, { token: info.token, body: { content: 'gone soon' } });
+    await api(info.rest, 'DELETE', `/channels/${channel}/messages/${second.body.id}`, { token: info.token });
+    const members = (await fetch(`${info.admin}/guilds/${guildId}/members`).then((r) => r.json())) as string[];
+    const dm = await api(info.rest, 'POST', '/users/@me/channels', { token: info.token, body: { recipient_id: members[2] } });
+    await api(info.rest, 'POST', `/channels/${dm.body.id}/messages`, { token: info.token, body: { content: 'psst' } });
+
+    const io = collector();
+    expect(await run(['messages', '--state-file', statePath], io)).toBe(0);
+    expect(io.errors).toEqual([]);
+    const text = io.lines.join('\n');
+    expect(io.lines[0]).toBe(`channel ${channel} in guild ${guildId}:`);
+    expect(text).toMatch(new RegExp(`message ${first.body.id} \\(edited 1x\\)\n    hello again`));
+    expect(text).toMatch(new RegExp(`message ${second.body.id} \\(deleted\\)\n    gone soon`));
+    expect(text).toContain(`DM ${dm.body.id} with user ${members[2]}:`);
+    expect(text).toContain('    psst');
+
+    const onlyDm = collector();
+    expect(await run(['messages', '--channel', dm.body.id, '--url', info.admin], onlyDm)).toBe(0);
+    expect(onlyDm.lines[0]).toBe(`DM ${dm.body.id} with user ${members[2]}:`);
+    expect(onlyDm.lines.join('\n')).not.toContain('hello');
+    const none = collector();
+    expect(await run(['messages', '--guild', '1', '--url', info.admin], none)).toBe(0);
+    expect(none.lines).toEqual(['no messages']);
+    expect(await run(['messages', 'extra', '--url', info.admin], collector())).toBe(2);
+  });
+});
+
 describe('gatehouse sandbox as a process', () => {
   it('runs until SIGINT and exits 0, removing its state file', async () => {
     const statePath = tempState();

@@ -104,7 +104,25 @@ describe('@discordjs/rest against the sandbox', () => {
       .catch((e: unknown) => e)) as DiscordAPIError;
     expect(err.status).toBe(400);
     expect(err.code).toBe(50035);
-    expect(err.rawError).toMatchObject({ errors: { options: { '0': { name: { _errors: [expect.objectContaining({ code: 'APPLICATION_COMMAND_NAME_LOWERCASE' })] } } } } });
+    // The service's code and message; the validator's precise reason rides along in sandbox_detail.
+    expect(err.rawError).toMatchObject({
+      errors: {
+        options: {
+          '0': {
+            name: {
+              _errors: [
+                {
+                  code: 'APPLICATION_COMMAND_INVALID_NAME',
+                  message: 'Command name is invalid',
+                  sandbox_detail: { code: 'APPLICATION_COMMAND_NAME_LOWERCASE', message: expect.stringContaining('lowercase') },
+                },
+              ],
+            },
+          },
+        },
+      },
+    });
+    expect(err.message).toContain('options[0].name[APPLICATION_COMMAND_INVALID_NAME]: Command name is invalid');
   });
 
   it('waits out a bucket from the headers instead of failing', async () => {

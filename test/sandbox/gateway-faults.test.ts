@@ -73,6 +73,43 @@ describe('gateway faults', () => {
     expect((await late.next((p) => p.op === 9)).d).toBe(false);
   });
 
+  it('invalidateSession(true) on a live session: nothing more on that socket, RESUME on the same socket replays exactly once', async () => {
+    const sb = await start({ seed: { guilds: 1, membersPerGuild: 5 } });
+    const guildId = sb.state.guildIds[0]!;
+    const { client, ready } = await connect(sb);
+    await client.nextDispatch('GUILD_CREATE');
+    const before = sb.state.addMember(guildId, { username: 'before' });
+    const seenBefore = await client.nextDispatch('GUILD_MEMBER_ADD');
+    sb.faults.invalidateSession(0, true);
+    expect((await client.next((p) => p.op === 9)).d).toBe(true);
+    // Invalidated: these are buffered for the session, not sent on the socket.
+    const during = [sb.state.addMember(guildId, { username: 'during1' }), sb.state.addMember(guildId, { username: 'during2' })];
+    await sleep(100);
+    expect(client.dispatches('GUILD_MEMBER_ADD').map((p) => (p.d as any).user.id)).toEqual([before]);
+    // The socket is the main gateway URL (strictResumeUrl is on): RESUME of its own session is still accepted.
+    client.send({ op: 6, d: { token: sb.botToken, session_id: (ready.d as any).session_id, seq: seenBefore.s } });
+    await client.nextDispatch('RESUMED');
+    const after = sb.state.addMember(guildId, { username: 'after' });
+    await client.next((p) => p.op === 0 && p.t === 'GUILD_MEMBER_ADD' && (p.d as any).user.id === after);
+    const adds = client.dispatches('GUILD_MEMBER_ADD');
+    expect(adds.map((p) => (p.d as any).user.id)).toEqual([before, ...during, after]);
+    // Sequence numbers are contiguous: nothing lost, nothing twice.
+    const seqs = client.dispatches().map((p) => p.s!);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect(sb.counters.resumes).toBe(1);
+  });
+
+  it('invalidateSession(true): other payloads on the invalidated socket are 4003, heartbeats still answered', async () => {
+    const sb = await start({ seed: { guilds: 1 } });
+    const { client } = await connect(sb);
+    sb.faults.invalidateSession(0, true);
+    await client.next((p) => p.op === 9);
+    client.send({ op: 1, d: 2 });
+    await client.next((p) => p.op === 11);
+    client.send({ op: 8, d: { guild_id: sb.state.guildIds[0], query: '', limit: 0 } });
+    expect((await client.closed).code).toBe(4003);
+  });
+
   it('close: closes the newest connection of the shard with the given code and reports it', async () => {
     const sb = await start();
     const closes: Array<{ code: number; by: string }> = [];

@@ -217,12 +217,16 @@ describe('gateway: close codes', () => {
     expect((await c.closed).code).toBe(4008);
   });
 
-  it('lets the window slide: the same number of payloads spread over two windows is fine', async () => {
-    const sb = await start({ gateway: { sendLimit: { count: 3, windowMs: 200 } } });
+  it('counts in fixed windows from the connection open: a full window late in one and early in the next is fine', async () => {
+    // A sliding window would close this connection (6 payloads within 1.5 s of a 2 s window); the fixed windows
+    // [0, 2 s) and [2 s, 4 s) hold 3 each. Margins: the first burst is 1 s before the boundary, the second 0.5 s
+    // after it and only ever later (client clocks start after the server's).
+    const sb = await start({ gateway: { sendLimit: { count: 3, windowMs: 2_000 } } });
     const c = client(sb.gatewayUrl);
     await c.next((p) => p.op === 10);
+    await sleep(1_000);
     for (let i = 0; i < 3; i++) c.send({ op: 1, d: null });
-    await sleep(300);
+    await sleep(1_500);
     for (let i = 0; i < 3; i++) c.send({ op: 1, d: null });
     for (let i = 0; i < 6; i++) await c.next((p) => p.op === 11);
     expect(c.ws.readyState).toBe(c.ws.OPEN);

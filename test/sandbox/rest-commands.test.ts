@@ -93,6 +93,57 @@ describe('command create: upsert by name within type and scope', () => {
   });
 });
 
+describe("50035 in the service's words (src/sandbox/command-errors.ts lists the sources)", () => {
+  const detail = { code: expect.any(String), message: expect.any(String) };
+
+  it('names, lengths, missing fields, option order and counts', async () => {
+    const sb = await start();
+    const { global, call } = client(sb);
+    const bad = async (body: unknown): Promise<any> => {
+      const r = await call('POST', global, body);
+      expect(r.status).toBe(400);
+      expect(r.body.code).toBe(50035);
+      return r.body.errors;
+    };
+    expect(await bad({ name: 'two words', description: 'x' })).toEqual({
+      name: { _errors: [{ code: 'APPLICATION_COMMAND_INVALID_NAME', message: 'Command name is invalid', sandbox_detail: { code: 'STRING_TYPE_REGEX', message: expect.stringContaining('U+0020') } }] },
+    });
+    expect((await bad({ name: 'ok', description: 'x', options: [{ type: 3, name: 'Upper', description: 'x' }] })).options['0'].name._errors[0]).toMatchObject({
+      code: 'APPLICATION_COMMAND_INVALID_NAME',
+      message: 'Command name is invalid',
+      sandbox_detail: { code: 'APPLICATION_COMMAND_NAME_LOWERCASE' },
+    });
+    expect(await bad({ name: 'ok' })).toEqual({ description: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'This field is required', sandbox_detail: detail }] } });
+    expect((await bad({ name: 'ok', description: 'x'.repeat(101) })).description._errors[0]).toMatchObject({ code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 1 and 100 in length.' });
+    const many = Array.from({ length: 26 }, (_, i) => ({ type: 3, name: `o${i}`, description: 'x' }));
+    expect((await bad({ name: 'ok', description: 'x', options: many })).options._errors[0]).toMatchObject({ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 25 or fewer in length.' });
+    const order = await bad({ name: 'ok', description: 'x', options: [{ type: 3, name: 'a', description: 'x' }, { type: 3, name: 'b', description: 'x', required: true }] });
+    expect(order).toEqual({
+      options: { '1': { _errors: [{ code: 'APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID', message: 'Required options must be placed before non-required options', sandbox_detail: detail }] } },
+    });
+    const mixed = await bad({ name: 'ok', description: 'x', options: [{ type: 1, name: 'sub', description: 'x' }, { type: 3, name: 'plain', description: 'x' }] });
+    expect(mixed.options._errors[0]).toMatchObject({ code: 'APPLICATION_COMMAND_OPTIONS_TYPE_INVALID', message: 'Sub-command and sub-command group option types are mutually exclusive to all other types' });
+    expect((await bad({ name: 'ok', description: 'x', type: 9 })).type._errors[0]).toMatchObject({ code: 'BASE_TYPE_CHOICES', message: 'Value must be one of (1, 2, 3, 4).' });
+    expect((await bad({ name: 'ok', description: 'x', options: [{ type: 3, name: 'a', description: 'x', required: 'yes' }] })).options['0'].required._errors[0]).toMatchObject({
+      code: 'BOOLEAN_TYPE_CONVERT',
+      message: 'Must be either true or false.',
+    });
+    const huge = Array.from({ length: 25 }, (_, i) => ({ type: 3, name: `opt${i}`, description: 'd'.repeat(100), choices: Array.from({ length: 3 }, (_, j) => ({ name: `c${j}`, value: 'v'.repeat(100) })) }));
+    expect(await bad({ name: 'big', description: 'x', options: huge })).toEqual({ _errors: [{ code: 'APPLICATION_COMMAND_TOO_LARGE', message: 'Command exceeds maximum size (8000)', sandbox_detail: detail }] });
+    // Where the service's wording is unknown, the validator's own code and message are sent unchanged.
+    const auto = await bad({ name: 'ok', description: 'x', options: [{ type: 3, name: 'a', description: 'x', autocomplete: true, choices: [{ name: 'a', value: 'a' }] }] });
+    expect(auto.options['0'].autocomplete._errors[0].code).toBe('APPLICATION_COMMAND_AUTOCOMPLETE_WITH_CHOICES');
+    expect(auto.options['0'].autocomplete._errors[0].sandbox_detail).toBeUndefined();
+  });
+
+  it('a bulk overwrite with a duplicate name is refused on the list item', async () => {
+    const sb = await start();
+    const { global, call } = client(sb);
+    const r = await call('PUT', global, [{ name: 'dup', description: 'A' }, { name: 'dup', description: 'B' }]);
+    expect(r.body.errors).toEqual({ '1': { _errors: [{ code: 'APPLICATION_COMMANDS_DUPLICATE_NAME', message: 'Application command names must be unique', sandbox_detail: detail }] } });
+  });
+});
+
 describe('command edit and delete', () => {
   it('PATCH replaces only the given fields, wholly; version changes only on a real change', async () => {
     const sb = await start();

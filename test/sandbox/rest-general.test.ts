@@ -73,11 +73,44 @@ describe('rate limits', () => {
 });
 
 describe('errors and routing', () => {
-  it('404 / 405 / invalid version / invalid JSON / invalid content type in the service shapes', async () => {
+  it('answers what it does not model with its own marker: 501, code -1, X-Sandbox-Unmodelled, never a service error', async () => {
+    const sb = await start();
+    for (const [method, path] of [
+      ['GET', '/nope'],
+      ['GET', `/guilds/${sb.state.guildIds[0]!}/bans`],
+      // A modelled path with a method the sandbox does not model.
+      ['DELETE', '/gateway/bot'],
+      ['PATCH', `/applications/${sb.applicationId}/commands`],
+    ] as const) {
+      const r = await api(sb.restUrl, method, path, { token: sb.botToken });
+      expect([method, path, r.status]).toEqual([method, path, 501]);
+      expect(r.headers.get('x-sandbox-unmodelled')).toBe('true');
+      expect(r.body).toMatchObject({ code: -1, unmodelled: { method, path } });
+      expect(r.body.message).toContain('does not model');
+    }
+    // The reason phrase carries the marker too (clients that keep only statusText on a 5xx still show it).
+    const raw = await fetch(`${sb.restUrl}/nope`, { headers: { authorization: `Bot ${sb.botToken}` } });
+    expect(raw.statusText).toBe('Not Modelled By The Gatehouse Sandbox');
+    // Interaction and webhook tokens are never echoed.
+    const hook = await api(sb.restUrl, 'PUT', `/webhooks/${sb.applicationId}/secret-token/messages/@original`, { token: sb.botToken });
+    expect(hook.status).toBe(501);
+    expect(JSON.stringify(hook.body)).not.toContain('secret-token');
+  });
+
+  it('percent-decodes fixed path segments like the service (/users/%40me is /users/@me)', async () => {
+    const sb = await start();
+    const me = await api(sb.restUrl, 'GET', '/users/%40me', { token: sb.botToken });
+    expect(me.status).toBe(200);
+    expect(me.body.id).toBe(sb.applicationId);
+    const app = await api(sb.restUrl, 'GET', '/applications/%40me', { token: sb.botToken });
+    expect(app.status).toBe(200);
+    const cmds = await api(sb.restUrl, 'GET', `/applications/${sb.applicationId}/%63ommands`, { token: sb.botToken });
+    expect(cmds.status).toBe(200);
+  });
+
+  it('invalid version / invalid JSON / invalid content type in the service shapes', async () => {
     const sb = await start();
     const base = sb.restUrl.replace(/\/v10$/, '');
-    expect((await api(sb.restUrl, 'GET', '/nope', { token: sb.botToken })).body).toEqual({ message: '404: Not Found', code: 0 });
-    expect((await api(sb.restUrl, 'DELETE', '/gateway/bot', { token: sb.botToken })).body).toEqual({ message: '405: Method Not Allowed', code: 0 });
     // A path segment that is not valid percent-encoding names no resource.
     const garbled = await api(sb.restUrl, 'GET', `/applications/%E0%A4%A/commands`, { token: sb.botToken });
     expect([garbled.status, garbled.body]).toEqual([404, { message: '404: Not Found', code: 0 }]);

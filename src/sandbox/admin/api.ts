@@ -13,6 +13,7 @@
  *   POST   /_sandbox/entitlements                      { skuId, userId? | guildId?, subscription? } -> { id }
  *   POST   /_sandbox/entitlements/:id/end              { endsAt? }                                   (ENTITLEMENT_UPDATE)
  *   GET    /_sandbox/commands[?guild_id=]              registered commands of a scope
+ *   GET    /_sandbox/messages[?channel_id=&guild_id=]  messages the bot sent (deleted ones too), oldest first
  *   POST   /_sandbox/invoke                            InvokeOptions + { wait?, settle? } -> interaction record
  *   POST   /_sandbox/autocomplete                      AutocompleteOptions + { wait?, settle? }
  *   POST   /_sandbox/component                         { messageId, customId, values?, userId?, wait?, settle? }
@@ -30,6 +31,7 @@ import { sendComponent, sendInteraction, sendModalSubmit, settle } from '../inte
 import type { SandboxInteraction } from '../interactions/store.js';
 import { readRaw } from '../rest/body.js';
 import type { AdminHandler } from '../server.js';
+import { messageSnapshot } from '../state/messages.js';
 import { skuObject } from '../state/serialize.js';
 import { registerSecret } from '../../util/redact.js';
 
@@ -242,6 +244,14 @@ export class AdminApi implements AdminHandler {
       const guildId = url.searchParams.get('guild_id');
       if (guildId !== null && !store.guild(guildId)) throw new SandboxError('UNKNOWN_GUILD', `unknown guild ${guildId}`);
       return new HttpResult(200, core.commands.list(guildId));
+    }
+    if (a === 'messages' && is('GET', 1)) {
+      const filter: { channelId?: string; guildId?: string } = {};
+      const channelId = url.searchParams.get('channel_id');
+      const guildId = url.searchParams.get('guild_id');
+      if (channelId !== null) filter.channelId = channelId;
+      if (guildId !== null) filter.guildId = guildId;
+      return new HttpResult(200, store.messages.all(filter).map(messageSnapshot));
     }
     if ((a === 'invoke' || a === 'autocomplete') && is('POST', 1)) {
       const o = obj(body);

@@ -40,6 +40,10 @@ const EVENT_INTENT: Record<string, number> = {
   VOICE_STATE_UPDATE: I.GUILD_VOICE_STATES,
   PRESENCE_UPDATE: I.GUILD_PRESENCES,
   TYPING_START: I.GUILD_MESSAGE_TYPING,
+  MESSAGE_CREATE: I.GUILD_MESSAGES,
+  MESSAGE_UPDATE: I.GUILD_MESSAGES,
+  MESSAGE_DELETE: I.GUILD_MESSAGES,
+  MESSAGE_DELETE_BULK: I.GUILD_MESSAGES,
   GUILD_SCHEDULED_EVENT_CREATE: I.GUILD_SCHEDULED_EVENTS,
   GUILD_SCHEDULED_EVENT_UPDATE: I.GUILD_SCHEDULED_EVENTS,
   GUILD_SCHEDULED_EVENT_DELETE: I.GUILD_SCHEDULED_EVENTS,
@@ -49,12 +53,20 @@ const EVENT_INTENT: Record<string, number> = {
   AUTO_MODERATION_ACTION_EXECUTION: I.AUTO_MODERATION_EXECUTION,
 };
 
+/** Message events outside guilds (DMs) need DIRECT_MESSAGES instead of GUILD_MESSAGES. */
+const DM_EVENT_INTENT: Record<string, number> = {
+  MESSAGE_CREATE: I.DIRECT_MESSAGES,
+  MESSAGE_UPDATE: I.DIRECT_MESSAGES,
+  MESSAGE_DELETE: I.DIRECT_MESSAGES,
+  TYPING_START: I.DIRECT_MESSAGE_TYPING,
+};
+
 /**
- * Whether a session with `intents` receives event `t`. GUILD_MEMBER_UPDATE about the bot's own member is
- * delivered without GUILD_MEMBERS (reference §9 caveats).
+ * Whether a session with `intents` receives event `t` (`guildless`: a DM event). GUILD_MEMBER_UPDATE about the
+ * bot's own member is delivered without GUILD_MEMBERS (reference §9 caveats).
  */
-export function receives(t: string, intents: number, aboutUserId: string | undefined, botUserId: string): boolean {
-  const needed = EVENT_INTENT[t];
+export function receives(t: string, intents: number, aboutUserId: string | undefined, botUserId: string, guildless = false): boolean {
+  const needed = guildless ? (DM_EVENT_INTENT[t] ?? EVENT_INTENT[t]) : EVENT_INTENT[t];
   if (needed === undefined || (intents & needed) !== 0) return true;
   return t === 'GUILD_MEMBER_UPDATE' && aboutUserId === botUserId;
 }

@@ -203,6 +203,7 @@ export class GatewayServer implements DispatchSink {
     this.sessions.set(session.id, session);
     session.connection = conn;
     conn.session = session;
+    conn.invalidatedSession = null;
     this.deps.events.emit('identify', { connectionId: conn.id, shard: [shardId, shardCount], intents, at: now });
     this.log.debug({ shard: [shardId, shardCount], intents, connectionId: conn.id }, 'identify');
 
@@ -253,7 +254,9 @@ export class GatewayServer implements DispatchSink {
     }
     if (o.token !== this.deps.botToken) return conn.closeNow(4004, 'Authentication failed');
     const session = this.sessions.get(o.session_id);
-    if (this.options.strictResumeUrl && conn.kind === 'gateway') {
+    // RESUME of the session op 9 `d: true` just detached from this very socket is fine on any URL.
+    const sameSocket = session !== undefined && conn.invalidatedSession === session;
+    if (this.options.strictResumeUrl && conn.kind === 'gateway' && !sameSocket) {
       // The service asks clients to resume on resume_gateway_url; the sandbox refuses elsewhere to catch them.
       this.log.warn({ connectionId: conn.id }, 'RESUME on the main gateway URL refused: resume on resume_gateway_url');
       return conn.sendOp(9, INVALID_SESSION_FALSE);
@@ -276,6 +279,7 @@ export class GatewayServer implements DispatchSink {
     session.clearExpiry();
     session.connection = conn;
     conn.session = session;
+    conn.invalidatedSession = null;
     this.deps.counters.resumes++;
     this.deps.events.emit('resume', {
       connectionId: conn.id,
@@ -362,7 +366,7 @@ export class GatewayServer implements DispatchSink {
   global(t: string, d: string | Buffer): void {
     const botId = this.deps.store.applicationId;
     for (const session of this.sessions.values()) {
-      if (session.shardId !== 0 || !receives(t, session.intents, undefined, botId)) continue;
+      if (session.shardId !== 0 || !receives(t, session.intents, undefined, botId, true)) continue;
       session.dispatch(t, d);
     }
   }
@@ -380,7 +384,9 @@ export class GatewayServer implements DispatchSink {
   private newestConnection(shardId: number): Connection {
     let found: Connection | null = null;
     for (const c of this.connections) {
-      if (c.open && c.session?.shardId === shardId && (found === null || c.id > found.id)) found = c;
+      // A socket whose session op 9 detached still belongs to that shard (it may RESUME there).
+      const session = c.session ?? c.invalidatedSession;
+      if (c.open && session?.shardId === shardId && (found === null || c.id > found.id)) found = c;
     }
     if (found === null) throw new SandboxError('NO_SHARD', `no live gateway connection is identified as shard ${shardId}`);
     return found;
@@ -395,8 +401,20 @@ export class GatewayServer implements DispatchSink {
     },
     invalidateSession: (shardId, resumable) => {
       const conn = this.newestConnection(shardId);
-      if (!resumable && conn.session !== null) {
-        this.endSession(conn.session);
+      const session = (conn.session ?? conn.invalidatedSession)!;
+      // The service invalidates the connection's session: nothing more is dispatched on this socket, and any
+      // other payload than a heartbeat, IDENTIFY or RESUME is 4003 (reference §7.8). Everything queued before
+      // goes out before the op 9, so the client's last seq is exact.
+      conn.session = null;
+      conn.invalidatedSession = null;
+      if (session.connection === conn) session.connection = null;
+      if (resumable) {
+        // `d: true`: the session lives on and buffers its dispatches; the client may RESUME it on this same
+        // socket (discord.js does) or on resume_gateway_url, and gets everything after its seq exactly once.
+        conn.invalidatedSession = session;
+        this.keepResumable(session);
+      } else {
+        this.endSession(session);
       }
       conn.sendOp(9, resumable ? 'true' : 'false');
     },

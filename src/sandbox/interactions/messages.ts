@@ -44,7 +44,7 @@ export function checkMessage(data: unknown, check: MessageCheck): Json {
     return {};
   }
   if (!isObject(data)) {
-    addTreeError(tree, at, { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object.' });
+    addTreeError(tree, at, { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
     throw invalidFormBody(tree);
   }
   const { content, embeds, components, flags, attachments, poll } = data;

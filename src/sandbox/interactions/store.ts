@@ -134,7 +134,7 @@ export class SandboxInteraction implements InteractionRecord {
     if (this.responseExpired) throw Errors.unknownInteraction();
     const tree: ErrorTree = {};
     if (!isObject(body)) {
-      addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object.' });
+      addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
       throw invalidFormBody(tree);
     }
     const type = body.type;
@@ -218,7 +218,7 @@ export class SandboxInteraction implements InteractionRecord {
     const t = this.meta.focusedType;
     choices.forEach((c: unknown, i) => {
       if (!isObject(c)) {
-        addTreeError(tree, ['data', 'choices', i], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object.' });
+        addTreeError(tree, ['data', 'choices', i], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
         return;
       }
       const len = typeof c.name === 'string' ? [...c.name].length : 0;

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { SandboxCounters } from '../contract.js';
-import { ApiError, Errors } from '../errors.js';
+import { ApiError, Errors, UNMODELLED, unmodelled } from '../errors.js';
 import { requesterLocale } from '../locales.js';
 import type { ResolvedRestOptions } from '../options.js';
 import { bucketHeaders, type RateLimiter } from '../ratelimit.js';
@@ -50,6 +50,7 @@ export class RestApi {
     }
     if (result.status === 429) this.deps.counters.rest429s++;
     Object.assign(headers, result.headers);
+    const reason = result.status === UNMODELLED.status ? UNMODELLED.reason : undefined;
     if (result.body === undefined) {
       res.writeHead(result.status, headers);
       res.end();
@@ -58,7 +59,8 @@ export class RestApi {
     const json = JSON.stringify(result.body);
     headers['content-type'] = 'application/json';
     headers['content-length'] = String(Buffer.byteLength(json));
-    res.writeHead(result.status, headers);
+    if (reason !== undefined) res.writeHead(result.status, reason, headers);
+    else res.writeHead(result.status, headers);
     res.end(json);
   }
 
@@ -71,10 +73,11 @@ export class RestApi {
   private async dispatch(req: IncomingMessage, url: URL, headers: Record<string, string>): Promise<RestResult> {
     const method = (req.method ?? 'GET').toUpperCase();
     const path = this.versionedPath(url.pathname);
-    if (!METHODS.has(method)) throw Errors.methodNotAllowed();
     const match = this.router.match(method, path);
-    if (match.kind === 'not-found') throw Errors.notFound();
-    if (match.kind === 'method-not-allowed') throw Errors.methodNotAllowed();
+    if (match.kind === 'undecodable') throw Errors.notFound();
+    // Anything else the router cannot place is not modelled: the marker error, never a plausible service answer
+    // (the sandbox cannot tell a route the service lacks from one it does not model).
+    if (match.kind !== 'found' || !METHODS.has(method)) throw unmodelled(method, maskTokens(path));
     const { route, params } = match;
 
     const auth = this.authenticate(req.headers.authorization);
@@ -145,6 +148,11 @@ export class RestApi {
     if (scheme === 'Basic') return { kind: 'none' };
     throw Errors.unauthorized();
   }
+}
+
+/** A path for an error body: interaction and webhook tokens replaced, so an answer never echoes a secret. */
+export function maskTokens(path: string): string {
+  return path.replace(/\/(webhooks|interactions)\/([^/]+)\/[^/]+/, '/$1/$2/{token}');
 }
 
 function single(v: string | string[] | undefined): string | undefined {

@@ -9,7 +9,9 @@ interface Compiled {
 export type Match =
   | { kind: 'found'; route: RouteDef; params: Record<string, string> }
   | { kind: 'method-not-allowed' }
-  | { kind: 'not-found' };
+  | { kind: 'not-found' }
+  /** A segment is not valid percent-encoding: it names nothing. */
+  | { kind: 'undecodable' };
 
 export class Router {
   private readonly bySize = new Map<number, Compiled[]>();
@@ -29,7 +31,8 @@ export class Router {
   }
 
   match(method: HttpMethod | string, path: string): Match {
-    const parts = path.split('/').filter((s) => s.length > 0);
+    const parts = decodeSegments(path);
+    if (parts === null) return { kind: 'undecodable' };
     const candidates = this.bySize.get(parts.length) ?? [];
     let pathMatched = false;
     for (const c of candidates) {
@@ -48,20 +51,34 @@ function literalScore(c: Compiled): number {
   return score;
 }
 
+/**
+ * Path segments, percent-decoded: the service reads `/users/%40me` as `/users/@me` (discord-api-types encodes
+ * `@me` when it is passed explicitly, and discord.js sends `/guilds/{id}/members/%40me`). Splitting comes first,
+ * so an encoded slash stays inside its segment. null when a segment is not valid percent-encoding.
+ */
+function decodeSegments(path: string): string[] | null {
+  const out: string[] = [];
+  for (const raw of path.split('/')) {
+    if (raw.length === 0) continue;
+    try {
+      out.push(decodeURIComponent(raw));
+    } catch {
+      return null;
+    }
+  }
+  return out;
+}
+
 function matchSegments(segments: Compiled['segments'], parts: string[]): Record<string, string> | null {
-  const params: Record<string, string> = {};
+  // Params come from outside: a null-prototype object, never a plain one.
+  const params = Object.create(null) as Record<string, string>;
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i]!;
     const part = parts[i]!;
     if ('literal' in seg) {
       if (seg.literal !== part) return null;
     } else {
-      // Malformed percent-encoding names no resource: no match (404), not a handler failure.
-      try {
-        params[seg.param] = decodeURIComponent(part);
-      } catch {
-        return null;
-      }
+      params[seg.param] = part;
     }
   }
   return params;

@@ -2,8 +2,9 @@
  * Registered application commands per scope (global, or one guild) with the service's semantics (spec §4,
  * §8, reference §15.3): upsert by (type, name), edits replace the given fields, bulk overwrite matching by id
  * or (type, name), version snowflakes that change on substantial edits, per-type counts (30032) and the
- * daily create budget per scope (30034). Validation is the commands layer's (src/commands), so the sandbox
- * answers the very errors the runtime checks for locally.
+ * daily create budget per scope (30034). Validation is the commands layer's (src/commands), answered in the
+ * service's words (../command-errors.ts); test/fixtures/service-reference holds the documented answers the REST
+ * surface must reproduce, independently of that validator.
  */
 import {
   CommandType,
@@ -11,7 +12,6 @@ import {
   HandlerType,
   SCOPE_LIMITS,
   normalizeCommand,
-  problemsToErrorTree,
   toServerCommand,
   validateCommand,
   validateCommands,
@@ -20,6 +20,7 @@ import {
   type ValidateOptions,
 } from '../../commands/index.js';
 import type { SnowflakeGenerator } from '../../api/snowflake.js';
+import { commandErrorTree } from '../command-errors.js';
 import { ApiError, Errors, formError, invalidFormBody, type ErrorTree } from '../errors.js';
 import { pickLocalization } from '../locales.js';
 
@@ -74,8 +75,9 @@ function pickBody(input: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-function problemsError(problems: readonly Problem[]): ApiError {
-  return invalidFormBody(problemsToErrorTree(problems) as ErrorTree);
+/** A 50035 in the service's words, with the validator's detail beside them (see ../command-errors.ts). */
+function problemsError(problems: readonly Problem[], body: unknown): ApiError {
+  return invalidFormBody(commandErrorTree(problems, body));
 }
 
 export class CommandRegistry {
@@ -183,7 +185,7 @@ export class CommandRegistry {
   /** POST: upsert by (type, name). `created` tells 201 from 200. */
   create(guildId: string | null, input: unknown): { command: StoredCommand; created: boolean } {
     const problems = validateCommand(input, this.validateOptions(guildId));
-    if (problems.length > 0) throw problemsError(problems);
+    if (problems.length > 0) throw problemsError(problems, input);
     const body = pickBody(input as Record<string, unknown>);
     const type = this.typeOf(body);
     const existing = this.findByName(guildId, type, body.name);
@@ -199,14 +201,14 @@ export class CommandRegistry {
   edit(guildId: string | null, id: string, input: unknown): StoredCommand {
     const existing = this.get(guildId, id);
     if (!existing) throw Errors.unknownCommand();
-    if (!isObject(input)) throw formError([], 'MODEL_TYPE_CONVERT', 'Expected an object.');
+    if (!isObject(input)) throw formError([], 'MODEL_TYPE_CONVERT', 'Expected an object/dictionary.');
     const patch = pickBody(input);
     const base = pickBody(existing);
     // dm_permission follows contexts: new contexts without a dm_permission of their own set it anew.
     if (patch.contexts !== undefined && patch.dm_permission === undefined) delete base.dm_permission;
     const merged: Record<string, unknown> = { ...base, ...patch, type: existing.type };
     const problems = validateCommand(merged, this.validateOptions(guildId));
-    if (problems.length > 0) throw problemsError(problems);
+    if (problems.length > 0) throw problemsError(problems, merged);
     const clash = this.findByName(guildId, existing.type, merged.name);
     if (clash && clash.id !== id) throw Errors.commandNameExists();
     const renamed = merged.name !== existing.name;
@@ -223,7 +225,7 @@ export class CommandRegistry {
   /** PUT: the scope becomes exactly this list. Returns the commands in list order and how many are new. */
   bulk(guildId: string | null, input: unknown): { commands: StoredCommand[]; created: number } {
     const problems = validateCommands(input, this.validateOptions(guildId));
-    if (problems.length > 0) throw problemsError(problems);
+    if (problems.length > 0) throw problemsError(problems, input);
     const items = (input as unknown[]).map((x) => x as Record<string, unknown>);
     const scope = this.scope(guildId);
     const matches: Array<StoredCommand | null> = items.map(() => null);
@@ -271,18 +273,28 @@ export class CommandRegistry {
 }
 
 /**
- * A command as a GET list shows it: without with_localizations the dictionaries give way to
- * name_localized / description_localized for the requester's locale (spec §4.1).
+ * A command as a GET list shows it: without with_localizations the dictionaries give way to name_localized /
+ * description_localized for the requester's locale, on the command and on every option (discord-api-docs,
+ * "Retrieving localized commands", whose example shows both) and choice; a locale missing from a dictionary
+ * leaves that field out.
  */
 export function localizedView(cmd: StoredCommand, locale: string | null, withLocalizations: boolean): Record<string, unknown> {
   if (withLocalizations) return cmd;
-  const { name_localizations, description_localizations, ...rest } = cmd;
+  return localizeNode(cmd, locale);
+}
+
+function localizeNode(node: Record<string, unknown>, locale: string | null): Record<string, unknown> {
+  const { name_localizations, description_localizations, ...rest } = node;
   const out: Record<string, unknown> = rest;
   if (locale !== null) {
     const name = pickLocalization(name_localizations, locale);
     const description = pickLocalization(description_localizations, locale);
     if (name !== undefined) out.name_localized = name;
     if (description !== undefined) out.description_localized = description;
+  }
+  for (const key of ['options', 'choices'] as const) {
+    const list = out[key];
+    if (Array.isArray(list)) out[key] = list.map((x: unknown) => (isObject(x) ? localizeNode(x, locale) : x));
   }
   return out;
 }

@@ -10,6 +10,9 @@ export interface UserRecord {
   bot: boolean;
   /** The user's client locale (interaction `locale`). */
   locale: string;
+  /** Avatar and banner hashes (only the bot's can be set, with PATCH /users/@me). */
+  avatar?: string | null;
+  banner?: string | null;
   /** Cached JSON of the user object. */
   json?: string;
 }

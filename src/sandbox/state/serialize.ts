@@ -10,10 +10,10 @@ export function userObject(u: UserRecord): Record<string, unknown> {
     username: u.username,
     global_name: u.globalName,
     discriminator: '0',
-    avatar: null,
+    avatar: u.avatar ?? null,
     public_flags: 0,
     flags: 0,
-    banner: null,
+    banner: u.banner ?? null,
     accent_color: null,
     avatar_decoration_data: null,
     collectibles: null,
@@ -31,6 +31,7 @@ export const USER_JSON_TAIL =
 /** The user object's JSON, built directly (it is on every member of every chunk). */
 export function userJson(u: UserRecord): string {
   if (u.json !== undefined) return u.json;
+  if ((u.avatar ?? null) !== null || (u.banner ?? null) !== null) return (u.json = JSON.stringify(userObject(u)));
   const json =
     `{"id":"${u.id}","username":${JSON.stringify(u.username)},"global_name":${u.globalName === null ? 'null' : JSON.stringify(u.globalName)}` +
     `${USER_JSON_TAIL}${u.bot ? ',"bot":true' : ''}}`;

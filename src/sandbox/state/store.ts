@@ -7,7 +7,8 @@
 import { SnowflakeGenerator } from '../../api/snowflake.js';
 import { Fixture, type FixtureGuild } from '../fixture.js';
 import { SandboxError } from '../errors.js';
-import type { EntitlementRecord, GuildRecord, MemberRecord, SkuRecord, UserRecord } from './model.js';
+import { MessageStore } from './messages.js';
+import type { ChannelRecord, EntitlementRecord, GuildRecord, MemberRecord, SkuRecord, UserRecord } from './model.js';
 import { basePermissions } from './permissions.js';
 import {
   channelObject,
@@ -16,6 +17,7 @@ import {
   memberJson,
   memberJsonWithGuild,
   userJson,
+  userObject,
 } from './serialize.js';
 
 /** Where state changes go out as gateway dispatches. `d` is serialized JSON. */
@@ -39,6 +41,10 @@ export class SandboxStore {
   readonly users = new Map<string, UserRecord>();
   readonly skus: SkuRecord[];
   readonly entitlements = new Map<string, EntitlementRecord>();
+  /** Messages the bot sent in guild channels and DMs, and its DM channels. */
+  readonly messages = new MessageStore(this.ids);
+  /** Guild channels by id, built on first use (the fixture's channels never change). */
+  private channelIndex: Map<string, { guild: GuildRecord; channel: ChannelRecord }> | null = null;
   private sink: DispatchSink = { guild: () => {}, global: () => {} };
   private addedUsers = 0;
 
@@ -123,9 +129,46 @@ export class SandboxStore {
     return guild.channels.find((c) => c.id === id);
   }
 
+  /** A guild channel by id alone, with its guild. */
+  guildChannel(id: string): { guild: GuildRecord; channel: ChannelRecord } | undefined {
+    if (this.channelIndex === null) {
+      this.channelIndex = new Map();
+      for (const guild of this.guildList) for (const channel of guild.channels) this.channelIndex.set(channel.id, { guild, channel });
+    }
+    return this.channelIndex.get(id);
+  }
+
+  /** A change made by a REST route (channel messages): guild events to the guild's shard, others to shard 0. */
+  emit(guildId: string | null, t: string, d: string): void {
+    if (guildId === null) this.sink.global(t, d);
+    else this.sink.guild(guildId, t, d);
+  }
+
+  /** PATCH /users/@me: the bot's username, avatar or banner changes everywhere it appears; USER_UPDATE. */
+  editBotUser(patch: { username?: string; avatar?: string | null; banner?: string | null }): UserRecord {
+    const u = this.botUser;
+    if (patch.username !== undefined) u.username = patch.username;
+    if (patch.avatar !== undefined) u.avatar = patch.avatar;
+    if (patch.banner !== undefined) u.banner = patch.banner;
+    delete u.json;
+    // Every GUILD_CREATE carries the bot's member.
+    for (const g of this.guildList) g.payloadCache.clear();
+    this.sink.global('USER_UPDATE', JSON.stringify(userObject(u)));
+    return u;
+  }
+
+  /** Whether a user is a member, without generating a guild's members when the fixture can tell. */
+  isMember(guild: GuildRecord, userId: string): boolean {
+    if (guild.members !== null) return guild.members.has(userId);
+    if (userId === this.applicationId) return true;
+    return guild.index >= 0 && this.fixture.isSeededMember(this.fixture.userIndexOf(userId), guild.index);
+  }
+
   /** Guild-level permissions of a member (no channel overwrites exist in the sandbox). */
   permissionsOf(guild: GuildRecord, userId: string): bigint {
-    const member = this.members(guild).get(userId);
+    // The bot's own permissions must not generate every guild's members (GET /users/@me/guilds on 1,000 guilds).
+    const member =
+      guild.members === null && userId === this.applicationId ? this.fixtureBotMember(guild) : this.members(guild).get(userId);
     const everyone = guild.roles[0]!.permissions;
     const rolePerms = (member?.roles ?? []).map((id) => guild.roles.find((r) => r.id === id)?.permissions ?? 0n);
     return basePermissions(everyone, rolePerms, guild.ownerId === userId);

@@ -1,17 +1,64 @@
-/** GET /users/@me (bot or bearer) and GET /applications/@me (bot). */
-import type { SandboxCore } from '../../core.js';
-import { Errors } from '../../errors.js';
+/** GET /users/@me (bot or bearer), GET and PATCH /applications/@me (bot). */
+import { createHash } from 'node:crypto';
+import { INTENT_BITS } from '../../../api/intents.js';
+import { APP_FLAGS, type SandboxCore } from '../../core.js';
+import { addTreeError, Errors, invalidFormBody, unmodelled, type ErrorTree } from '../../errors.js';
 import { userObject } from '../../state/serialize.js';
-import type { RouteDef } from '../types.js';
+import { jsonValue } from '../body.js';
+import type { RestContext, RouteDef } from '../types.js';
+
+/** The limited intent flags (the only ones the API may change) and the privileged intent each one enables. */
+const LIMITED_FLAGS: ReadonlyArray<readonly [flag: number, intent: number]> = [
+  [APP_FLAGS.GATEWAY_PRESENCE_LIMITED, INTENT_BITS.GUILD_PRESENCES],
+  [APP_FLAGS.GATEWAY_GUILD_MEMBERS_LIMITED, INTENT_BITS.GUILD_MEMBERS],
+  [APP_FLAGS.GATEWAY_MESSAGE_CONTENT_LIMITED, INTENT_BITS.MESSAGE_CONTENT],
+];
+
+const IMAGE_DATA = /^data:image\/(png|jpeg|jpg|gif|webp);base64,[A-Za-z0-9+/=]+$/;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Image data (reference "image data": a data URI) becomes a hash like the service's asset hashes; null clears.
+ * Anything else is a 50035 at the field (code coined by the sandbox: the service's is not public).
+ */
+export function imageHash(tree: ErrorTree, field: string, v: unknown): string | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === null) return null;
+  if (typeof v !== 'string' || !IMAGE_DATA.test(v)) {
+    addTreeError(tree, [field], { code: 'IMAGE_INVALID', message: 'Invalid image data' });
+    return undefined;
+  }
+  return createHash('md5').update(v).digest('hex');
+}
+
+function optionalUrl(tree: ErrorTree, body: Record<string, unknown>, field: string): string | null | undefined {
+  const v = body[field];
+  if (v === undefined) return undefined;
+  if (v === null || v === '') return null;
+  if (typeof v !== 'string') {
+    addTreeError(tree, [field], { code: 'STRING_TYPE_CONVERT', message: 'Could not interpret the value as string.' });
+    return undefined;
+  }
+  if (!/^https?:\/\/\S+$/.test(v)) {
+    addTreeError(tree, [field], { code: 'URL_TYPE_INVALID_URL', message: 'Not a well formed URL.' });
+    return undefined;
+  }
+  return v;
+}
 
 export function applicationObject(core: SandboxCore): Record<string, unknown> {
   const store = core.store;
+  const app = core.application;
   const owner = store.user(store.fixture.userId(0)) ?? store.botUser;
   return {
     id: store.applicationId,
     name: store.fixture.appName,
-    icon: null,
-    description: 'The gatehouse sandbox application',
+    icon: app.icon,
+    cover_image: app.coverImage,
+    description: app.description,
     summary: '',
     type: null,
     bot_public: true,
@@ -27,16 +74,96 @@ export function applicationObject(core: SandboxCore): Record<string, unknown> {
     approximate_user_install_count: 0,
     redirect_uris: [],
     interactions_endpoint_url: null,
-    role_connections_verification_url: null,
-    event_webhooks_url: null,
-    event_webhooks_status: 1,
-    tags: [],
-    install_params: { scopes: ['applications.commands', 'bot'], permissions: '0' },
-    integration_types_config: {
-      '0': { oauth2_install_params: { scopes: ['applications.commands', 'bot'], permissions: '0' } },
-      '1': { oauth2_install_params: { scopes: ['applications.commands'], permissions: '0' } },
-    },
+    role_connections_verification_url: app.roleConnectionsVerificationUrl,
+    custom_install_url: app.customInstallUrl,
+    event_webhooks_url: app.eventWebhooksUrl,
+    event_webhooks_status: app.eventWebhooksStatus,
+    event_webhooks_types: app.eventWebhooksTypes,
+    tags: app.tags,
+    install_params: app.installParams,
+    integration_types_config: app.integrationTypesConfig,
   };
+}
+
+/**
+ * PATCH /applications/@me: only the given fields change (discord-api-docs, "Edit Current Application"). Checked
+ * first, applied only when everything is valid. `flags` may change only the limited intent flags, which here
+ * also switch the privileged intents IDENTIFY accepts; other bits are ignored. A non-empty
+ * `interactions_endpoint_url` is not modelled (the sandbox delivers interactions over the gateway only).
+ */
+function editApplication(core: SandboxCore, ctx: RestContext): Record<string, unknown> {
+  const body = jsonValue(ctx.body) ?? {};
+  if (!isObject(body)) {
+    const tree: ErrorTree = {};
+    addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
+    throw invalidFormBody(tree);
+  }
+  const endpoint = body.interactions_endpoint_url;
+  if (endpoint !== undefined && endpoint !== null && endpoint !== '') {
+    throw unmodelled('PATCH', '/applications/@me', 'interactions_endpoint_url (interactions reach the app over the gateway only)');
+  }
+  const tree: ErrorTree = {};
+  const app = core.application;
+  const next = { ...app };
+  if (body.description !== undefined) {
+    const d = body.description;
+    if (typeof d !== 'string') addTreeError(tree, ['description'], { code: 'STRING_TYPE_CONVERT', message: 'Could not interpret the value as string.' });
+    else if ([...d].length > 400) addTreeError(tree, ['description'], { code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 400 or fewer in length.' });
+    else next.description = d;
+  }
+  if (body.tags !== undefined) {
+    const t = body.tags;
+    if (!Array.isArray(t)) addTreeError(tree, ['tags'], { code: 'LIST_TYPE_CONVERT', message: 'Only iterables may be used in a ListType' });
+    else if (t.length > 5) addTreeError(tree, ['tags'], { code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 5 or fewer in length.' });
+    else {
+      t.forEach((tag, i) => {
+        if (typeof tag !== 'string') addTreeError(tree, ['tags', i], { code: 'STRING_TYPE_CONVERT', message: 'Could not interpret the value as string.' });
+        else if (tag.length < 1 || [...tag].length > 20) addTreeError(tree, ['tags', i], { code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 1 and 20 in length.' });
+      });
+      next.tags = t.filter((x): x is string => typeof x === 'string');
+    }
+  }
+  for (const [field, key] of [
+    ['custom_install_url', 'customInstallUrl'],
+    ['role_connections_verification_url', 'roleConnectionsVerificationUrl'],
+    ['event_webhooks_url', 'eventWebhooksUrl'],
+  ] as const) {
+    const v = optionalUrl(tree, body, field);
+    if (v !== undefined) next[key] = v;
+  }
+  if (body.event_webhooks_status !== undefined) {
+    const v = body.event_webhooks_status;
+    if (v !== 1 && v !== 2) addTreeError(tree, ['event_webhooks_status'], { code: 'BASE_TYPE_CHOICES', message: 'Value must be one of (1, 2).' });
+    else next.eventWebhooksStatus = v;
+  }
+  if (body.event_webhooks_types !== undefined) {
+    const v = body.event_webhooks_types;
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) addTreeError(tree, ['event_webhooks_types'], { code: 'LIST_TYPE_CONVERT', message: 'Only iterables may be used in a ListType' });
+    else next.eventWebhooksTypes = [...v];
+  }
+  for (const [field, key] of [['install_params', 'installParams'], ['integration_types_config', 'integrationTypesConfig']] as const) {
+    const v = body[field];
+    if (v === undefined) continue;
+    if (!isObject(v)) addTreeError(tree, [field], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
+    else next[key] = structuredClone(v);
+  }
+  const icon = imageHash(tree, 'icon', body.icon);
+  if (icon !== undefined) next.icon = icon;
+  const cover = imageHash(tree, 'cover_image', body.cover_image);
+  if (cover !== undefined) next.coverImage = cover;
+  let intents: number | undefined;
+  if (body.flags !== undefined) {
+    const f = body.flags;
+    if (typeof f !== 'number' || !Number.isInteger(f)) addTreeError(tree, ['flags'], { code: 'NUMBER_TYPE_COERCE', message: `Value "${String(f)}" is not int.` });
+    else {
+      intents = core.options.gateway.allowedIntents;
+      for (const [flag, intent] of LIMITED_FLAGS) intents = (f & flag) !== 0 ? intents | intent : intents & ~intent;
+    }
+  }
+  if (Object.keys(tree).length > 0) throw invalidFormBody(tree);
+  Object.assign(app, next);
+  if (intents !== undefined) core.options.gateway.allowedIntents = intents;
+  return applicationObject(core);
 }
 
 export function identityRoutes(core: SandboxCore): RouteDef[] {
@@ -70,6 +197,13 @@ export function identityRoutes(core: SandboxCore): RouteDef[] {
       bucket: 'applications.me',
       auth: 'bot',
       handler: () => ({ status: 200, body: applicationObject(core) }),
+    },
+    {
+      method: 'PATCH',
+      path: '/applications/@me',
+      bucket: 'applications.edit',
+      auth: 'bot',
+      handler: (ctx) => ({ status: 200, body: editApplication(core, ctx) }),
     },
   ];
 }

@@ -14,7 +14,8 @@ import { queryBool } from './commands.js';
 /** The default upload limit, per attachment, for webhooks and interaction responses (spec §8). */
 const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 
-function uploadsOf(ctx: RestContext): UploadedFile[] {
+/** Files of a multipart body; any over the per-attachment limit is 413 / 40005. */
+export function uploadsOf(ctx: RestContext): UploadedFile[] {
   if (ctx.body.kind !== 'multipart') return [];
   const files = ctx.body.files.map((f) => ({ filename: f.filename, size: f.size, contentType: f.contentType }));
   if (files.some((f) => f.size > MAX_ATTACHMENT_BYTES)) throw new ApiError(413, 40005, 'Request entity too large');

@@ -104,7 +104,7 @@ export function monetizationRoutes(core: SandboxCore): RouteDef[] {
         appCheck(core, ctx);
         const body = jsonValue(ctx.body);
         const o = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
-        if (!o) throw formError([], 'MODEL_TYPE_CONVERT', 'Expected an object.');
+        if (!o) throw formError([], 'MODEL_TYPE_CONVERT', 'Expected an object/dictionary.');
         const tree: ErrorTree = {};
         for (const k of ['sku_id', 'owner_id', 'owner_type'] as const) {
           if (o[k] === undefined || o[k] === null) addTreeError(tree, [k], { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' });

@@ -2,7 +2,7 @@
  * Guild application command permissions (spec §2.7, §4.3, §5 rule 3; reference §15.5): read with the
  * app's token; edit with a user's bearer token carrying applications.commands.permissions.update (a bot
  * token gets 403 / 20001), at most 100 overwrites, @everyone (guild_id) and all-channels (guild_id - 1)
- * constants, APPLICATION_COMMAND_PERMISSIONS_UPDATE on the gateway. Batch edit has no route: 405.
+ * constants, APPLICATION_COMMAND_PERMISSIONS_UPDATE on the gateway. Batch edit answers 405.
  */
 import { previousSnowflake } from '../../../api/snowflake.js';
 import type { SandboxCore } from '../../core.js';
@@ -52,7 +52,7 @@ export function permissionRoutes(core: SandboxCore): RouteDef[] {
     const out: CommandPermission[] = [];
     list.forEach((item: unknown, i) => {
       if (!isObject(item)) {
-        addTreeError(tree, ['permissions', i], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object.' });
+        addTreeError(tree, ['permissions', i], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
         return;
       }
       const { id, type, permission } = item;
@@ -97,6 +97,17 @@ export function permissionRoutes(core: SandboxCore): RouteDef[] {
       handler: (ctx) => {
         const guildId = commandAccess(core, ctx, false)!;
         return { status: 200, body: perms.list(guildId) };
+      },
+    },
+    {
+      // Batch edit is disabled by the service (spec §4.3, permissions v2): a real 405, not the unmodelled marker.
+      method: 'PUT',
+      path: `${base}/permissions`,
+      bucket: 'permissions.edit',
+      major: 'guildId',
+      auth: 'bot-or-bearer',
+      handler: () => {
+        throw Errors.methodNotAllowed();
       },
     },
     {
