@@ -3,7 +3,7 @@ import { INTENT_BITS } from '../../api/intents.js';
 
 const I = INTENT_BITS;
 
-const EVENT_INTENT: Record<string, number> = {
+const EVENT_INTENT = new Map<string, number>(Object.entries({
   GUILD_CREATE: I.GUILDS,
   GUILD_UPDATE: I.GUILDS,
   GUILD_DELETE: I.GUILDS,
@@ -47,14 +47,14 @@ const EVENT_INTENT: Record<string, number> = {
   AUTO_MODERATION_RULE_UPDATE: I.AUTO_MODERATION_CONFIGURATION,
   AUTO_MODERATION_RULE_DELETE: I.AUTO_MODERATION_CONFIGURATION,
   AUTO_MODERATION_ACTION_EXECUTION: I.AUTO_MODERATION_EXECUTION,
-};
+}));
 
 /**
  * Whether a session with `intents` receives event `t`. GUILD_MEMBER_UPDATE about the bot's own member is
  * delivered without GUILD_MEMBERS (reference §9 caveats).
  */
 export function receives(t: string, intents: number, aboutUserId: string | undefined, botUserId: string): boolean {
-  const needed = EVENT_INTENT[t];
+  const needed = EVENT_INTENT.get(t);
   if (needed === undefined || (intents & needed) !== 0) return true;
   return t === 'GUILD_MEMBER_UPDATE' && aboutUserId === botUserId;
 }
