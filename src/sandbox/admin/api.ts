@@ -19,6 +19,7 @@
  *   POST   /_sandbox/modal                             { interactionId, values: { custom_id: value }, wait?, settle? }
  *   GET    /_sandbox/interactions/:id                  interaction record
  *   POST   /_sandbox/faults/:shard                     { fault: stop-heartbeat-acks | reconnect | invalidate-session | close | corrupt-frame, resumable?, code? }
+ *                                                      { fault: dispatch, t, d }  (a raw dispatch, malformed ones included)
  *   POST   /_sandbox/oauth2/tokens                     { scopes, userId? } -> { access_token }
  *   POST   /_sandbox/oauth2/codes                      { scopes, userId?, redirectUri? } -> { code }
  */
@@ -311,8 +312,14 @@ export class AdminApi implements AdminHandler {
         case 'corrupt-frame':
           faults.corruptFrame(shard);
           break;
+        case 'dispatch': {
+          const t = optString(o, 't');
+          if (!t) throw bad('t (the event name) is required');
+          faults.dispatch(shard, t, Object.hasOwn(o, 'd') ? o.d : null);
+          break;
+        }
         default:
-          throw bad('fault must be one of stop-heartbeat-acks, reconnect, invalidate-session, close, corrupt-frame');
+          throw bad('fault must be one of stop-heartbeat-acks, reconnect, invalidate-session, close, corrupt-frame, dispatch');
       }
       return new HttpResult(204);
     }
