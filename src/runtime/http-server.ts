@@ -3,6 +3,15 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 
+/** The ops endpoints read no request body at all. */
+export const MAX_BODY_BYTES = 0;
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  if (length !== undefined) return Number(length) > MAX_BODY_BYTES || !/^\d+$/.test(length.trim());
+  return req.headers['transfer-encoding'] !== undefined;
+}
+
 export interface Readiness {
   ready: boolean;
   /** Human-readable detail per component (shown on /readyz). */
@@ -48,6 +57,14 @@ export class OpsServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
+    if (hasBody(req)) {
+      // Nothing here takes a body, so none is read: the answer says so and the connection closes, instead of
+      // the server swallowing whatever the client keeps sending.
+      res
+        .writeHead(413, { 'content-type': 'application/json', connection: 'close' })
+        .end(JSON.stringify({ message: `request body too large: ${MAX_BODY_BYTES} bytes accepted, these endpoints take no body` }));
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;

@@ -23,7 +23,8 @@ export type SandboxErrorCode =
   | 'UNKNOWN_INTERACTION'
   | 'NO_SHARD'
   | 'INVALID_OPTION'
-  | 'FORBIDDEN';
+  | 'FORBIDDEN'
+  | 'PAYLOAD_TOO_LARGE';
 
 export class SandboxError extends Error {
   constructor(

@@ -45,7 +45,8 @@ export class SandboxHttpServer {
     if (url.pathname === '/api' || url.pathname.startsWith('/api/')) work = this.rest.handle(req, res, url);
     else if (this.admin && (url.pathname === ADMIN_PREFIX || url.pathname.startsWith(`${ADMIN_PREFIX}/`))) work = this.admin.handle(req, res, url);
     else {
-      res.writeHead(404, { 'content-type': 'application/json' });
+      // Nothing here reads a body: close after answering rather than swallow one.
+      res.writeHead(404, { 'content-type': 'application/json', ...(req.complete ? {} : { connection: 'close' }) });
       res.end('{"message":"404: Not Found","code":0}');
       return;
     }

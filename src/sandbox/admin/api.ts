@@ -29,7 +29,7 @@ import type { SandboxCore } from '../core.js';
 import { SandboxError, type SandboxErrorCode } from '../errors.js';
 import { sendComponent, sendInteraction, sendModalSubmit, settle } from '../interactions/send.js';
 import type { SandboxInteraction } from '../interactions/store.js';
-import { readRaw } from '../rest/body.js';
+import { readRaw, refuseRestOfBody } from '../rest/body.js';
 import type { AdminHandler } from '../server.js';
 import { skuObject } from '../state/serialize.js';
 import { registerSecret } from '../../util/redact.js';
@@ -51,7 +51,11 @@ const STATUS: Record<SandboxErrorCode, number> = {
   UNKNOWN_ENTITLEMENT: 404,
   UNKNOWN_COMMAND: 404,
   UNKNOWN_INTERACTION: 404,
+  PAYLOAD_TOO_LARGE: 413,
 };
+
+/** Control requests are small JSON documents; an invocation with every option set is a few KiB. */
+export const MAX_ADMIN_BODY_BYTES = 1024 * 1024;
 
 class HttpResult {
   constructor(
@@ -132,7 +136,11 @@ export class AdminApi implements AdminHandler {
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     let result: HttpResult;
     try {
-      const raw = await readRaw(req);
+      const raw = await readRaw(
+        req,
+        MAX_ADMIN_BODY_BYTES,
+        () => new SandboxError('PAYLOAD_TOO_LARGE', `the request body is larger than ${MAX_ADMIN_BODY_BYTES} bytes (1 MiB), the limit of the admin API`),
+      );
       let body: unknown = undefined;
       if (raw.length > 0) {
         try {
@@ -149,13 +157,15 @@ export class AdminApi implements AdminHandler {
         result = new HttpResult(500, { error: 'INTERNAL', message: err instanceof Error ? err.message : String(err) });
       }
     }
+    const headers: Record<string, string> = {};
+    refuseRestOfBody(req, headers);
     if (result.body === undefined) {
-      res.writeHead(result.status);
+      res.writeHead(result.status, headers);
       res.end();
       return;
     }
     const json = JSON.stringify(result.body);
-    res.writeHead(result.status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) });
+    res.writeHead(result.status, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) });
     res.end(json);
   }
 
