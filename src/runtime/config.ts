@@ -33,6 +33,11 @@ export const ConfigSchema = z.strictObject({
   token: z.string().min(1).optional(),
   /** Defaults to the application of the token (GET /applications/@me). */
   applicationId: snowflake.optional(),
+  /**
+   * The OAuth2 client secret, for plugins that exchange authorization codes. The runtime itself does not use it;
+   * set here it is known to the redactor from startup, so it never shows in a log line or an error.
+   */
+  clientSecret: z.string().min(1).optional(),
   /** REST base including the version segment; the gateway URL comes from GET /gateway/bot. */
   apiUrl: z.url({ protocol: /^https?$/ }).default('https://discord.com/api/v10'),
   /** Enables the Redis cache backend and cluster mode. */
@@ -161,7 +166,7 @@ export type Config = z.output<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 
 /** Keys whose values must never be printed. */
-const SECRET_KEYS = new Set(['token']);
+const SECRET_KEYS = new Set(['token', 'clientSecret']);
 /** Keys holding URLs whose user info (passwords, API keys) must never be printed. */
 const URL_KEYS = new Set(['apiUrl', 'redisUrl']);
 
@@ -187,6 +192,7 @@ interface Layer {
 const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; parse: (raw: string) => unknown }> = [
   { env: 'DISCORD_TOKEN', path: ['token'], parse: (s) => s },
   { env: 'DISCORD_APPLICATION_ID', path: ['applicationId'], parse: (s) => s },
+  { env: 'DISCORD_CLIENT_SECRET', path: ['clientSecret'], parse: (s) => s },
   { env: 'DISCORD_API_URL', path: ['apiUrl'], parse: (s) => s },
   { env: 'REDIS_URL', path: ['redisUrl'], parse: (s) => s },
   { env: 'GATEHOUSE_INTENTS', path: ['intents'], parse: parseIntents },
@@ -332,7 +338,10 @@ function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
 
 /** Register every secret a merged configuration holds, before it is validated (or rejected) and used. */
 function registerConfigSecrets(merged: Plain): void {
-  if (typeof merged.token === 'string') registerSecret(merged.token);
+  for (const key of SECRET_KEYS) {
+    const value = merged[key];
+    if (typeof value === 'string') registerSecret(value);
+  }
   for (const key of URL_KEYS) {
     const url = merged[key];
     if (typeof url === 'string') for (const secret of urlCredentials(url)) registerSecret(secret);

@@ -102,6 +102,17 @@ describe('URL credentials in configuration errors', () => {
     expect(redact(`decoded: ${API_PASSWORD}@`)).not.toContain(API_PASSWORD);
   });
 
+  it('the OAuth client secret (DISCORD_CLIENT_SECRET) is known to the redactor from loading, and never printed', () => {
+    const secret = 'client-secret-for-plugins-42';
+    const err = configError(() => loadConfig({ cwd: configDir({ 'local.json': `{"clientSecret":${JSON.stringify(secret)},"http":{"port":-1}}` }), env: {} }));
+    expect(err.message).toContain('http.port');
+    expect(err.message).not.toContain(secret);
+    expect(redact(`exchange failed with ${secret}`)).not.toContain(secret);
+    clearSecrets();
+    expect(loadConfig({ cwd: configDir({}), env: { DISCORD_CLIENT_SECRET: secret } }).clientSecret).toBe(secret);
+    expect(redact(secret)).toBe('[redacted]');
+  });
+
   it('the token stays hidden even when another key of the same layer is wrong', () => {
     const token = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.tokentokentokentokentokentoken';
     const err = configError(() => loadConfig({ cwd: configDir({}), env: { DISCORD_TOKEN: token, GATEHOUSE_SHARD_TOTAL: '0' } }));
