@@ -2,15 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
+import { requestHasBody } from '../util/http-body.js';
 
 /** The ops endpoints read no request body at all. */
 export const MAX_BODY_BYTES = 0;
-
-function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  if (length !== undefined) return Number(length) > MAX_BODY_BYTES || !/^\d+$/.test(length.trim());
-  return req.headers['transfer-encoding'] !== undefined;
-}
 
 export interface Readiness {
   ready: boolean;
@@ -57,7 +52,7 @@ export class OpsServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
-    if (hasBody(req)) {
+    if (requestHasBody(req)) {
       // Nothing here takes a body, so none is read: the answer says so and the connection closes, instead of
       // the server swallowing whatever the client keeps sending.
       res

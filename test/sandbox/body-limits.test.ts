@@ -88,10 +88,14 @@ describe('sandbox REST', () => {
     expect(unauthorized.connection).not.toBe('close');
   });
 
-  it('a path outside the API reads no body and closes rather than swallow one', async () => {
-    const r = await send(`${sb.restUrl.replace(/\/api\/v10$/, '')}/elsewhere`, 'POST', 256 * 1024);
+  it('a path outside the API reads no body and closes rather than swallow one (and keeps bodiless requests alive)', async () => {
+    const elsewhere = `${sb.restUrl.replace(/\/api\/v10$/, '')}/elsewhere`;
+    const r = await send(elsewhere, 'POST', 256 * 1024);
     expect(r.status).toBe(404);
     expect(r.connection).toBe('close');
+    const bodiless = await send(elsewhere, 'GET', 0);
+    expect(bodiless.status).toBe(404);
+    expect(bodiless.connection).not.toBe('close');
   });
 });
 

@@ -1,5 +1,6 @@
 /** Request bodies: size cap, JSON / form / multipart parsing with the service's errors. */
 import type { IncomingMessage } from 'node:http';
+import { requestHasBody } from '../../util/http-body.js';
 import { ApiError, Errors } from '../errors.js';
 import type { Body } from './types.js';
 
@@ -55,7 +56,7 @@ function restTooLarge(): ApiError {
  * the connection closes after the answer instead of swallowing whatever else the client sends.
  */
 export function refuseRestOfBody(req: IncomingMessage, headers: Record<string, string>): void {
-  if (!req.complete) headers.connection = 'close';
+  if (!req.complete && requestHasBody(req)) headers.connection = 'close';
 }
 
 export async function parseBody(raw: Buffer, contentType: string | undefined): Promise<Body> {
