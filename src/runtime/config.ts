@@ -261,13 +261,28 @@ function readJsonLayer(file: string, cwd: string): Layer | null {
   if (!existsSync(file)) return null;
   const source = relative(cwd, file) || file;
   let parsed: unknown;
+  const text = readFileSync(file, 'utf8');
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError([`${source}: not valid JSON (${(err as Error).message})`]);
+    throw new ConfigError([`${source}: not valid JSON (${jsonErrorWithoutText(err as Error, text)})`]);
   }
   if (!isPlain(parsed)) throw new ConfigError([`${source}: expected a JSON object at the top level`]);
   return { source, values: parsed };
+}
+
+/**
+ * A JSON.parse error without the excerpt of the file V8 quotes in some messages (`..."{"token": abc"...`): the
+ * excerpt may hold part of a secret, which no redactor recognizes in pieces. A position becomes line and column.
+ */
+function jsonErrorWithoutText(err: Error, text: string): string {
+  const message = err.message.replace(/,?\s*(\.\.\.)?".*"(\.\.\.)?\s*is not valid JSON$/s, '');
+  const at = /at position (\d+)/.exec(message);
+  if (at === null) return message;
+  const before = text.slice(0, Number(at[1]));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return `${message.slice(0, at.index).trimEnd()} at line ${line}, column ${column}`;
 }
 
 function envLayer(env: NodeJS.ProcessEnv): { layer: Layer; origins: Map<string, Source> } {

@@ -113,6 +113,15 @@ describe('URL credentials in configuration errors', () => {
     expect(redact(secret)).toBe('[redacted]');
   });
 
+  it('a file that is not JSON is reported without quoting its text (it may hold a secret)', () => {
+    const unquoted = configError(() => loadConfig({ cwd: configDir({ 'local.json': '{"token": supersecretvalue123}' }), env: {} }));
+    expect(unquoted.message).toContain('config/local.json: not valid JSON');
+    expect(unquoted.message).not.toContain('supersecre');
+    const trailing = configError(() => loadConfig({ cwd: configDir({ 'local.json': '{\n  "token": "supersecretvalue123",\n}' }), env: {} }));
+    expect(trailing.message).toMatch(/not valid JSON \(.* at line 3, column 1\)/);
+    expect(trailing.message).not.toContain('supersecre');
+  });
+
   it('the token stays hidden even when another key of the same layer is wrong', () => {
     const token = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.tokentokentokentokentokentoken';
     const err = configError(() => loadConfig({ cwd: configDir({}), env: { DISCORD_TOKEN: token, GATEHOUSE_SHARD_TOTAL: '0' } }));
