@@ -31,14 +31,18 @@ function nonNegativeInt(v: unknown): v is number {
 export function memberChunkProblem(d: unknown): ShapeProblem | null {
   if (!isObj(d)) return { field: '(payload)', reason: `expected an object, got ${describe(d)}` };
   if (typeof d.guild_id !== 'string') return { field: 'guild_id', reason: `expected a snowflake string, got ${describe(d.guild_id)}` };
-  if (!nonNegativeInt(d.chunk_count) || d.chunk_count < 1) return { field: 'chunk_count', reason: `expected a positive integer, got ${describe(d.chunk_count)}` };
+  if (!nonNegativeInt(d.chunk_count) || d.chunk_count < 1) {
+    return { field: 'chunk_count', reason: `expected a positive integer, got ${describe(d.chunk_count)}` };
+  }
   if (!nonNegativeInt(d.chunk_index) || d.chunk_index >= d.chunk_count) {
     return { field: 'chunk_index', reason: `expected an integer from 0 to chunk_count - 1, got ${describe(d.chunk_index)}` };
   }
   for (const list of ['members', 'not_found', 'presences'] as const) {
     if (d[list] !== undefined && !Array.isArray(d[list])) return { field: list, reason: `expected a list, got ${describe(d[list])}` };
   }
-  if (d.nonce !== undefined && typeof d.nonce !== 'string') return { field: 'nonce', reason: `expected a string, got ${describe(d.nonce)}` };
+  if (d.nonce !== undefined && typeof d.nonce !== 'string') {
+    return { field: 'nonce', reason: `expected a string, got ${describe(d.nonce)}` };
+  }
   return null;
 }
 

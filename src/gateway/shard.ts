@@ -589,7 +589,11 @@ export class Shard {
       this.sessionId = sessionId;
     } else {
       this.sessionId = null;
-      this.anomalies?.report({ event: 'READY', field: 'session_id', reason: `expected a non-empty string, got ${describe(sessionId)}; shard ${this.id} will identify again instead of resuming` });
+      this.anomalies?.report({
+        event: 'READY',
+        field: 'session_id',
+        reason: `expected a non-empty string, got ${describe(sessionId)}; shard ${this.id} will identify again instead of resuming`,
+      });
     }
     // Without a usable resume_gateway_url, resume on the main URL rather than not at all.
     const resumeUrl = ready?.resume_gateway_url;
@@ -597,7 +601,11 @@ export class Shard {
       this.resumeUrl = resumeUrl;
     } else {
       this.resumeUrl = this.options.gatewayUrl;
-      this.anomalies?.report({ event: 'READY', field: 'resume_gateway_url', reason: `expected a ws:// or wss:// URL, got ${describe(resumeUrl)}; shard ${this.id} resumes on the main gateway URL` });
+      this.anomalies?.report({
+        event: 'READY',
+        field: 'resume_gateway_url',
+        reason: `expected a ws:// or wss:// URL, got ${describe(resumeUrl)}; shard ${this.id} resumes on the main gateway URL`,
+      });
     }
     // Replies to member requests of the previous session will never come: queue them again before the queue
     // opens, so that requests still waiting in it (never written) are not sent twice.

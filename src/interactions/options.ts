@@ -151,7 +151,10 @@ export function parseOptions(
   // Depth is bounded by the spec's nesting (command > group > subcommand); the guard stops hostile input.
   for (let depth = 0; depth < 2; depth++) {
     const first = level[0];
-    if (!isOption(first) || (first.type !== ApplicationCommandOptionType.SubcommandGroup && first.type !== ApplicationCommandOptionType.Subcommand)) {
+    const nests =
+      isOption(first) &&
+      (first.type === ApplicationCommandOptionType.SubcommandGroup || first.type === ApplicationCommandOptionType.Subcommand);
+    if (!nests) {
       break;
     }
     path.push(first.name);
@@ -184,5 +187,7 @@ export function parseOptions(
 }
 
 function isOption(v: unknown): v is { name: string; type: number } {
-  return typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string' && typeof (v as { type?: unknown }).type === 'number';
+  if (typeof v !== 'object' || v === null) return false;
+  const o = v as { name?: unknown; type?: unknown };
+  return typeof o.name === 'string' && typeof o.type === 'number';
 }
