@@ -20,7 +20,7 @@ import { interactionProblem } from '../interactions/shape.js';
 import { PluginHost } from '../plugins/host.js';
 import { getCurrentApplication, RestClient, type RestClientOptions } from '../rest/index.js';
 import type { Sandbox } from '../sandbox/contract.js';
-import { AnomalyLog } from '../util/anomaly-log.js';
+import { AnomalyLog, anomalyFromText } from '../util/anomaly-log.js';
 import { registerSecret } from '../util/redact.js';
 import { intentBits, LOOPBACK_HOSTS, type Config } from './config.js';
 import { logSyncResult, syncPluginCommands, type CommandSyncResult } from './command-sync.js';
@@ -244,7 +244,7 @@ export class Runtime {
       ...(this.config.redisUrl !== undefined ? { redisUrl: this.config.redisUrl } : {}),
       hooks: {
         // The reason names the field; the payload (or the record in it) is not cached, the rest of it is.
-        onReject: (event, reason) => this.anomalies.report({ event, reason: `${reason} (not cached)` }),
+        onReject: (event, reason) => this.anomalies.report(anomalyFromText(event, `${reason} (not cached)`)),
         onWriteError: (err) => log.warn({ err }, 'cache write failed'),
       },
     });

@@ -88,6 +88,17 @@ export class AnomalyLog {
   }
 }
 
+const FIELD_FIRST = /^([A-Za-z_$][\w$]*(?:\[\d+\]|\.[A-Za-z_$][\w$]*)*): (.+)$/s;
+
+/**
+ * An anomaly from a reporter that only gives text: `user.id: expected a snowflake` (the path-first form problems
+ * take throughout the project) becomes field and reason; other text is the reason alone.
+ */
+export function anomalyFromText(event: string, text: string): Anomaly {
+  const m = FIELD_FIRST.exec(text);
+  return m !== null ? { event, field: m[1]!, reason: m[2]! } : { event, reason: text };
+}
+
 /** Event and field with array indexes folded (`members[7].user` and `members[9].user` are one kind). */
 function kindOf(a: Anomaly): string {
   const field = a.field ?? a.reason;

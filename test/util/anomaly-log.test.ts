@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AnomalyLog } from '../../src/util/anomaly-log.js';
+import { AnomalyLog, anomalyFromText } from '../../src/util/anomaly-log.js';
 
 function setup(options: { windowMs?: number; maxKinds?: number } = {}) {
   const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
@@ -52,5 +52,16 @@ describe('AnomalyLog', () => {
     advance(100);
     log.report({ event: 'NEW', reason: 'y' });
     expect(lines).toHaveLength(5);
+  });
+
+  it('reads a field-first text (`path: reason`) as field and reason, anything else as the reason', () => {
+    expect(anomalyFromText('GUILD_MEMBER_ADD', 'user.id: expected a snowflake string')).toEqual({
+      event: 'GUILD_MEMBER_ADD',
+      field: 'user.id',
+      reason: 'expected a snowflake string',
+    });
+    expect(anomalyFromText('GUILD_CREATE', 'members[3].user: missing')).toMatchObject({ field: 'members[3].user', reason: 'missing' });
+    expect(anomalyFromText('READY', 'expected a guilds list')).toEqual({ event: 'READY', reason: 'expected a guilds list' });
+    expect(anomalyFromText('READY', 'a guild without a snowflake id: x')).toEqual({ event: 'READY', reason: 'a guild without a snowflake id: x' });
   });
 });
