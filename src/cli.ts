@@ -12,11 +12,12 @@ export interface CliIo {
 
 type Verb = (args: string[], io: CliIo) => Promise<number>;
 
-const VERBS: Record<string, () => Promise<Verb>> = {
-  start: async () => (await import('./cli/start.js')).run,
-  sandbox: async () => (await import('./cli/sandbox.js')).run,
-  commands: async () => (await import('./cli/commands.js')).run,
-};
+// A Map: the verb is whatever was typed (`gatehouse constructor` is an unknown verb, not Object).
+const VERBS = new Map<string, () => Promise<Verb>>([
+  ['start', async () => (await import('./cli/start.js')).run],
+  ['sandbox', async () => (await import('./cli/sandbox.js')).run],
+  ['commands', async () => (await import('./cli/commands.js')).run],
+]);
 
 const USAGE = `usage: gatehouse <verb> [...]
 
@@ -33,7 +34,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.out(USAGE);
     return verb === undefined ? 2 : 0;
   }
-  const load = VERBS[verb];
+  const load = VERBS.get(verb);
   if (!load) {
     io.err(`gatehouse: unknown verb '${verb}'\n${USAGE}`);
     return 2;

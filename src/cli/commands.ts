@@ -30,11 +30,11 @@ const USAGE = `usage: gatehouse commands <validate|diff|sync> ...
 
 type Subverb = (args: string[], io: CliIo) => Promise<number>;
 
-const SUBVERBS: Record<string, Subverb> = {
-  validate,
-  diff: (args, io) => diffOrSync('diff', args, io),
-  sync: (args, io) => diffOrSync('sync', args, io),
-};
+const SUBVERBS = new Map<string, Subverb>([
+  ['validate', validate],
+  ['diff', (args, io) => diffOrSync('diff', args, io)],
+  ['sync', (args, io) => diffOrSync('sync', args, io)],
+]);
 
 export async function run(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
@@ -42,7 +42,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.out(USAGE);
     return sub === undefined ? 2 : 0;
   }
-  const verb = SUBVERBS[sub];
+  const verb = SUBVERBS.get(sub);
   if (verb === undefined) {
     io.err(`gatehouse commands: unknown subcommand '${sub}'\n${USAGE}`);
     return 2;

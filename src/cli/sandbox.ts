@@ -16,6 +16,7 @@ import { loadConfigFor } from './config.js';
 import { createLogger } from '../runtime/logger.js';
 import { createSandbox } from '../sandbox/index.js';
 import { defaultStateFilePath, processAlive, readStateFile, removeStateFile, writeStateFile, stateOf } from '../sandbox/statefile.js';
+import { dict } from '../util/dict.js';
 
 const USAGE = `usage: gatehouse sandbox [--port N] [--host 127.0.0.1|::1] [--guilds N] [--members N] [--seed N]
                          [--activities | --no-activities] [--state-file PATH]
@@ -259,7 +260,8 @@ async function invoke(args: string[], io: CliIo): Promise<number> {
   }
   const [name, ...rest] = p.positional as [string, ...string[]];
   const subcommand: string[] = [];
-  const options: Record<string, string> = {};
+  // Option names are typed by the user and may be anything a command allows, `__proto__` included.
+  const options = dict<string>();
   for (const arg of rest) {
     const colon = arg.indexOf(':');
     if (colon > 0) options[arg.slice(0, colon)] = arg.slice(colon + 1);

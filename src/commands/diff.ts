@@ -67,7 +67,8 @@ function walk(before: unknown, after: unknown, segs: PathSegment[], out: FieldCh
       segs.pop();
     }
     for (const k of Object.keys(before)) {
-      if (k in after) continue;
+      // Own keys only: `in` would also find `constructor` on a plain object that never had it.
+      if (Object.hasOwn(after, k)) continue;
       segs.push(k);
       walk(before[k], undefined, segs, out);
       segs.pop();

@@ -6,7 +6,9 @@ export * from './types.js';
 export * from './constants.js';
 export {
   PROBLEM_CODES,
+  addTreeError,
   compareProblems,
+  emptyErrorTree,
   formatProblem,
   invalidFormBody,
   makeProblem,

@@ -6,6 +6,7 @@
  * Input is expected to be valid (validate first); on broken input these functions do not throw, they coerce.
  */
 import type { APIApplicationCommand } from 'discord-api-types/v10';
+import { dict } from '../util/dict.js';
 import { CommandType, HandlerType, OptionType } from './constants.js';
 import type {
   CommandPayload,
@@ -30,13 +31,16 @@ function isInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v);
 }
 
-/** null for absent, null and empty dictionaries; otherwise a copy with keys sorted (key order is meaningless). */
+/**
+ * null for absent, null and empty dictionaries; otherwise a copy with keys sorted (key order is meaningless).
+ * The copy has no prototype: its keys are locales as sent, and `__proto__` must stay a key like any other.
+ */
 export function normalizeLocalizations(v: unknown): LocalizationDict | null {
   if (!isObject(v)) return null;
   const keys = Object.keys(v);
   if (keys.length === 0) return null;
   keys.sort();
-  const out: LocalizationDict = {};
+  const out = dict<string>();
   for (const k of keys) {
     const s = v[k];
     if (typeof s === 'string') out[k] = s;

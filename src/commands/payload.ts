@@ -1,6 +1,7 @@
 /**
  * From a plugin's definition to what is sent: the same JSON without the runtime-only fields.
  */
+import { dict } from '../util/dict.js';
 import { RUNTIME_FIELDS, type CommandDefinition, type CommandPayload } from './types.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -16,7 +17,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function stripRuntimeFields(value: unknown, depth = 0): unknown {
   // Valid commands nest options 3 deep; a deeper (or cyclic) structure is cut off here and fails validation.
   if (!isObject(value) || depth > 4) return value;
-  const out: Record<string, unknown> = {};
+  // Keys are copied as found (a definition may come from JSON): a `__proto__` key must stay a key, not become
+  // the copy's prototype and lend it fields that validation would then read as the command's own.
+  const out = dict<unknown>();
   for (const key of Object.keys(value)) {
     const v = value[key];
     const handlerField =

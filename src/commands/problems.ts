@@ -134,26 +134,44 @@ export interface ErrorTree {
   [key: string]: ErrorTree | InnerError[] | undefined;
 }
 
+/** An empty `errors` tree. Its nodes have no prototype (see addTreeError). */
+export function emptyErrorTree(): ErrorTree {
+  return Object.create(null) as ErrorTree;
+}
+
+/**
+ * Add one leaf error at a path (`['options', 0, 'name']`) of an `errors` tree.
+ *
+ * Path segments come from the request (locale keys, field names), so every node is a prototype-free object:
+ * a segment such as `__proto__` or `constructor` is an ordinary key there, never the way into Object.prototype
+ * (on a plain `{}` one such request would set `Object.prototype._errors` for the whole process). A segment
+ * named `_errors` cannot be a child beside the leaf list of the same name; its errors join that list.
+ */
+export function addTreeError(tree: ErrorTree, path: readonly PathSegment[], error: InnerError): void {
+  let node = tree;
+  for (const seg of path) {
+    const key = String(seg);
+    if (key === '_errors') continue;
+    let child = Object.hasOwn(node, key) ? node[key] : undefined;
+    if (child === undefined || Array.isArray(child)) {
+      child = emptyErrorTree();
+      node[key] = child;
+    }
+    node = child;
+  }
+  const leaf = Object.hasOwn(node, '_errors') ? node._errors : undefined;
+  if (leaf === undefined) node._errors = [error];
+  else leaf.push(error);
+}
+
 /**
  * The service's nested `errors` tree for a 50035 "Invalid Form Body": keys are field names or array indexes as
  * strings, each leaf `{ _errors: [{ code, message }] }`; problems about the whole request land in `_errors` at
  * the root.
  */
 export function problemsToErrorTree(problems: readonly Problem[]): ErrorTree {
-  const root: ErrorTree = {};
-  for (const p of problems) {
-    let node = root;
-    for (const seg of p.segments) {
-      const key = String(seg);
-      let child = node[key];
-      if (child === undefined || Array.isArray(child)) {
-        child = {};
-        node[key] = child;
-      }
-      node = child;
-    }
-    (node._errors ??= []).push({ code: p.code, message: p.message });
-  }
+  const root = emptyErrorTree();
+  for (const p of problems) addTreeError(root, p.segments, { code: p.code, message: p.message });
   return root;
 }
 

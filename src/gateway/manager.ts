@@ -10,6 +10,7 @@ import { EventEmitter } from 'eventemitter3';
 import type { APIGatewayBotInfo, GatewayPresenceUpdateData } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
 import { shardForGuild } from '../api/snowflake.js';
+import type { AnomalyLog } from '../util/anomaly-log.js';
 import { GatewayError, SessionStartLimitError } from './errors.js';
 import type { DispatchHook, GatewayEventMap, ShardStatus } from './events.js';
 import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
@@ -60,6 +61,8 @@ export interface ShardManagerOptions {
   random?: () => number;
   sessionStore?: SessionStore;
   logger?: Logger;
+  /** Where payloads that break the protocol are reported, shared by every shard. Default: one per shard. */
+  anomalies?: AnomalyLog;
   /** Called for every dispatch of every shard before any emitter event. */
   onDispatch?: DispatchHook;
 }
@@ -336,6 +339,7 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
       timing: o.timing,
       random: o.random,
       logger: o.logger,
+      ...(o.anomalies !== undefined ? { anomalies: o.anomalies } : {}),
       onDispatch: o.onDispatch,
       events: this,
     });

@@ -3,6 +3,7 @@
  * capped at 4096 bytes by the service (larger ones close the connection with 4002), so the cap is checked
  * here, where the caller still gets a clear error instead of a reconnect.
  */
+import { redact } from '../util/redact.js';
 import { GatewayPayloadError } from './errors.js';
 
 export const GATEWAY_VERSION = 10;
@@ -31,10 +32,10 @@ export function gatewayConnectUrl(base: string, compress: boolean): string {
   try {
     url = new URL(base);
   } catch {
-    throw new GatewayPayloadError(`Gateway URL "${base}" is not a valid URL.`);
+    throw new GatewayPayloadError(redact(`Gateway URL "${base}" is not a valid URL.`));
   }
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
-    throw new GatewayPayloadError(`Gateway URL "${base}" must use ws: or wss:.`);
+    throw new GatewayPayloadError(redact(`Gateway URL "${base}" must use ws: or wss:.`));
   }
   url.searchParams.set('v', String(GATEWAY_VERSION));
   url.searchParams.set('encoding', 'json');

@@ -14,6 +14,7 @@ import { EventEmitter } from 'eventemitter3';
 import WebSocket from 'ws';
 import type { GatewayPresenceUpdateData } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
+import { AnomalyLog } from '../util/anomaly-log.js';
 import { registerSecret } from '../util/redact.js';
 import { CLIENT_CLOSE, closePolicy } from './close-codes.js';
 import { GatewayDecodeError, GatewayError, GatewayFatalCloseError, ShardClosedError } from './errors.js';
@@ -23,6 +24,7 @@ import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
 import { PayloadDecoder } from './decoder.js';
 import { inflaterFactory, type InflaterFactory, type InflatePreference } from './inflate.js';
 import { MemberRequestAssembler, type MemberRequestResult, type RequestMembersOptions } from './member-requests.js';
+import { describe, memberChunkProblem, rateLimitedProblem, type ShapeProblem } from './payload-shape.js';
 import { encodePayload, gatewayConnectUrl, Op, type ReceivedPayload } from './protocol.js';
 import { SendQueue } from './send-queue.js';
 
@@ -79,6 +81,8 @@ export interface ShardOptions {
   /** Heartbeat jitter and backoff jitter source. Default Math.random. */
   random?: () => number;
   logger?: Logger;
+  /** Where payloads that break the protocol are reported (shared by the shards of a manager). Default: own. */
+  anomalies?: AnomalyLog;
   /** Called for every dispatch before any emitter event: the allocation-free path for the runtime. */
   onDispatch?: DispatchHook;
   /** Where events go. Default: a private emitter, exposed as `shard.events`. The manager passes its own. */
@@ -124,6 +128,7 @@ export class Shard {
   private readonly onDispatch: DispatchHook | undefined;
   private readonly timing: Required<ShardTiming>;
   private readonly logger: Logger | undefined;
+  private readonly anomalies: AnomalyLog | null;
 
   private currentStatus: ShardStatus = 'idle';
   private connection: Connection | null = null;
@@ -163,6 +168,7 @@ export class Shard {
     this.random = options.random ?? Math.random;
     this.onDispatch = options.onDispatch;
     this.logger = options.logger?.child({ component: 'gateway', shard: options.id });
+    this.anomalies = options.anomalies ?? (this.logger !== undefined ? new AnomalyLog(this.logger) : null);
     const t = options.timing ?? {};
     this.timing = {
       invalidSessionDelayMs: t.invalidSessionDelayMs ?? (() => 1000 + Math.floor(this.random() * 4000)),
@@ -553,9 +559,11 @@ export class Shard {
         this.members.resendUnanswered();
         break;
       case 'GUILD_MEMBERS_CHUNK':
+        this.reportShape(t, memberChunkProblem(d));
         this.members.handleChunk(d);
         break;
       case 'RATE_LIMITED':
+        this.reportShape(t, rateLimitedProblem(d));
         this.members.handleRateLimited(d);
         break;
     }
@@ -573,15 +581,40 @@ export class Shard {
   }
 
   private onReady(d: unknown): void {
-    const ready = d as { session_id?: unknown; resume_gateway_url?: unknown } | null;
-    if (ready && typeof ready.session_id === 'string') this.sessionId = ready.session_id;
+    const ready = typeof d === 'object' && d !== null ? (d as { session_id?: unknown; resume_gateway_url?: unknown }) : null;
+    // A READY starts a new session: without a session id there is nothing to resume later (an old id would
+    // be another session's), so the shard identifies again after the next disconnect.
+    const sessionId = ready?.session_id;
+    if (typeof sessionId === 'string' && sessionId !== '') {
+      this.sessionId = sessionId;
+    } else {
+      this.sessionId = null;
+      this.anomalies?.report({
+        event: 'READY',
+        field: 'session_id',
+        reason: `expected a non-empty string, got ${describe(sessionId)}; shard ${this.id} will identify again instead of resuming`,
+      });
+    }
     // Without a usable resume_gateway_url, resume on the main URL rather than not at all.
     const resumeUrl = ready?.resume_gateway_url;
-    this.resumeUrl = typeof resumeUrl === 'string' && /^wss?:\/\//.test(resumeUrl) ? resumeUrl : this.options.gatewayUrl;
+    if (typeof resumeUrl === 'string' && /^wss?:\/\//.test(resumeUrl)) {
+      this.resumeUrl = resumeUrl;
+    } else {
+      this.resumeUrl = this.options.gatewayUrl;
+      this.anomalies?.report({
+        event: 'READY',
+        field: 'resume_gateway_url',
+        reason: `expected a ws:// or wss:// URL, got ${describe(resumeUrl)}; shard ${this.id} resumes on the main gateway URL`,
+      });
+    }
     // Replies to member requests of the previous session will never come: queue them again before the queue
     // opens, so that requests still waiting in it (never written) are not sent twice.
     this.members.restartAll();
     this.onLive(false);
+  }
+
+  private reportShape(event: string, problem: ShapeProblem | null): void {
+    if (problem !== null) this.anomalies?.report({ event, field: problem.field, reason: `${problem.reason} (shard ${this.id})` });
   }
 
   private onLive(resumed: boolean): void {

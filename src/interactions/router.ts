@@ -179,7 +179,7 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
     const parsed =
       data.type === ApplicationCommandType.ChatInput
         ? parseOptions(data.options, data.resolved)
-        : { path: [] as string[], options: {} as Record<string, OptionValue> };
+        : parseOptions(undefined, undefined);
     const commandLabel = [data.name, ...parsed.path].join(' ');
     if (route === undefined) {
       log.warn({ command: commandLabel, type: data.type }, 'no plugin handles this command');

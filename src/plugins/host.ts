@@ -15,22 +15,23 @@ import {
   type ValidateDefinitionsOptions,
 } from '../commands/index.js';
 import type { InteractionRouter, RoutableCommand } from '../interactions/router.js';
+import { dict, own } from '../util/dict.js';
 import { discoverPlugins, importPlugin, PluginLoadError, type PluginSource } from './loader.js';
 import type { PluginCommand, PluginContext, PluginDefinition, PluginEventMap, PluginEventName } from './types.js';
 
-/** Dispatch names and the plugin events they become. */
-const EVENT_OF_DISPATCH: Readonly<Record<string, PluginEventName>> = {
-  READY: 'ready',
-  GUILD_CREATE: 'guildCreate',
-  GUILD_DELETE: 'guildDelete',
-  GUILD_MEMBER_ADD: 'guildMemberAdd',
-  GUILD_MEMBER_UPDATE: 'guildMemberUpdate',
-  GUILD_MEMBER_REMOVE: 'guildMemberRemove',
-  ENTITLEMENT_CREATE: 'entitlementCreate',
-  ENTITLEMENT_UPDATE: 'entitlementUpdate',
-  ENTITLEMENT_DELETE: 'entitlementDelete',
-  APPLICATION_COMMAND_PERMISSIONS_UPDATE: 'commandPermissionsUpdate',
-};
+/** Dispatch names and the plugin events they become (a Map: the names come from the gateway). */
+const EVENT_OF_DISPATCH: ReadonlyMap<string, PluginEventName> = new Map([
+  ['READY', 'ready'],
+  ['GUILD_CREATE', 'guildCreate'],
+  ['GUILD_DELETE', 'guildDelete'],
+  ['GUILD_MEMBER_ADD', 'guildMemberAdd'],
+  ['GUILD_MEMBER_UPDATE', 'guildMemberUpdate'],
+  ['GUILD_MEMBER_REMOVE', 'guildMemberRemove'],
+  ['ENTITLEMENT_CREATE', 'entitlementCreate'],
+  ['ENTITLEMENT_UPDATE', 'entitlementUpdate'],
+  ['ENTITLEMENT_DELETE', 'entitlementDelete'],
+  ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', 'commandPermissionsUpdate'],
+]);
 
 export type PluginState = 'loaded' | 'ready' | 'failed' | 'stopped';
 
@@ -119,12 +120,13 @@ export class PluginHost {
       throw new PluginLoadError(source, [`name: "${plugin.name}" is already used by ${clash.source.label}`]);
     }
     const log = this.options.log.child({ plugin: plugin.name });
-    const section = this.options.pluginConfig?.[plugin.name];
+    // Own sections only: a plugin named "constructor" or "toString" must not get a function as its config.
+    const section = own(this.options.pluginConfig, plugin.name);
     const isSection = typeof section === 'object' && section !== null && !Array.isArray(section);
     if (section !== undefined && !isSection) {
       log.error({ plugin: plugin.name, key: `plugins.config.${plugin.name}` }, `plugins.config.${plugin.name} must be an object of settings; the plugin gets none`);
     }
-    const config = (isSection ? section : {}) as Readonly<Record<string, unknown>>;
+    const config = (isSection ? section : dict<unknown>()) as Readonly<Record<string, unknown>>;
     const context: PluginContext = { ...this.options.services, name: plugin.name, log, config };
     const hosted: HostedPlugin = { name: plugin.name, source, definition: plugin, context, state: 'loaded' };
     this.plugins.push(hosted);
@@ -219,7 +221,7 @@ export class PluginHost {
 
   /** Deliver a dispatch to the plugins that listen for it. Call after the cache has applied it. */
   dispatch(shardId: number, t: string, d: unknown): void {
-    const event = EVENT_OF_DISPATCH[t];
+    const event = EVENT_OF_DISPATCH.get(t);
     if (event !== undefined) {
       const list = this.listeners.get(event);
       if (list !== undefined) {

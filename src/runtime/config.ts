@@ -1,13 +1,18 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve, relative } from 'node:path';
 import { z } from 'zod';
-import { registerSecret } from '../util/redact.js';
+import { deepDict, dict } from '../util/dict.js';
+import { redact, registerSecret, urlCredentials } from '../util/redact.js';
 import { INTENT_BITS, type IntentName } from '../api/intents.js';
 
 /**
  * Configuration: `config/default.json` (checked in) <- `config/local.json` (git-ignored, optional)
  * <- environment variables. Every layer is validated as one merged object; a problem names the key, the
- * layer it came from and what was expected. Secret values are never echoed back.
+ * layer it came from and what was expected. Secret values are never echoed back: the token is never shown,
+ * URL credentials are masked, and both are registered with the redactor before anything is validated.
+ *
+ * Keys come from files and the environment, so every object merged here has no prototype: a `__proto__` key in
+ * local.json is an unknown key like any other, not a way to write into Object.prototype.
  */
 
 const snowflake = z.string().regex(/^\d{17,20}$/, 'expected a snowflake (a string of 17 to 20 digits)');
@@ -28,6 +33,11 @@ export const ConfigSchema = z.strictObject({
   token: z.string().min(1).optional(),
   /** Defaults to the application of the token (GET /applications/@me). */
   applicationId: snowflake.optional(),
+  /**
+   * The OAuth2 client secret, for plugins that exchange authorization codes. The runtime itself does not use it;
+   * set here it is known to the redactor from startup, so it never shows in a log line or an error.
+   */
+  clientSecret: z.string().min(1).optional(),
   /** REST base including the version segment; the gateway URL comes from GET /gateway/bot. */
   apiUrl: z.url({ protocol: /^https?$/ }).default('https://discord.com/api/v10'),
   /** Enables the Redis cache backend and cluster mode. */
@@ -156,11 +166,16 @@ export type Config = z.output<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 
 /** Keys whose values must never be printed. */
-const SECRET_KEYS = new Set(['token']);
+const SECRET_KEYS = new Set(['token', 'clientSecret']);
+/** Keys holding URLs whose user info (passwords, API keys) must never be printed. */
+const URL_KEYS = new Set(['apiUrl', 'redisUrl']);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    // The net behind describeValue: a value echoed in a problem goes through the redactor too.
+    const safe = problems.map(redact);
+    super(`invalid configuration:\n  ${safe.join('\n  ')}`);
+    this.problems = safe;
     this.name = 'ConfigError';
   }
 }
@@ -177,6 +192,7 @@ interface Layer {
 const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; parse: (raw: string) => unknown }> = [
   { env: 'DISCORD_TOKEN', path: ['token'], parse: (s) => s },
   { env: 'DISCORD_APPLICATION_ID', path: ['applicationId'], parse: (s) => s },
+  { env: 'DISCORD_CLIENT_SECRET', path: ['clientSecret'], parse: (s) => s },
   { env: 'DISCORD_API_URL', path: ['apiUrl'], parse: (s) => s },
   { env: 'REDIS_URL', path: ['redisUrl'], parse: (s) => s },
   { env: 'GATEHOUSE_INTENTS', path: ['intents'], parse: parseIntents },
@@ -245,17 +261,32 @@ function readJsonLayer(file: string, cwd: string): Layer | null {
   if (!existsSync(file)) return null;
   const source = relative(cwd, file) || file;
   let parsed: unknown;
+  const text = readFileSync(file, 'utf8');
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError([`${source}: not valid JSON (${(err as Error).message})`]);
+    throw new ConfigError([`${source}: not valid JSON (${jsonErrorWithoutText(err as Error, text)})`]);
   }
   if (!isPlain(parsed)) throw new ConfigError([`${source}: expected a JSON object at the top level`]);
   return { source, values: parsed };
 }
 
+/**
+ * A JSON.parse error without the excerpt of the file V8 quotes in some messages (`..."{"token": abc"...`): the
+ * excerpt may hold part of a secret, which no redactor recognizes in pieces. A position becomes line and column.
+ */
+function jsonErrorWithoutText(err: Error, text: string): string {
+  const message = err.message.replace(/,?\s*(\.\.\.)?".*"(\.\.\.)?\s*is not valid JSON$/s, '');
+  const at = /at position (\d+)/.exec(message);
+  if (at === null) return message;
+  const before = text.slice(0, Number(at[1]));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return `${message.slice(0, at.index).trimEnd()} at line ${line}, column ${column}`;
+}
+
 function envLayer(env: NodeJS.ProcessEnv): { layer: Layer; origins: Map<string, Source> } {
-  const values: Plain = {};
+  const values = dict<unknown>();
   const origins = new Map<string, Source>();
   for (const binding of ENV_BINDINGS) {
     const raw = env[binding.env];
@@ -263,7 +294,7 @@ function envLayer(env: NodeJS.ProcessEnv): { layer: Layer; origins: Map<string, 
     let node = values;
     for (const key of binding.path.slice(0, -1)) {
       const next = node[key];
-      node = isPlain(next) ? next : (node[key] = {});
+      node = isPlain(next) ? next : (node[key] = dict<unknown>());
     }
     node[binding.path[binding.path.length - 1]!] = binding.parse(raw);
     origins.set(binding.path.join('.'), `environment variable ${binding.env}`);
@@ -271,15 +302,20 @@ function envLayer(env: NodeJS.ProcessEnv): { layer: Layer; origins: Map<string, 
   return { layer: { source: 'environment', values }, origins };
 }
 
-/** Deep merge where objects merge key by key and anything else (arrays included) replaces. */
+/**
+ * Deep merge where objects merge key by key and anything else (arrays included) replaces. `target` and every
+ * object copied into it are prototype-free, and only own keys are followed.
+ */
 function mergeInto(target: Plain, layer: Layer, origins: Map<string, Source>): void {
   const walk = (dst: Plain, src: Plain, path: string[]): void => {
-    for (const [key, value] of Object.entries(src)) {
+    for (const key of Object.keys(src)) {
+      const value = src[key];
       const here = [...path, key];
-      if (isPlain(value) && isPlain(dst[key])) {
-        walk(dst[key] as Plain, value, here);
+      const current = Object.hasOwn(dst, key) ? dst[key] : undefined;
+      if (isPlain(value) && isPlain(current)) {
+        walk(current, value, here);
       } else {
-        dst[key] = isPlain(value) ? structuredClone(value) : value;
+        dst[key] = deepDict(value);
         origins.set(here.join('.'), layer.source);
       }
     }
@@ -289,17 +325,42 @@ function mergeInto(target: Plain, layer: Layer, origins: Map<string, Source>): v
 
 function describeValue(path: string, value: unknown): string {
   if (SECRET_KEYS.has(path)) return 'a secret value';
+  if (URL_KEYS.has(path) && typeof value === 'string') return JSON.stringify(maskUserInfo(value));
   const json = JSON.stringify(value);
   return json === undefined ? String(value) : json.length > 60 ? `${json.slice(0, 57)}...` : json;
+}
+
+/**
+ * A URL-ish value with whatever precedes its last `@` (after `//` when there is one) masked: also for values
+ * so malformed that they were rejected (`redis//:password@host`), which the redactor's URL shape would miss.
+ */
+function maskUserInfo(value: string): string {
+  const at = value.lastIndexOf('@');
+  if (at === -1) return value;
+  const slashes = value.indexOf('//');
+  const from = slashes !== -1 && slashes < at ? slashes + 2 : 0;
+  return `${value.slice(0, from)}[redacted]${value.slice(at)}`;
 }
 
 function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   let node: unknown = root;
   for (const key of path) {
-    if (node === null || typeof node !== 'object') return undefined;
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
     node = (node as Record<PropertyKey, unknown>)[key];
   }
   return node;
+}
+
+/** Register every secret a merged configuration holds, before it is validated (or rejected) and used. */
+function registerConfigSecrets(merged: Plain): void {
+  for (const key of SECRET_KEYS) {
+    const value = merged[key];
+    if (typeof value === 'string') registerSecret(value);
+  }
+  for (const key of URL_KEYS) {
+    const url = merged[key];
+    if (typeof url === 'string') for (const secret of urlCredentials(url)) registerSecret(secret);
+  }
 }
 
 function originOf(origins: Map<string, Source>, path: ReadonlyArray<PropertyKey>): Source | undefined {
@@ -325,7 +386,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const dir = resolve(cwd, options.dir ?? 'config');
   const env = options.env ?? process.env;
   const origins = new Map<string, Source>();
-  const merged: Plain = {};
+  const merged = dict<unknown>();
 
   const layers: Layer[] = [];
   const defaults = readJsonLayer(resolve(dir, 'default.json'), cwd);
@@ -339,8 +400,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   for (const [k, v] of envOrigins) origins.set(k, v);
   if (options.overrides) mergeInto(merged, { source: 'overrides', values: options.overrides as Plain }, origins);
 
-  // Register before validating: a rejected token must not leak through an error message either.
-  if (typeof merged.token === 'string') registerSecret(merged.token);
+  // Register before validating: a rejected token or password must not leak through an error message either.
+  registerConfigSecrets(merged);
 
   const result = ConfigSchema.safeParse(merged);
   if (!result.success) {
@@ -361,6 +422,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   const config = result.data;
   if (config.token) registerSecret(config.token);
+  // Plugin sections are read with keys of the plugins' choosing (often ids): no prototype behind them either.
+  config.plugins.config = deepDict(config.plugins.config) as Record<string, unknown>;
   return config;
 }
 

@@ -2,6 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
+import { requestHasBody } from '../util/http-body.js';
+
+/** The ops endpoints read no request body at all. */
+export const MAX_BODY_BYTES = 0;
 
 export interface Readiness {
   ready: boolean;
@@ -48,6 +52,14 @@ export class OpsServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
+    if (requestHasBody(req)) {
+      // Nothing here takes a body, so none is read: the answer says so and the connection closes, instead of
+      // the server swallowing whatever the client keeps sending.
+      res
+        .writeHead(413, { 'content-type': 'application/json', connection: 'close' })
+        .end(JSON.stringify({ message: `request body too large: ${MAX_BODY_BYTES} bytes accepted, these endpoints take no body` }));
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;

@@ -77,6 +77,15 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
       this.inc(runtime.dispatches);
     },
   });
+  new Counter({
+    name: 'gatehouse_malformed_payloads_total',
+    help: 'Received payloads that were not what the protocol says (each kind is logged at warn once a minute)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(runtime.malformedPayloads);
+    },
+  });
   let lastCount = runtime.dispatches;
   let lastAt = performance.now();
   new Gauge({

@@ -16,9 +16,11 @@ import {
 } from '../cluster/index.js';
 import { ShardManager, type DispatchHook, type ShardManagerOptions } from '../gateway/index.js';
 import { InteractionRouter } from '../interactions/router.js';
+import { interactionProblem } from '../interactions/shape.js';
 import { PluginHost } from '../plugins/host.js';
 import { getCurrentApplication, RestClient, type RestClientOptions } from '../rest/index.js';
 import type { Sandbox } from '../sandbox/contract.js';
+import { AnomalyLog, anomalyFromText } from '../util/anomaly-log.js';
 import { registerSecret } from '../util/redact.js';
 import { intentBits, LOOPBACK_HOSTS, type Config } from './config.js';
 import { logSyncResult, syncPluginCommands, type CommandSyncResult } from './command-sync.js';
@@ -68,11 +70,14 @@ export class Runtime {
   private ops: OpsServer | null = null;
   private metrics: RuntimeMetrics | null = null;
   private opsAddressValue: { host: string; port: number } | null = null;
+  /** Payloads that break the protocol (gateway, cache, interactions): warned once per kind and window. */
+  private readonly anomalies: AnomalyLog;
 
   constructor(private readonly options: RuntimeOptions) {
     this.config = options.config;
     this.log = options.log ?? createLogger({ level: options.config.log.level, pretty: options.config.log.pretty });
     this.sandboxValue = options.sandbox ?? null;
+    this.anomalies = new AnomalyLog(this.log.child({ component: 'protocol' }));
   }
 
   get state(): RuntimeState {
@@ -110,6 +115,10 @@ export class Runtime {
   /** Dispatches handled since start. */
   get dispatches(): number {
     return this.dispatchCount;
+  }
+  /** Received payloads that were not what the protocol says (each reported at warn, rate-limited per kind). */
+  get malformedPayloads(): number {
+    return this.anomalies.count;
   }
   get interactionsInFlight(): number {
     return this.inFlight.size;
@@ -234,7 +243,8 @@ export class Runtime {
     this.cacheValue ??= createCache(this.config.cache, {
       ...(this.config.redisUrl !== undefined ? { redisUrl: this.config.redisUrl } : {}),
       hooks: {
-        onReject: (event, reason) => log.debug({ event, reason }, 'dispatch not cached: unexpected shape'),
+        // The reason names the field; the payload (or the record in it) is not cached, the rest of it is.
+        onReject: (event, reason) => this.anomalies.report(anomalyFromText(event, `${reason} (not cached)`)),
         onWriteError: (err) => log.warn({ err }, 'cache write failed'),
       },
     });
@@ -284,6 +294,7 @@ export class Runtime {
         compress: gateway.compress,
         largeThreshold: gateway.largeThreshold,
         logger: this.log,
+        anomalies: this.anomalies,
         ...(coordinator !== null
           ? { identifyQueue: (info) => coordinator.identifyQueue(info), sessionStore: coordinator.sessionStore }
           : {}),
@@ -386,7 +397,12 @@ export class Runtime {
   private onDispatch(shardId: number, t: string, d: unknown, s: number): void {
     this.dispatchCount++;
     this.cacheValue?.apply(t, d);
-    if (t === 'INTERACTION_CREATE') this.routeInteraction(d as APIInteraction);
+    if (t === 'INTERACTION_CREATE') {
+      // Not routed when malformed: a handler must never see values of another type than its options declare.
+      const problem = interactionProblem(d);
+      if (problem === null) this.routeInteraction(d as APIInteraction);
+      else this.anomalies.report({ event: t, field: problem.path, reason: `${problem.reason} (not routed)` });
+    }
     this.hostValue?.dispatch(shardId, t, d);
     this.options.observeDispatch?.(shardId, t, d, s);
   }

@@ -36,7 +36,7 @@
  * NUMBER_TYPE_MIN, NUMBER_TYPE_MAX, and subcommand nesting (APPLICATION_COMMAND_OPTIONS_TYPE_INVALID below `type`).
  */
 import type { Problem } from '../commands/index.js';
-import { addTreeError, type ErrorTree, type InnerError } from './errors.js';
+import { addTreeError, emptyErrorTree, type ErrorTree, type InnerError } from './errors.js';
 
 type Segment = string | number;
 
@@ -144,7 +144,7 @@ export function serviceInnerError(p: Problem, body: unknown): SandboxInnerError 
 
 /** The 50035 `errors` tree for the problems of a command request, in the service's words. */
 export function commandErrorTree(problems: readonly Problem[], body: unknown): ErrorTree {
-  const tree: ErrorTree = {};
+  const tree = emptyErrorTree();
   for (const p of problems) addTreeError(tree, servicePath(p), serviceInnerError(p, body));
   return tree;
 }

@@ -113,6 +113,12 @@ export interface SandboxFaults {
   close(shardId: number, code: number): void;
   /** Send a frame that does not inflate (corrupt zlib-stream data, or invalid JSON without compression). */
   corruptFrame(shardId: number): void;
+  /**
+   * Extension: send one dispatch exactly as given (any event name, any `d`, malformed ones included, serialized
+   * with JSON.stringify) to the shard's session, sequenced like any other and regardless of intents: for
+   * testing how a client copes with payloads the service should never send.
+   */
+  dispatch(shardId: number, t: string, d: unknown): void;
 }
 
 /** What the sandbox observed on its gateway; tests count and time these. */

@@ -2,9 +2,11 @@
  * Errors of the sandbox. `ApiError` is what the REST surface answers (status + the service's JSON error
  * shape, reference §2.5); `SandboxError` is what the programmatic and admin APIs throw for bad control input.
  */
-// The 50035 `errors` tree is the commands model's: the sandbox answers with the shape it validates into.
-import type { ErrorTree, InnerError } from '../commands/index.js';
+// The 50035 `errors` tree is the commands model's: the sandbox answers with the shape it validates into, and
+// builds every tree with the same prototype-free nodes (paths carry keys from the request).
+import { addTreeError, emptyErrorTree, type ErrorTree, type InnerError } from '../commands/index.js';
 
+export { addTreeError, emptyErrorTree };
 export type { ErrorTree, InnerError };
 
 export type SandboxErrorCode =
@@ -21,7 +23,8 @@ export type SandboxErrorCode =
   | 'UNKNOWN_INTERACTION'
   | 'NO_SHARD'
   | 'INVALID_OPTION'
-  | 'FORBIDDEN';
+  | 'FORBIDDEN'
+  | 'PAYLOAD_TOO_LARGE';
 
 export class SandboxError extends Error {
   constructor(
@@ -82,28 +85,13 @@ export function unmodelled(method: string, path: string, detail?: string): ApiEr
   );
 }
 
-/** Add one leaf error at a path (`['options', 0, 'name']`) of an error tree. */
-export function addTreeError(tree: ErrorTree, path: ReadonlyArray<string | number>, error: InnerError): void {
-  let node: ErrorTree = tree;
-  for (const seg of path) {
-    const key = String(seg);
-    let next = node[key];
-    if (next === undefined || Array.isArray(next)) {
-      next = {};
-      node[key] = next;
-    }
-    node = next;
-  }
-  (node._errors ??= []).push(error);
-}
-
 export function invalidFormBody(errors: ErrorTree): ApiError {
   return new ApiError(400, 50035, 'Invalid Form Body', errors);
 }
 
 /** One-problem form error at a path. */
 export function formError(path: ReadonlyArray<string | number>, code: string, message: string): ApiError {
-  const tree: ErrorTree = {};
+  const tree = emptyErrorTree();
   addTreeError(tree, path, { code, message });
   return invalidFormBody(tree);
 }

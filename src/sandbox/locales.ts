@@ -6,7 +6,7 @@ export const LOCALES = [
 ] as const;
 
 const BY_LOWER = new Map<string, string>(LOCALES.map((l) => [l.toLowerCase(), l]));
-const BY_LANGUAGE: Record<string, string> = { en: 'en-US', es: 'es-ES', pt: 'pt-BR', sv: 'sv-SE', zh: 'zh-CN' };
+const BY_LANGUAGE = new Map<string, string>([['en', 'en-US'], ['es', 'es-ES'], ['pt', 'pt-BR'], ['sv', 'sv-SE'], ['zh', 'zh-CN']]);
 
 /** A locale of the service from a header value (X-Discord-Locale or one Accept-Language tag), or null. */
 export function normalizeLocale(tag: string | undefined | null): string | null {
@@ -15,7 +15,7 @@ export function normalizeLocale(tag: string | undefined | null): string | null {
   const exact = BY_LOWER.get(clean.toLowerCase());
   if (exact) return exact;
   const language = clean.split('-')[0]!.toLowerCase();
-  return BY_LOWER.get(language) ?? BY_LANGUAGE[language] ?? null;
+  return BY_LOWER.get(language) ?? BY_LANGUAGE.get(language) ?? null;
 }
 
 /** The requester's locale: X-Discord-Locale first, then the first usable Accept-Language tag. */
@@ -41,7 +41,7 @@ export function localeChain(locale: string): string[] {
 export function pickLocalization(dict: unknown, locale: string): string | undefined {
   if (typeof dict !== 'object' || dict === null) return undefined;
   for (const l of localeChain(locale)) {
-    const v = (dict as Record<string, unknown>)[l];
+    const v = Object.hasOwn(dict, l) ? (dict as Record<string, unknown>)[l] : undefined;
     if (typeof v === 'string') return v;
   }
   return undefined;

@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { requestHasBody } from '../util/http-body.js';
 import type { Logger } from 'pino';
 import type { GatewayServer } from './gateway/server.js';
 import type { RestApi } from './rest/api.js';
@@ -45,7 +46,8 @@ export class SandboxHttpServer {
     if (url.pathname === '/api' || url.pathname.startsWith('/api/')) work = this.rest.handle(req, res, url);
     else if (this.admin && (url.pathname === ADMIN_PREFIX || url.pathname.startsWith(`${ADMIN_PREFIX}/`))) work = this.admin.handle(req, res, url);
     else {
-      res.writeHead(404, { 'content-type': 'application/json' });
+      // Nothing here reads a body: close after answering rather than swallow one.
+      res.writeHead(404, { 'content-type': 'application/json', ...(requestHasBody(req) ? { connection: 'close' } : {}) });
       res.end('{"message":"404: Not Found","code":0}');
       return;
     }

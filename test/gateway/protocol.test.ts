@@ -21,6 +21,12 @@ describe('gatewayConnectUrl', () => {
     expect(() => gatewayConnectUrl('https://example.com', true)).toThrow(GatewayPayloadError);
     expect(() => gatewayConnectUrl('not a url', true)).toThrow(/not a valid URL/);
   });
+
+  it('names a rejected URL without its credentials', () => {
+    expect(() => gatewayConnectUrl('https://bot:gateway-password-123@gateway.example', true)).toThrow(
+      'Gateway URL "https://bot:[redacted]@gateway.example" must use ws: or wss:.',
+    );
+  });
 });
 
 describe('encodePayload', () => {

@@ -16,12 +16,14 @@ describe('metrics', () => {
     const runtime = {
       parts: { cache, gateway: null, rest: null },
       dispatches: 7,
+      malformedPayloads: 3,
       interactionsInFlight: 0,
     } as unknown as Runtime;
     const metrics = createMetrics(runtime, { processMetrics: false });
     const families = parsePrometheusTextFormat(await metrics.registry.metrics());
     const byName = new Map(families.map((f) => [f.name, f]));
     expect(Number(byName.get('gatehouse_gateway_events_total')!.metrics[0]!.value)).toBe(7);
+    expect(Number(byName.get('gatehouse_malformed_payloads_total')!.metrics[0]!.value)).toBe(3);
     expect(byName.get('gatehouse_cache_entries')?.metrics ?? []).toEqual([]);
     redis.disconnect();
   });

@@ -18,6 +18,18 @@ describe('redact', () => {
     expect(redact('a short Bot hi')).toBe('a short Bot hi');
   });
 
+  it('masks the credentials of URLs wherever they occur, keeping scheme, user name and host', () => {
+    expect(redact('connecting to redis://:hunter2hunter2@10.0.0.5:6379/0')).toBe('connecting to redis://:[redacted]@10.0.0.5:6379/0');
+    expect(redact('{"url":"https://user:p%40ss@api.example.com/api/v10"}')).toBe('{"url":"https://user:[redacted]@api.example.com/api/v10"}');
+    expect(redact('rediss://default:pw@[::1]:6380')).toBe('rediss://default:[redacted]@[::1]:6380');
+    // User info without a colon is usually a key on its own.
+    expect(redact('https://APIKEY123456@host.example/x')).toBe('https://[redacted]@host.example/x');
+    // Not credentials: an address, an @ in a path, a URL without user info.
+    expect(redact('mail a@b.example or https://host.example/x@y or redis://127.0.0.1:6379')).toBe(
+      'mail a@b.example or https://host.example/x@y or redis://127.0.0.1:6379',
+    );
+  });
+
   it('scrubs error messages and stacks', () => {
     registerSecret('another-secret-xyz');
     const err = redactError(new Error('failed with another-secret-xyz'));

@@ -20,6 +20,7 @@
  *   POST   /_sandbox/modal                             { interactionId, values: { custom_id: value }, wait?, settle? }
  *   GET    /_sandbox/interactions/:id                  interaction record
  *   POST   /_sandbox/faults/:shard                     { fault: stop-heartbeat-acks | reconnect | invalidate-session | close | corrupt-frame, resumable?, code? }
+ *                                                      { fault: dispatch, t, d }  (a raw dispatch, malformed ones included)
  *   POST   /_sandbox/oauth2/tokens                     { scopes, userId? } -> { access_token }
  *   POST   /_sandbox/oauth2/codes                      { scopes, userId?, redirectUri? } -> { code }
  */
@@ -29,7 +30,7 @@ import type { SandboxCore } from '../core.js';
 import { SandboxError, type SandboxErrorCode } from '../errors.js';
 import { sendComponent, sendInteraction, sendModalSubmit, settle } from '../interactions/send.js';
 import type { SandboxInteraction } from '../interactions/store.js';
-import { readRaw } from '../rest/body.js';
+import { readRaw, refuseRestOfBody } from '../rest/body.js';
 import type { AdminHandler } from '../server.js';
 import { messageSnapshot } from '../state/messages.js';
 import { skuObject } from '../state/serialize.js';
@@ -52,7 +53,11 @@ const STATUS: Record<SandboxErrorCode, number> = {
   UNKNOWN_ENTITLEMENT: 404,
   UNKNOWN_COMMAND: 404,
   UNKNOWN_INTERACTION: 404,
+  PAYLOAD_TOO_LARGE: 413,
 };
+
+/** Control requests are small JSON documents; an invocation with every option set is a few KiB. */
+export const MAX_ADMIN_BODY_BYTES = 1024 * 1024;
 
 class HttpResult {
   constructor(
@@ -133,7 +138,11 @@ export class AdminApi implements AdminHandler {
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     let result: HttpResult;
     try {
-      const raw = await readRaw(req);
+      const raw = await readRaw(
+        req,
+        MAX_ADMIN_BODY_BYTES,
+        () => new SandboxError('PAYLOAD_TOO_LARGE', `the request body is larger than ${MAX_ADMIN_BODY_BYTES} bytes (1 MiB), the limit of the admin API`),
+      );
       let body: unknown = undefined;
       if (raw.length > 0) {
         try {
@@ -150,13 +159,15 @@ export class AdminApi implements AdminHandler {
         result = new HttpResult(500, { error: 'INTERNAL', message: err instanceof Error ? err.message : String(err) });
       }
     }
+    const headers: Record<string, string> = {};
+    refuseRestOfBody(req, headers);
     if (result.body === undefined) {
-      res.writeHead(result.status);
+      res.writeHead(result.status, headers);
       res.end();
       return;
     }
     const json = JSON.stringify(result.body);
-    res.writeHead(result.status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) });
+    res.writeHead(result.status, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) });
     res.end(json);
   }
 
@@ -321,8 +332,14 @@ export class AdminApi implements AdminHandler {
         case 'corrupt-frame':
           faults.corruptFrame(shard);
           break;
+        case 'dispatch': {
+          const t = optString(o, 't');
+          if (!t) throw bad('t (the event name) is required');
+          faults.dispatch(shard, t, Object.hasOwn(o, 'd') ? o.d : null);
+          break;
+        }
         default:
-          throw bad('fault must be one of stop-heartbeat-acks, reconnect, invalidate-session, close, corrupt-frame');
+          throw bad('fault must be one of stop-heartbeat-acks, reconnect, invalidate-session, close, corrupt-frame, dispatch');
       }
       return new HttpResult(204);
     }

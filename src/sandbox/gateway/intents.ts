@@ -3,7 +3,7 @@ import { INTENT_BITS } from '../../api/intents.js';
 
 const I = INTENT_BITS;
 
-const EVENT_INTENT: Record<string, number> = {
+const EVENT_INTENT = new Map<string, number>(Object.entries({
   GUILD_CREATE: I.GUILDS,
   GUILD_UPDATE: I.GUILDS,
   GUILD_DELETE: I.GUILDS,
@@ -51,22 +51,22 @@ const EVENT_INTENT: Record<string, number> = {
   AUTO_MODERATION_RULE_UPDATE: I.AUTO_MODERATION_CONFIGURATION,
   AUTO_MODERATION_RULE_DELETE: I.AUTO_MODERATION_CONFIGURATION,
   AUTO_MODERATION_ACTION_EXECUTION: I.AUTO_MODERATION_EXECUTION,
-};
+}));
 
 /** Message events outside guilds (DMs) need DIRECT_MESSAGES instead of GUILD_MESSAGES. */
-const DM_EVENT_INTENT: Record<string, number> = {
-  MESSAGE_CREATE: I.DIRECT_MESSAGES,
-  MESSAGE_UPDATE: I.DIRECT_MESSAGES,
-  MESSAGE_DELETE: I.DIRECT_MESSAGES,
-  TYPING_START: I.DIRECT_MESSAGE_TYPING,
-};
+const DM_EVENT_INTENT = new Map<string, number>([
+  ['MESSAGE_CREATE', I.DIRECT_MESSAGES],
+  ['MESSAGE_UPDATE', I.DIRECT_MESSAGES],
+  ['MESSAGE_DELETE', I.DIRECT_MESSAGES],
+  ['TYPING_START', I.DIRECT_MESSAGE_TYPING],
+]);
 
 /**
  * Whether a session with `intents` receives event `t` (`guildless`: a DM event). GUILD_MEMBER_UPDATE about the
  * bot's own member is delivered without GUILD_MEMBERS (reference §9 caveats).
  */
 export function receives(t: string, intents: number, aboutUserId: string | undefined, botUserId: string, guildless = false): boolean {
-  const needed = guildless ? (DM_EVENT_INTENT[t] ?? EVENT_INTENT[t]) : EVENT_INTENT[t];
+  const needed = (guildless ? DM_EVENT_INTENT.get(t) : undefined) ?? EVENT_INTENT.get(t);
   if (needed === undefined || (intents & needed) !== 0) return true;
   return t === 'GUILD_MEMBER_UPDATE' && aboutUserId === botUserId;
 }

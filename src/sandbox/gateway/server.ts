@@ -424,6 +424,13 @@ export class GatewayServer implements DispatchSink {
     corruptFrame: (shardId) => {
       this.newestConnection(shardId).sendCorruptFrame();
     },
+    dispatch: (shardId, t, d) => {
+      const session = this.newestConnection(shardId).session;
+      const json = JSON.stringify(d);
+      if (session === null) throw new SandboxError('NO_SHARD', `shard ${shardId} has no session`);
+      if (json === undefined) throw new SandboxError('INVALID', 'the dispatch data must be JSON-serializable');
+      session.dispatch(t, json);
+    },
   };
 
   async close(): Promise<void> {

@@ -7,7 +7,7 @@ import type { ComponentOptions, ModalSubmitOptions } from '../contract.js';
 import type { SandboxCore } from '../core.js';
 import { SandboxError } from '../errors.js';
 import { channelObject } from '../state/serialize.js';
-import { addRole, addUser, envelope, sceneOf, type Resolved } from './invoke.js';
+import { addRole, addUser, emptyResolved, envelope, sceneOf, type Resolved } from './invoke.js';
 import type { Json } from './messages.js';
 import { InteractionType, type InteractionMeta, type SandboxInteraction } from './store.js';
 
@@ -36,10 +36,6 @@ function* walk(nodes: unknown): Generator<Json> {
 interface Built {
   meta: InteractionMeta;
   guildId: string | null;
-}
-
-function emptyResolved(): Resolved {
-  return { users: {}, members: {}, roles: {}, channels: {}, messages: {}, attachments: {} };
 }
 
 function usedResolved(r: Resolved): Json | undefined {
@@ -119,12 +115,13 @@ export function buildModalSubmit(core: SandboxCore, o: ModalSubmitOptions): Buil
   if (!record) throw new SandboxError('UNKNOWN_INTERACTION', `unknown interaction ${o.interactionId}`);
   const modal = record.callbacks[0];
   if (!modal || modal.type !== 9 || !modal.data) throw invalid(`interaction ${o.interactionId} was not answered with a modal`);
-  const given = { ...o.values };
+  // Field ids are the app's text and the values the caller's: a Map matches them key for key, prototype keys too.
+  const given = new Map(Object.entries(o.values));
   const rows: Json[] = [];
   const answer = (input: Json): Json => {
     const customId = String(input.custom_id);
-    const raw = given[customId];
-    delete given[customId];
+    const raw = given.get(customId);
+    given.delete(customId);
     if (input.type === Component.STRING_SELECT) {
       const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
       const required = input.required !== false;
@@ -151,8 +148,8 @@ export function buildModalSubmit(core: SandboxCore, o: ModalSubmitOptions): Buil
       rows.push({ type: Component.LABEL, component: answer(top.component) });
     }
   }
-  const extra = Object.keys(given);
-  if (extra.length > 0) throw invalid(`the modal has no field '${extra[0]!}'`);
+  const extra = given.keys().next();
+  if (extra.done !== true) throw invalid(`the modal has no field '${extra.value}'`);
 
   const scene = sceneOf(core, record.meta.guildId, parentUser(record), record.meta.channelId);
   const data: Json = { custom_id: modal.data.custom_id, components: rows };

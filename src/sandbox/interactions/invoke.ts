@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { previousSnowflake } from '../../api/snowflake.js';
+import { dict } from '../../util/dict.js';
 import type { AutocompleteOptions, InvokeOptions } from '../contract.js';
 import type { SandboxCore } from '../core.js';
 import { SandboxError } from '../errors.js';
@@ -18,10 +19,12 @@ import { InteractionType, type InteractionMeta } from './store.js';
 const OptionType = { SUB_COMMAND: 1, SUB_COMMAND_GROUP: 2, STRING: 3, INTEGER: 4, BOOLEAN: 5, USER: 6, CHANNEL: 7, ROLE: 8, MENTIONABLE: 9, NUMBER: 10, ATTACHMENT: 11 } as const;
 const CommandType = { CHAT_INPUT: 1, USER: 2, MESSAGE: 3, PRIMARY_ENTRY_POINT: 4 } as const;
 const MiB = 1024 * 1024;
+const SNOWFLAKE = /^\d{1,20}$/;
 const INT_MAX = 2 ** 53 - 1;
 
 type OptionDef = Json & { type: number; name: string };
 
+/** Resolved objects by id; prototype-free, since ids arrive with the invocation. */
 export interface Resolved {
   users: Record<string, Json>;
   members: Record<string, Json>;
@@ -33,6 +36,10 @@ export interface Resolved {
 
 function invalid(message: string): SandboxError {
   return new SandboxError('INVALID_OPTION', message);
+}
+
+export function emptyResolved(): Resolved {
+  return { users: dict(), members: dict(), roles: dict(), channels: dict(), messages: dict(), attachments: dict() };
 }
 
 function optionList(v: unknown): OptionDef[] {
@@ -77,7 +84,7 @@ export function buildInteraction(core: SandboxCore, opts: InvokeOptions | Autoco
     throw new SandboxError('INVALID', `'${command.name}' has handler 2 (the service launches the Activity itself): no interaction reaches the app`);
   }
 
-  const resolved: Resolved = { users: {}, members: {}, roles: {}, channels: {}, messages: {}, attachments: {} };
+  const resolved = emptyResolved();
   const data: Json = { id: command.id, name: command.name, type: command.type };
   if (command.guild_id !== undefined) data.guild_id = command.guild_id;
   let focusedType: number | undefined;
@@ -97,6 +104,7 @@ export function buildInteraction(core: SandboxCore, opts: InvokeOptions | Autoco
       data.target_id = targetId;
     } else if (command.type === CommandType.MESSAGE) {
       const targetId = opts.targetId ?? store.ids.next();
+      if (!SNOWFLAKE.test(targetId)) throw invalid(`target_id: a message id (snowflake) is expected; got ${JSON.stringify(targetId)}`);
       resolved.messages[targetId] = targetMessage(core, scene, targetId);
       data.target_id = targetId;
     }
@@ -307,23 +315,24 @@ function buildOptions(core: SandboxCore, scene: Scene, command: StoredCommand, o
     throw invalid(`'${command.name}' has no subcommands`);
   }
 
-  const given = { ...(opts.options ?? {}) };
+  // Option names are the caller's text: a Map keeps `__proto__` or `constructor` an option like any other.
+  const given = new Map(Object.entries(opts.options ?? {}));
   let focusedType: number | undefined;
   if (focused !== null) {
     const def = leafDefs.find((o) => o.name === focused);
     if (!def) throw invalid(`no option '${focused}' to autocomplete`);
     if (def.autocomplete !== true) throw invalid(`option '${focused}' does not have autocomplete enabled`);
     focusedType = def.type;
-    if (given[focused] === undefined) given[focused] = '';
+    if (!given.has(focused)) given.set(focused, '');
   }
-  for (const name of Object.keys(given)) {
+  for (const name of given.keys()) {
     if (!leafDefs.some((o) => o.name === name)) {
       throw invalid(`unknown option '${name}'; options here: ${leafDefs.map((o) => o.name).join(', ') || '(none)'}`);
     }
   }
   const leaf: Json[] = [];
   for (const def of leafDefs) {
-    const raw = given[def.name];
+    const raw = given.get(def.name);
     if (raw === undefined) {
       // Autocomplete may arrive before required options are filled.
       if (def.required === true && focused === null) throw invalid(`option '${def.name}' is required`);
@@ -476,15 +485,15 @@ function targetMessage(core: SandboxCore, scene: Scene, id: string): Json {
   };
 }
 
-const EXT_TYPES: Record<string, string> = {
+const EXT_TYPES = new Map(Object.entries({
   png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', mp4: 'video/mp4', webm: 'video/webm',
   mp3: 'audio/mpeg', ogg: 'audio/ogg', wav: 'audio/wav', txt: 'text/plain; charset=utf-8', json: 'application/json', pdf: 'application/pdf',
   zip: 'application/zip',
-};
+}));
 
 function guessContentType(filename: string): string {
   const ext = filename.includes('.') ? filename.split('.').pop()!.toLowerCase() : '';
-  return EXT_TYPES[ext] ?? 'application/octet-stream';
+  return EXT_TYPES.get(ext) ?? 'application/octet-stream';
 }
 
 function matchesFileType(fileType: string, filename: string, contentType: string): boolean {

@@ -1,5 +1,5 @@
 /** Message bodies of interaction responses and follow-ups: validation (reference §14.4, §14.5) and message objects. */
-import { addTreeError, Errors, invalidFormBody, type ErrorTree } from '../errors.js';
+import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../errors.js';
 
 export const MessageFlags = {
   SUPPRESS_EMBEDS: 1 << 2,
@@ -37,7 +37,7 @@ export interface MessageCheck {
 
 /** Validate message fields; throws the service's errors. Returns the data (an object). */
 export function checkMessage(data: unknown, check: MessageCheck): Json {
-  const tree: ErrorTree = {};
+  const tree = emptyErrorTree();
   const at = check.at;
   if (data === undefined || data === null) {
     if (check.requireContent && !check.files) throw Errors.emptyMessage();

@@ -5,7 +5,7 @@
  */
 import type { SnowflakeGenerator } from '../../api/snowflake.js';
 import type { InteractionRecord } from '../contract.js';
-import { addTreeError, Errors, invalidFormBody, type ErrorTree } from '../errors.js';
+import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../errors.js';
 import { checkMessage, editableFlags, editMessage, MessageFlags, messageObject, type Json, type MessageContext } from './messages.js';
 
 export const InteractionType = { PING: 1, APPLICATION_COMMAND: 2, MESSAGE_COMPONENT: 3, AUTOCOMPLETE: 4, MODAL_SUBMIT: 5 } as const;
@@ -132,7 +132,7 @@ export class SandboxInteraction implements InteractionRecord {
   respond(body: unknown, files: number, msg: (type: number) => MessageContext, embedded: boolean): { type: number; message: Json | null } {
     if (this.callbacks.length > 0) throw Errors.alreadyAcknowledged();
     if (this.responseExpired) throw Errors.unknownInteraction();
-    const tree: ErrorTree = {};
+    const tree = emptyErrorTree();
     if (!isObject(body)) {
       addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
       throw invalidFormBody(tree);
@@ -206,7 +206,7 @@ export class SandboxInteraction implements InteractionRecord {
   }
 
   private checkChoices(data: unknown): void {
-    const tree: ErrorTree = {};
+    const tree = emptyErrorTree();
     const choices = isObject(data) ? data.choices : undefined;
     if (!Array.isArray(choices)) {
       addTreeError(tree, ['data', 'choices'], { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' });
@@ -235,7 +235,7 @@ export class SandboxInteraction implements InteractionRecord {
   }
 
   private checkModal(data: unknown): void {
-    const tree: ErrorTree = {};
+    const tree = emptyErrorTree();
     const d = isObject(data) ? data : {};
     const len = (v: unknown): number => (typeof v === 'string' ? [...v].length : -1);
     const id = len(d.custom_id);

@@ -10,7 +10,7 @@ import { requesterLocale } from '../locales.js';
 import type { ResolvedRestOptions } from '../options.js';
 import { bucketHeaders, type RateLimiter } from '../ratelimit.js';
 import type { OAuthStore } from '../state/oauth.js';
-import { parseBody, readRaw } from './body.js';
+import { parseBody, readRaw, refuseRestOfBody } from './body.js';
 import { Router } from './router.js';
 import type { Auth, HttpMethod, RestContext, RestResult, RouteDef } from './types.js';
 
@@ -43,11 +43,15 @@ export class RestApi {
     const headers: Record<string, string> = {};
     let result: RestResult;
     try {
-      result = await this.dispatch(req, url, headers);
+      // The body is read (up to its cap) before anything else is decided, so that every answer, a 401 or a
+      // 429 included, leaves the connection clean for the next request.
+      const raw = await readRaw(req);
+      result = await this.dispatch(req, url, headers, raw);
     } catch (err) {
       result = this.errorResult(err);
       if (err instanceof ApiError && err.extraHeaders) Object.assign(headers, err.extraHeaders);
     }
+    refuseRestOfBody(req, headers);
     if (result.status === 429) this.deps.counters.rest429s++;
     Object.assign(headers, result.headers);
     const reason = result.status === UNMODELLED.status ? UNMODELLED.reason : undefined;
@@ -70,7 +74,7 @@ export class RestApi {
     return { status: 500, body: { message: '500: Internal Server Error', code: 0 } };
   }
 
-  private async dispatch(req: IncomingMessage, url: URL, headers: Record<string, string>): Promise<RestResult> {
+  private async dispatch(req: IncomingMessage, url: URL, headers: Record<string, string>, raw: Buffer): Promise<RestResult> {
     const method = (req.method ?? 'GET').toUpperCase();
     const path = this.versionedPath(url.pathname);
     const match = this.router.match(method, path);
@@ -111,7 +115,6 @@ export class RestApi {
       }
     }
 
-    const raw = await readRaw(req);
     const body = await parseBody(raw, req.headers['content-type']);
     const locale = requesterLocale(single(req.headers['x-discord-locale']), single(req.headers['accept-language']));
     const ctx: RestContext = { method: method as HttpMethod, path, params, query: url.searchParams, headers: req.headers, auth, body, locale };

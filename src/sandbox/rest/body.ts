@@ -1,21 +1,62 @@
 /** Request bodies: size cap, JSON / form / multipart parsing with the service's errors. */
 import type { IncomingMessage } from 'node:http';
+import { requestHasBody } from '../../util/http-body.js';
 import { ApiError, Errors } from '../errors.js';
 import type { Body } from './types.js';
 
 /** Larger bodies get 413 / 40005 (the service's default upload cap is 10 MiB per file, plus the JSON). */
 export const MAX_BODY_BYTES = 26 * 1024 * 1024;
 
-export async function readRaw(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > MAX_BODY_BYTES) throw new ApiError(413, 40005, 'Request entity too large');
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks);
+/**
+ * Read a request body of at most `limit` bytes. A larger declared Content-Length is refused before a byte is
+ * read; a body that grows past the limit stops being read at once. Either way `tooLarge()` is thrown, and the
+ * caller answers 413 with `Connection: close` (see `refuseRestOfBody`), so nothing more of it is taken in.
+ */
+export function readRaw(req: IncomingMessage, limit = MAX_BODY_BYTES, tooLarge: () => Error = restTooLarge): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(err);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+function restTooLarge(): ApiError {
+  return new ApiError(413, 40005, 'Request entity too large');
+}
+
+/**
+ * Headers for an answer given before the request body was read to its end (413, or a route that reads none):
+ * the connection closes after the answer instead of swallowing whatever else the client sends.
+ */
+export function refuseRestOfBody(req: IncomingMessage, headers: Record<string, string>): void {
+  if (!req.complete && requestHasBody(req)) headers.connection = 'close';
 }
 
 export async function parseBody(raw: Buffer, contentType: string | undefined): Promise<Body> {

@@ -5,7 +5,7 @@
  * `user_id: Value "&" is not snowflake.`, `message_id: Value "..." is not snowflake.`), and query integers
  * outside their range are a 50035 at the query key.
  */
-import { addTreeError, invalidFormBody, type ErrorTree } from '../errors.js';
+import { addTreeError, emptyErrorTree, invalidFormBody } from '../errors.js';
 import type { RestContext } from './types.js';
 
 const SNOWFLAKE = /^\d{1,20}$/;
@@ -16,7 +16,7 @@ export function isSnowflake(v: string): boolean {
 
 /** The path parameters named, each required to be a snowflake; `field` is the name the service reports. */
 export function snowflakeParams(ctx: RestContext, fields: Record<string, string>): void {
-  const tree: ErrorTree = {};
+  const tree = emptyErrorTree();
   let bad = false;
   for (const [param, field] of Object.entries(fields)) {
     const v = ctx.params[param];
@@ -43,7 +43,7 @@ export function queryParams(
   ints: Record<string, QueryInt>,
   snowflakes: readonly string[] = [],
 ): { ints: Map<string, number>; snowflakes: Map<string, string> } {
-  const tree: ErrorTree = {};
+  const tree = emptyErrorTree();
   let bad = false;
   const outInts = new Map<string, number>();
   for (const [key, spec] of Object.entries(ints)) {

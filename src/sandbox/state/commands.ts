@@ -21,7 +21,7 @@ import {
 } from '../../commands/index.js';
 import type { SnowflakeGenerator } from '../../api/snowflake.js';
 import { commandErrorTree } from '../command-errors.js';
-import { ApiError, Errors, formError, invalidFormBody, type ErrorTree } from '../errors.js';
+import { addTreeError, ApiError, emptyErrorTree, Errors, formError, invalidFormBody } from '../errors.js';
 import { pickLocalization } from '../locales.js';
 
 export type StoredCommand = Record<string, unknown> & { id: string; name: string; type: number; version: string };
@@ -230,13 +230,13 @@ export class CommandRegistry {
     const scope = this.scope(guildId);
     const matches: Array<StoredCommand | null> = items.map(() => null);
     const claimed = new Set<string>();
-    const tree: ErrorTree = {};
+    const tree = emptyErrorTree();
     // Items naming an id claim their command first, so that an earlier item with that command's old name
     // becomes a new command rather than taking it.
     items.forEach((item, i) => {
       if (item.id === undefined || item.id === null) return;
       const match = typeof item.id === 'string' ? scope.get(item.id) : undefined;
-      if (!match) tree[String(i)] = { id: { _errors: [{ code: 'APPLICATION_COMMAND_INVALID_ID', message: 'Unknown application command in this scope.' }] } };
+      if (!match) addTreeError(tree, [i, 'id'], { code: 'APPLICATION_COMMAND_INVALID_ID', message: 'Unknown application command in this scope.' });
       else {
         matches[i] = match;
         claimed.add(match.id);

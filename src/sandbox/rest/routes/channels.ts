@@ -7,7 +7,7 @@
  * admin API and the CLI. Only the bot's own messages exist: other users do not post in the sandbox.
  */
 import type { SandboxCore } from '../../core.js';
-import { addTreeError, Errors, invalidFormBody, type ErrorTree } from '../../errors.js';
+import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../../errors.js';
 import { checkMessage, editableFlags, editMessage, MessageFlags, type UploadedFile } from '../../interactions/messages.js';
 import type { MessageRecord } from '../../state/messages.js';
 import type { ChannelRecord, GuildRecord } from '../../state/model.js';
@@ -101,7 +101,7 @@ export function channelRoutes(core: SandboxCore): RouteDef[] {
     let reference: { record: MessageRecord; json: Json } | null = null;
     if (data.message_reference !== undefined && data.message_reference !== null) {
       const ref = data.message_reference;
-      const tree: ErrorTree = {};
+      const tree = emptyErrorTree();
       if (!isObject(ref)) addTreeError(tree, ['message_reference'], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
       else {
         const refChannel = typeof ref.channel_id === 'string' ? ref.channel_id : channelId;

@@ -6,7 +6,7 @@
  */
 import { INTENT_BITS } from '../../../api/intents.js';
 import type { SandboxCore } from '../../core.js';
-import { addTreeError, Errors, invalidFormBody, unmodelled, type ErrorTree } from '../../errors.js';
+import { addTreeError, emptyErrorTree, Errors, invalidFormBody, unmodelled } from '../../errors.js';
 import type { GuildRecord } from '../../state/model.js';
 import { P } from '../../state/permissions.js';
 import { channelObject, guildObject, memberObject, roleObject } from '../../state/serialize.js';
@@ -51,7 +51,7 @@ export function guildRoutes(core: SandboxCore): RouteDef[] {
   const editMe = (ctx: RestContext): Record<string, unknown> => {
     const guild = guildOf(ctx);
     const body = jsonValue(ctx.body) ?? {};
-    const tree: ErrorTree = {};
+    const tree = emptyErrorTree();
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
       throw invalidFormBody(tree);

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { INTENT_BITS } from '../../../api/intents.js';
 import { APP_FLAGS, type SandboxCore } from '../../core.js';
-import { addTreeError, Errors, invalidFormBody, unmodelled, type ErrorTree } from '../../errors.js';
+import { addTreeError, emptyErrorTree, Errors, invalidFormBody, unmodelled, type ErrorTree } from '../../errors.js';
 import { userObject } from '../../state/serialize.js';
 import { jsonValue } from '../body.js';
 import type { RestContext, RouteDef } from '../types.js';
@@ -94,7 +94,7 @@ export function applicationObject(core: SandboxCore): Record<string, unknown> {
 function editApplication(core: SandboxCore, ctx: RestContext): Record<string, unknown> {
   const body = jsonValue(ctx.body) ?? {};
   if (!isObject(body)) {
-    const tree: ErrorTree = {};
+    const tree = emptyErrorTree();
     addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
     throw invalidFormBody(tree);
   }
@@ -102,7 +102,7 @@ function editApplication(core: SandboxCore, ctx: RestContext): Record<string, un
   if (endpoint !== undefined && endpoint !== null && endpoint !== '') {
     throw unmodelled('PATCH', '/applications/@me', 'interactions_endpoint_url (interactions reach the app over the gateway only)');
   }
-  const tree: ErrorTree = {};
+  const tree = emptyErrorTree();
   const app = core.application;
   const next = { ...app };
   if (body.description !== undefined) {

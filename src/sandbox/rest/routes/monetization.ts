@@ -1,6 +1,6 @@
 /** Entitlements and SKUs (reference §13.2, §13.3). */
 import type { SandboxCore } from '../../core.js';
-import { addTreeError, Errors, formError, invalidFormBody, type ErrorTree } from '../../errors.js';
+import { addTreeError, emptyErrorTree, Errors, formError, invalidFormBody, type ErrorTree } from '../../errors.js';
 import type { EntitlementRecord } from '../../state/model.js';
 import { entitlementObject, skuObject } from '../../state/serialize.js';
 import { jsonValue } from '../body.js';
@@ -41,7 +41,7 @@ export function monetizationRoutes(core: SandboxCore): RouteDef[] {
       auth: 'bot-or-bearer',
       handler: (ctx) => {
         appCheck(core, ctx);
-        const tree: ErrorTree = {};
+        const tree = emptyErrorTree();
         const userId = snowflakeParam(ctx, 'user_id', tree);
         const guildId = snowflakeParam(ctx, 'guild_id', tree);
         const before = snowflakeParam(ctx, 'before', tree);
@@ -105,7 +105,7 @@ export function monetizationRoutes(core: SandboxCore): RouteDef[] {
         const body = jsonValue(ctx.body);
         const o = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
         if (!o) throw formError([], 'MODEL_TYPE_CONVERT', 'Expected an object/dictionary.');
-        const tree: ErrorTree = {};
+        const tree = emptyErrorTree();
         for (const k of ['sku_id', 'owner_id', 'owner_type'] as const) {
           if (o[k] === undefined || o[k] === null) addTreeError(tree, [k], { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' });
         }

@@ -6,7 +6,7 @@
  */
 import { previousSnowflake } from '../../../api/snowflake.js';
 import type { SandboxCore } from '../../core.js';
-import { addTreeError, Errors, invalidFormBody, type ErrorTree } from '../../errors.js';
+import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../../errors.js';
 import type { CommandPermission } from '../../state/command-permissions.js';
 import { P } from '../../state/permissions.js';
 import { jsonValue } from '../body.js';
@@ -32,7 +32,7 @@ export function permissionRoutes(core: SandboxCore): RouteDef[] {
 
   function parse(ctx: RestContext, guildId: string): CommandPermission[] {
     const body = jsonValue(ctx.body);
-    const tree: ErrorTree = {};
+    const tree = emptyErrorTree();
     if (!isObject(body) || body.permissions === undefined) {
       addTreeError(tree, ['permissions'], { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' });
       throw invalidFormBody(tree);

@@ -4,7 +4,7 @@
  * /users/@me/channels (open a DM; the same channel every time for a recipient).
  */
 import type { SandboxCore } from '../../core.js';
-import { addTreeError, Errors, invalidFormBody, type ErrorTree } from '../../errors.js';
+import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../../errors.js';
 import type { GuildRecord } from '../../state/model.js';
 import type { DmChannelRecord } from '../../state/messages.js';
 import { userObject } from '../../state/serialize.js';
@@ -53,7 +53,7 @@ export function userRoutes(core: SandboxCore): RouteDef[] {
 
   const editMe = (ctx: RestContext): Record<string, unknown> => {
     const body = jsonValue(ctx.body) ?? {};
-    const tree: ErrorTree = {};
+    const tree = emptyErrorTree();
     if (!isObject(body)) {
       addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
       throw invalidFormBody(tree);
@@ -100,7 +100,7 @@ export function userRoutes(core: SandboxCore): RouteDef[] {
 
   const openDm = (ctx: RestContext): Record<string, unknown> => {
     const body = jsonValue(ctx.body);
-    const tree: ErrorTree = {};
+    const tree = emptyErrorTree();
     const recipient = isObject(body) ? body.recipient_id : undefined;
     if (recipient === undefined || recipient === null) addTreeError(tree, ['recipient_id'], { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' });
     else if (typeof recipient !== 'string' || !isSnowflake(recipient)) addTreeError(tree, ['recipient_id'], { code: 'NUMBER_TYPE_COERCE', message: `Value "${String(recipient)}" is not snowflake.` });
