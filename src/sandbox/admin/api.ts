@@ -21,6 +21,7 @@
  *   POST   /_sandbox/faults/:shard                     { fault: stop-heartbeat-acks | reconnect | invalidate-session | close | corrupt-frame, resumable?, code? }
  *   POST   /_sandbox/oauth2/tokens                     { scopes, userId? } -> { access_token }
  *   POST   /_sandbox/oauth2/codes                      { scopes, userId?, redirectUri? } -> { code }
+ *   ...    /_sandbox/webhooks/*, /_sandbox/app/*       outgoing webhooks (see ../delivery/admin.ts)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AutocompleteOptions, InvokeOptions, SandboxFaults } from '../contract.js';
@@ -32,6 +33,7 @@ import { readRaw } from '../rest/body.js';
 import type { AdminHandler } from '../server.js';
 import { skuObject } from '../state/serialize.js';
 import { registerSecret } from '../../util/redact.js';
+import { webhookAdmin } from '../delivery/admin.js';
 
 type Json = Record<string, unknown>;
 
@@ -164,6 +166,10 @@ export class AdminApi implements AdminHandler {
     const parts = url.pathname.split('/').filter((s) => s.length > 0).slice(1);
     const [a, b, c, d] = parts;
     const is = (m: string, n: number): boolean => method === m && parts.length === n;
+    if (a === 'webhooks' || a === 'app') {
+      const reply = await webhookAdmin(core, method, parts, body);
+      if (reply !== null) return new HttpResult(reply.status, reply.body);
+    }
 
     if (is('GET', 0)) {
       return new HttpResult(200, {
