@@ -91,7 +91,7 @@ export class Runtime {
    */
   private readonly seenEntitlementEvents: RecentKeys | null;
   private readonly seenInteractions = new RecentKeys(INTERACTION_DEDUPE_MAX_KEYS, INTERACTION_DEDUPE_TTL_MS);
-  /** Requests to the signed endpoint by path and outcome (for metrics). */
+  /** Requests to the signed endpoint by `path\toutcome\tstatus` (for metrics). */
   readonly endpointRequests = new Map<string, number>();
 
   constructor(private readonly options: RuntimeOptions) {
@@ -510,7 +510,7 @@ export class Runtime {
       },
       events: { accepting: () => this.acceptingInteractions, deliver: (event) => events.deliver(event) },
       onOutcome: (path, outcome: RequestOutcome, status) => {
-        const key = `${path} ${outcome} ${status}`;
+        const key = `${path}\t${outcome}\t${status}`;
         this.endpointRequests.set(key, (this.endpointRequests.get(key) ?? 0) + 1);
       },
     });
