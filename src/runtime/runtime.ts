@@ -83,6 +83,8 @@ export class Runtime {
   private seenWebhookEvents: SeenKeys | null = null;
   /** The application's public key from GET /applications/@me, when the configuration names none. */
   private verifyKeyValue: string | null = null;
+  /** The public key the endpoint verifies with. */
+  private endpointKey: string | null = null;
   /** The sandbox whose URLs this runtime pointed at its endpoint (they are cleared at stop). */
   private sandboxPointedHere: Sandbox | null = null;
   /**
@@ -480,10 +482,11 @@ export class Runtime {
   /** The signed endpoint for transport "both" and "http"; its key comes from the configuration or the application. */
   private createEndpoint(): HttpEndpoint {
     const { endpoint, redisUrl, cache } = this.config;
-    const publicKeyHex = endpoint.publicKey ?? this.verifyKeyValue;
+    const publicKeyHex = endpoint.publicKey?.toLowerCase() ?? this.verifyKeyValue;
     if (publicKeyHex === null) {
       throw new Error('the HTTP endpoint needs the application\'s public key: set DISCORD_PUBLIC_KEY (endpoint.publicKey)');
     }
+    this.endpointKey = publicKeyHex;
     const log = this.log.child({ component: 'endpoint' });
     this.seenWebhookEvents =
       redisUrl !== undefined ? new RedisSeenKeys(redisUrl, `${cache.redisPrefix}:webhook-events:${this.applicationId}`, log) : new MemorySeenKeys();
@@ -534,7 +537,9 @@ export class Runtime {
     }
     // On the sandbox the runtime plays the developer portal: it points the application's URLs at itself.
     const sandbox = this.config.token === undefined ? this.sandboxValue : null;
-    if (sandbox !== null) {
+    if (sandbox !== null && sandbox.webhooks.publicKey !== this.endpointKey) {
+      this.log.warn('endpoint.publicKey is not the sandbox application\'s key: the sandbox cannot deliver here, so its URLs stay as they are');
+    } else if (sandbox !== null) {
       await sandbox.webhooks.setInteractionsEndpoint(`${base}${interactionsPath}`);
       if (eventsPath !== null) await sandbox.webhooks.setEventsEndpoint(`${base}${eventsPath}`);
       this.sandboxPointedHere = sandbox;
