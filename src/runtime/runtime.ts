@@ -163,7 +163,7 @@ export class Runtime {
     const shards = this.gatewayValue?.status() ?? [];
     const httpOnly = this.config.transport === 'http';
     const owns = httpOnly || shards.length > 0 || this.clusterValue !== null;
-    const endpointUp = this.config.transport === 'gateway' || this.endpointValue?.address !== null;
+    const endpointUp = this.config.transport === 'gateway' || (this.endpointValue !== null && this.endpointValue.address !== null);
     const ready = this.stateValue === 'running' && owns && endpointUp && shards.every((s) => s.status === 'ready');
     return {
       ready,
@@ -520,7 +520,18 @@ export class Runtime {
   }
 
   private async startEndpoint(endpoint: HttpEndpoint): Promise<void> {
-    const { host, port } = await endpoint.listen();
+    let listening: { host: string; port: number };
+    try {
+      listening = await endpoint.listen();
+    } catch (err) {
+      const { host, port } = this.config.endpoint;
+      const code = (err as { code?: unknown }).code;
+      throw new Error(
+        `the HTTP endpoint cannot listen on ${host}:${port}${typeof code === 'string' ? ` (${code})` : ''}: check endpoint.host / endpoint.port (GATEHOUSE_ENDPOINT_HOST / GATEHOUSE_ENDPOINT_PORT)`,
+        { cause: err },
+      );
+    }
+    const { host, port } = listening;
     this.endpointValue = endpoint;
     const { interactionsPath, eventsPath } = this.config.endpoint;
     const base = endpoint.url!;

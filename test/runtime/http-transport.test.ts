@@ -224,11 +224,15 @@ describe('initial responses of every kind travel as the HTTP body', () => {
       expect(r.callbacks).toEqual([]);
     }
     expect(runtime.interactionsInFlight).toBe(before);
+    // Over the size limit: 413 before the signature is even looked at.
+    const big = await fetch(`${runtime.endpoint!.url!}/interactions`, { method: 'POST', body: 'x'.repeat(1024 * 1024 + 1), headers: { 'content-type': 'application/json' } });
+    expect(big.status).toBe(413);
     // The endpoint stayed registered: it refused the forged request, as the service's security check wants.
     expect(sandbox.webhooks.interactionsEndpointUrl).not.toBeNull();
     const counts = [...runtime.endpointRequests.entries()];
     expect(counts.some(([k, n]) => k === '/interactions\tbad-signature\t401' && n >= 1)).toBe(true);
     expect(counts.some(([k, n]) => k === '/interactions\tstale\t401' && n >= 1)).toBe(true);
+    expect(counts.some(([k, n]) => k === '/interactions\ttoo-large\t413' && n >= 1)).toBe(true);
   });
 });
 
@@ -462,6 +466,27 @@ describe('shutdown', () => {
       await expect(fetch(`${url}/interactions`, { method: 'POST', body: '{}' })).rejects.toThrow();
     } finally {
       await stopAll();
+      await sandbox.close();
+    }
+  });
+});
+
+describe('startup', () => {
+  it('names the endpoint keys when the port is taken, and leaves nothing running', async () => {
+    const sandbox = await newSandbox();
+    const { createServer } = await import('node:net');
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      await expect(startBot(sandbox, ['plugins'], 'http', { endpoint: { port } })).rejects.toThrow(
+        new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\): check endpoint\\.host / endpoint\\.port`),
+      );
+      expect(running.at(-1)!.state).toBe('stopped');
+      expect(sandbox.webhooks.interactionsEndpointUrl).toBeNull();
+    } finally {
+      await stopAll();
+      await new Promise<void>((r) => blocker.close(() => r()));
       await sandbox.close();
     }
   });
