@@ -21,6 +21,9 @@ COPY --chown=node:node config/default.json ./config/default.json
 USER node
 # Health and metrics (GATEHOUSE_HTTP_PORT). Bound to loopback unless GATEHOUSE_HTTP_HOST says otherwise.
 EXPOSE 9464
+# The signed interactions / webhook events endpoint (GATEHOUSE_TRANSPORT both or http; GATEHOUSE_ENDPOINT_PORT).
+# Loopback unless GATEHOUSE_ENDPOINT_HOST says otherwise: put a reverse proxy in front (README).
+EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.GATEHOUSE_HTTP_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/src/cli.js", "start"]

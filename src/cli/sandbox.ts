@@ -15,6 +15,7 @@ import type { CliIo } from '../cli.js';
 import { loadConfigFor } from './config.js';
 import { createLogger } from '../runtime/logger.js';
 import { createSandbox } from '../sandbox/index.js';
+import { WEBHOOKS_USAGE, run as runWebhooks } from './sandbox-webhooks.js';
 import { defaultStateFilePath, processAlive, readStateFile, removeStateFile, writeStateFile, stateOf } from '../sandbox/statefile.js';
 import { dict } from '../util/dict.js';
 
@@ -23,7 +24,8 @@ const USAGE = `usage: gatehouse sandbox [--port N] [--host 127.0.0.1|::1] [--gui
        gatehouse sandbox invoke NAME [SUB [SUB]] [key:value ...] [--guild ID | --dm] [--user ID]
                          [--channel ID] [--type N] [--target ID] [--locale L] [--user-install]
                          [--autocomplete OPTION] [--wait MS] [--url ADMIN_URL] [--state-file PATH]
-       gatehouse sandbox messages [--channel ID] [--guild ID] [--url ADMIN_URL] [--state-file PATH]`;
+       gatehouse sandbox messages [--channel ID] [--guild ID] [--url ADMIN_URL] [--state-file PATH]
+${WEBHOOKS_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -80,6 +82,7 @@ function strFlag(p: Parsed, name: string): string | undefined {
 export async function run(args: string[], io: CliIo): Promise<number> {
   if (args[0] === 'invoke') return invoke(args.slice(1), io);
   if (args[0] === 'messages') return messages(args.slice(1), io);
+  if (args[0] === 'webhooks' || args[0] === 'app') return runWebhooks(args, io);
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal);
@@ -152,6 +155,7 @@ export async function runSandbox(args: string[], io: CliIo, stop: AbortSignal): 
   io.out(`  Application id:  ${sandbox.applicationId}`);
   io.out(`  Bot token:       ${sandbox.botToken}`);
   io.out(`  Client secret:   ${sandbox.clientSecret}`);
+  io.out(`  Public key:      ${sandbox.webhooks.publicKey}  (verify_key; DISCORD_PUBLIC_KEY for a bot on transport http/both)`);
   io.out(`  Guilds:          ${guilds} x ${members} members (+ the bot)${activities ? ', Activities on' : ''}`);
   io.out(`  State file:      ${statePath}`);
   io.out(`Point a bot at it: DISCORD_API_URL=${sandbox.restUrl} DISCORD_TOKEN=<the bot token above>`);

@@ -104,9 +104,16 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const guildId = sandbox.state.guildIds[0];
     const userId = guildId === undefined ? undefined : sandbox.state.memberIds(guildId).find((id) => id !== runtime.applicationId);
     for (const line of invocationExamples(commands, userId !== undefined ? { userId } : {})) io.out(`  ${line}`);
+    if (runtime.endpoint !== null) {
+      io.out(`Interactions arrive signed over HTTP (transport "${runtime.config.transport}"); install the app or grant an entitlement:`);
+      io.out(`  ${INVOKE.replace(/ invoke$/, '')} app install --user ${userId ?? '<user id>'}`);
+    }
     io.out('Stop with Ctrl+C.');
   } else {
-    io.out(`gatehouse is running (${runtime.gateway.shardIds.length} shards). Stop with Ctrl+C.`);
+    const shards = runtime.parts.gateway === null ? 'no shards' : `${runtime.gateway.shardIds.length} shards`;
+    const endpoint = runtime.endpoint?.address;
+    const http = endpoint !== undefined && endpoint !== null ? `, HTTP endpoint on ${endpoint.host}:${endpoint.port}` : '';
+    io.out(`gatehouse is running (${shards}${http}). Stop with Ctrl+C.`);
   }
   await done;
   return 0;

@@ -33,6 +33,15 @@ const EVENT_OF_DISPATCH: ReadonlyMap<string, PluginEventName> = new Map([
   ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', 'commandPermissionsUpdate'],
 ]);
 
+/** Webhook event types and the plugin events they become (entitlements arrive by gateway and by webhook). */
+const EVENT_OF_WEBHOOK: ReadonlyMap<string, PluginEventName> = new Map<string, PluginEventName>([
+  ['APPLICATION_AUTHORIZED', 'applicationAuthorized'],
+  ['APPLICATION_DEAUTHORIZED', 'applicationDeauthorized'],
+  ['ENTITLEMENT_CREATE', 'entitlementCreate'],
+  ['ENTITLEMENT_UPDATE', 'entitlementUpdate'],
+  ['ENTITLEMENT_DELETE', 'entitlementDelete'],
+]);
+
 export type PluginState = 'loaded' | 'ready' | 'failed' | 'stopped';
 
 export interface HostedPlugin {
@@ -219,9 +228,12 @@ export class PluginHost {
     }
   }
 
-  /** Deliver a dispatch to the plugins that listen for it. Call after the cache has applied it. */
-  dispatch(shardId: number, t: string, d: unknown): void {
-    const event = EVENT_OF_DISPATCH.get(t);
+  /**
+   * Deliver a dispatch to the plugins that listen for it. Call after the cache has applied it. `typed: false`
+   * delivers it to `raw` listeners only (the typed event already reached plugins another way).
+   */
+  dispatch(shardId: number, t: string, d: unknown, typed = true): void {
+    const event = typed ? EVENT_OF_DISPATCH.get(t) : undefined;
     if (event !== undefined) {
       const list = this.listeners.get(event);
       if (list !== undefined) {
@@ -233,6 +245,28 @@ export class PluginHost {
     if (raw !== undefined) {
       const payload: PluginEventMap['raw'] = { shardId, t, d };
       for (const entry of raw) this.invoke(entry.plugin, 'raw', entry.handler, payload);
+    }
+  }
+
+  /**
+   * Deliver a webhook event (call after the cache has applied it): the typed event when the type is known and
+   * its data an object (authorizations get the event's `timestamp` added), then `webhookEvent` with the event
+   * as received.
+   */
+  dispatchWebhookEvent(event: { type: string; timestamp: string; data: unknown }): void {
+    const name = EVENT_OF_WEBHOOK.get(event.type);
+    const data = event.data;
+    if (name !== undefined && typeof data === 'object' && data !== null && !Array.isArray(data)) {
+      const list = this.listeners.get(name);
+      if (list !== undefined) {
+        const payload = name === 'applicationAuthorized' || name === 'applicationDeauthorized' ? { ...data, timestamp: event.timestamp } : data;
+        for (const entry of list) this.invoke(entry.plugin, name, entry.handler, payload);
+      }
+    }
+    const all = this.listeners.get('webhookEvent');
+    if (all !== undefined) {
+      const payload: PluginEventMap['webhookEvent'] = { type: event.type, timestamp: event.timestamp, data };
+      for (const entry of all) this.invoke(entry.plugin, 'webhookEvent', entry.handler, payload);
     }
   }
 

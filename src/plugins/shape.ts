@@ -17,6 +17,9 @@ export const PLUGIN_EVENTS: readonly PluginEventName[] = [
   'entitlementDelete',
   'commandPermissionsUpdate',
   'raw',
+  'applicationAuthorized',
+  'applicationDeauthorized',
+  'webhookEvent',
 ];
 
 const TOP_LEVEL_KEYS = new Set(['name', 'commands', 'on', 'setup', 'teardown']);

@@ -11,6 +11,8 @@ import type {
   GatewayGuildMemberRemoveDispatchData,
   GatewayGuildMemberUpdateDispatchData,
   GatewayReadyDispatchData,
+  APIWebhookEventApplicationAuthorizedData,
+  APIWebhookEventApplicationDeauthorizedData,
 } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
 import type { CacheReader } from '../cache/index.js';
@@ -67,6 +69,15 @@ export interface PluginEventMap {
   commandPermissionsUpdate: GatewayApplicationCommandPermissionsUpdateDispatchData;
   /** Every dispatch, as received. */
   raw: { shardId: number; t: string; d: unknown };
+  /**
+   * Webhook events (the HTTP endpoint with `endpoint.eventsPath`): the app was installed to a user or a server
+   * (`integration_type` 1 or 0; `guild` for a server), with the scopes the user granted.
+   */
+  applicationAuthorized: APIWebhookEventApplicationAuthorizedData & { timestamp: string };
+  /** Webhook event: a user removed the app from their account. */
+  applicationDeauthorized: APIWebhookEventApplicationDeauthorizedData & { timestamp: string };
+  /** Every webhook event, as received, once per event (redeliveries are dropped); unknown types arrive only here. */
+  webhookEvent: { type: string; timestamp: string; data: unknown };
 }
 
 export type PluginEventName = keyof PluginEventMap;

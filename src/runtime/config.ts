@@ -28,6 +28,42 @@ const opsHost = z.enum(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::'], {
 
 export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost']);
 
+/** A path of the signed endpoint: absolute, without query, fragment or spaces. */
+const endpointPath = z.string().regex(/^\/[^\s?#]*$/, 'expected an absolute path such as "/interactions" (no query or spaces)');
+
+/**
+ * The signed endpoint (src/transports/http/): the one listener meant to be reached from outside, for the
+ * interactions endpoint URL and the webhook events URL. Loopback by default: expose it through a reverse proxy.
+ */
+const endpointSchema = z
+  .strictObject({
+    /** Listen address: loopback by default; an interface address or "0.0.0.0" / "::" when the proxy is elsewhere. */
+    host: z.string().min(1).default('127.0.0.1'),
+    port: port.default(8080),
+    interactionsPath: endpointPath.default('/interactions'),
+    /** Path of the webhook events URL; null turns webhook events off. */
+    eventsPath: endpointPath.nullable().default('/events'),
+    /** The application's public key (`verify_key`, 64 hex characters); default: read from GET /applications/@me. */
+    publicKey: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hexadecimal characters (the application\'s public key)').optional(),
+    /** Accepted age of X-Signature-Timestamp in seconds, either way (clock skew between the service and this host). */
+    timestampWindowSeconds: z.number().int().min(1).max(3_600).default(30),
+    /** Largest accepted request body in bytes (larger ones get 413 before their signature is checked). */
+    maxBodyBytes: z.number().int().min(1_024).max(64 * 1024 * 1024).default(1024 * 1024),
+    /** An interaction nobody answered this long after receipt is released with 202 (the service waits 3 s). */
+    deadlineMs: z.number().int().min(500).max(2_900).default(2_500),
+  })
+  .refine((e) => e.eventsPath !== e.interactionsPath, { path: ['eventsPath'], message: 'must differ from endpoint.interactionsPath' });
+
+const ENDPOINT_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8080,
+  interactionsPath: '/interactions',
+  eventsPath: '/events',
+  timestampWindowSeconds: 30,
+  maxBodyBytes: 1024 * 1024,
+  deadlineMs: 2_500,
+} as const;
+
 export const ConfigSchema = z.strictObject({
   /** Bot token; when absent `start` runs against the embedded sandbox. */
   token: z.string().min(1).optional(),
@@ -42,6 +78,12 @@ export const ConfigSchema = z.strictObject({
   apiUrl: z.url({ protocol: /^https?$/ }).default('https://discord.com/api/v10'),
   /** Enables the Redis cache backend and cluster mode. */
   redisUrl: z.string().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL').optional(),
+  /**
+   * How interactions reach the bot: "gateway" (shards only), "both" (shards and the signed HTTP endpoint, which
+   * also receives webhook events) or "http" (the endpoint only: no shard connects and intents are unused).
+   */
+  transport: z.enum(['gateway', 'both', 'http']).default('gateway'),
+  endpoint: endpointSchema.default(ENDPOINT_DEFAULTS),
   intents: z
     .union([z.number().int().nonnegative(), z.array(intentName)])
     .default(['GUILDS', 'GUILD_MEMBERS']),
@@ -195,6 +237,14 @@ const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; parse: (raw: st
   { env: 'DISCORD_CLIENT_SECRET', path: ['clientSecret'], parse: (s) => s },
   { env: 'DISCORD_API_URL', path: ['apiUrl'], parse: (s) => s },
   { env: 'REDIS_URL', path: ['redisUrl'], parse: (s) => s },
+  { env: 'GATEHOUSE_TRANSPORT', path: ['transport'], parse: (s) => s },
+  { env: 'DISCORD_PUBLIC_KEY', path: ['endpoint', 'publicKey'], parse: (s) => s.trim() },
+  { env: 'GATEHOUSE_ENDPOINT_HOST', path: ['endpoint', 'host'], parse: (s) => s },
+  { env: 'GATEHOUSE_ENDPOINT_PORT', path: ['endpoint', 'port'], parse: parseNumber },
+  { env: 'GATEHOUSE_INTERACTIONS_PATH', path: ['endpoint', 'interactionsPath'], parse: (s) => s },
+  { env: 'GATEHOUSE_EVENTS_PATH', path: ['endpoint', 'eventsPath'], parse: (s) => (/^(off|none|false)$/i.test(s) ? null : s) },
+  { env: 'GATEHOUSE_ENDPOINT_TIMESTAMP_WINDOW', path: ['endpoint', 'timestampWindowSeconds'], parse: parseNumber },
+  { env: 'GATEHOUSE_ENDPOINT_MAX_BODY_BYTES', path: ['endpoint', 'maxBodyBytes'], parse: parseNumber },
   { env: 'GATEHOUSE_INTENTS', path: ['intents'], parse: parseIntents },
   { env: 'GATEHOUSE_SHARD_TOTAL', path: ['shards', 'total'], parse: parseAutoOrNumber },
   { env: 'GATEHOUSE_SHARD_IDS', path: ['shards', 'ids'], parse: parseShardIds },

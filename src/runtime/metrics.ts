@@ -150,6 +150,28 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
     },
   });
 
+  new Counter({
+    name: 'gatehouse_endpoint_requests_total',
+    help: 'Requests to the signed HTTP endpoint by path, outcome (ok, bad-signature, stale, too-large, ...) and status',
+    labelNames: ['path', 'outcome', 'status'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [key, n] of runtime.endpointRequests ?? []) {
+        const [path = '', outcome = '', status = ''] = key.split('\t');
+        this.inc({ path, outcome, status }, n);
+      }
+    },
+  });
+  new Gauge({
+    name: 'gatehouse_endpoint_open_exchanges',
+    help: 'Interactions received over HTTP whose initial response is not sent yet',
+    registers: [registry],
+    collect() {
+      this.set(runtime.endpoint?.responses.size ?? 0);
+    },
+  });
+
   const onResponse = (e: { method: string; route: string; status: number }): void => {
     requests.inc({ method: e.method, route: e.route, status: String(e.status) });
   };

@@ -28,6 +28,16 @@ import { OpsServer, type Readiness } from './http-server.js';
 import { createMetrics, type RuntimeMetrics } from './metrics.js';
 import { createLogger } from './logger.js';
 import { gatewayBotPort, interactionTransport } from './rest-adapters.js';
+import { HttpEndpoint } from './http-endpoint.js';
+import { MemorySeenKeys, RedisSeenKeys, WebhookEventHandler, type SeenKeys } from './webhook-events.js';
+import { RecentKeys, type RequestOutcome } from '../transports/http/index.js';
+
+/**
+ * Interaction ids handled lately, so that an interaction is handled once whichever way it came (gateway and
+ * HTTP both, or a signed request replayed inside the timestamp window): 10 minutes or the newest 50,000.
+ */
+const INTERACTION_DEDUPE_TTL_MS = 10 * 60_000;
+const INTERACTION_DEDUPE_MAX_KEYS = 50_000;
 
 export interface RuntimeOptions {
   config: Config;
@@ -72,12 +82,30 @@ export class Runtime {
   private opsAddressValue: { host: string; port: number } | null = null;
   /** Payloads that break the protocol (gateway, cache, interactions): warned once per kind and window. */
   private readonly anomalies: AnomalyLog;
+  private endpointValue: HttpEndpoint | null = null;
+  private webhookEventsValue: WebhookEventHandler | null = null;
+  private seenWebhookEvents: SeenKeys | null = null;
+  /** The application's public key from GET /applications/@me, when the configuration names none. */
+  private verifyKeyValue: string | null = null;
+  /** The public key the endpoint verifies with. */
+  private endpointKey: string | null = null;
+  /** The sandbox whose URLs this runtime pointed at its endpoint (they are cleared at stop). */
+  private sandboxPointedHere: Sandbox | null = null;
+  /**
+   * Entitlement events seen (transport "both"): they arrive by gateway and by webhook, and plugins get each once.
+   * The cache applies both copies (the same state twice).
+   */
+  private readonly seenEntitlementEvents: RecentKeys | null;
+  private readonly seenInteractions = new RecentKeys(INTERACTION_DEDUPE_MAX_KEYS, INTERACTION_DEDUPE_TTL_MS);
+  /** Requests to the signed endpoint by `path\toutcome\tstatus` (for metrics). */
+  readonly endpointRequests = new Map<string, number>();
 
   constructor(private readonly options: RuntimeOptions) {
     this.config = options.config;
     this.log = options.log ?? createLogger({ level: options.config.log.level, pretty: options.config.log.pretty });
     this.sandboxValue = options.sandbox ?? null;
     this.anomalies = new AnomalyLog(this.log.child({ component: 'protocol' }));
+    this.seenEntitlementEvents = this.config.transport === 'both' ? new RecentKeys(10_000, 15 * 60_000) : null;
   }
 
   get state(): RuntimeState {
@@ -127,6 +155,10 @@ export class Runtime {
   get opsAddress(): { host: string; port: number } | null {
     return this.opsAddressValue;
   }
+  /** The signed HTTP endpoint (transport "both" or "http"), once listening. */
+  get endpoint(): HttpEndpoint | null {
+    return this.endpointValue;
+  }
   /** Components that may not exist yet (metrics and readiness read them at any time). */
   get parts(): { rest: RestClient | null; cache: Cache | null; gateway: ShardManager | null } {
     return { rest: this.restValue, cache: this.cacheValue, gateway: this.gatewayValue };
@@ -138,11 +170,18 @@ export class Runtime {
    */
   readiness(): Readiness {
     const shards = this.gatewayValue?.status() ?? [];
-    const owns = shards.length > 0 || this.clusterValue !== null;
-    const ready = this.stateValue === 'running' && owns && shards.every((s) => s.status === 'ready');
+    const httpOnly = this.config.transport === 'http';
+    const owns = httpOnly || shards.length > 0 || this.clusterValue !== null;
+    const endpointUp = this.config.transport === 'gateway' || (this.endpointValue !== null && this.endpointValue.address !== null);
+    const ready = this.stateValue === 'running' && owns && endpointUp && shards.every((s) => s.status === 'ready');
     return {
       ready,
-      detail: { state: this.stateValue, shards: shards.map((s) => ({ id: s.id, status: s.status, latencyMs: s.latencyMs })) },
+      detail: {
+        state: this.stateValue,
+        transport: this.config.transport,
+        shards: shards.map((s) => ({ id: s.id, status: s.status, latencyMs: s.latencyMs })),
+        ...(this.endpointValue !== null ? { endpoint: this.endpointValue.address } : {}),
+      },
     };
   }
 
@@ -195,7 +234,15 @@ export class Runtime {
       ...this.options.rest,
     });
     this.metrics?.attach();
-    this.applicationIdValue = this.config.applicationId ?? (await getCurrentApplication(this.restValue)).id;
+    // The endpoint verifies with the application's own public key unless the configuration names it.
+    const needsKey = this.config.transport !== 'gateway' && this.config.endpoint.publicKey === undefined;
+    if (this.config.applicationId === undefined || needsKey) {
+      const application = await getCurrentApplication(this.restValue);
+      this.applicationIdValue = this.config.applicationId ?? application.id;
+      this.verifyKeyValue = typeof application.verify_key === 'string' ? application.verify_key : null;
+    } else {
+      this.applicationIdValue = this.config.applicationId;
+    }
   }
 
   /** Load plugins (without running setup). */
@@ -209,7 +256,10 @@ export class Runtime {
         cache,
         rest: this.rest,
         applicationId: this.applicationId,
-        requestMembers: (o) => this.gateway.requestMembers(o),
+        requestMembers: (o) =>
+          this.config.transport === 'http'
+            ? Promise.reject(new Error('requestMembers needs a gateway connection; transport is "http" (no shard connects)'))
+            : this.gateway.requestMembers(o),
       },
       pluginConfig: this.config.plugins.config,
       disabled: this.config.plugins.disabled,
@@ -264,8 +314,10 @@ export class Runtime {
         this.syncValue = coordinator !== null ? await this.syncCommandsOnce(coordinator) : await this.syncCommands();
       }
 
+      const endpoint = this.config.transport === 'gateway' ? null : this.createEndpoint();
+      const restTransport = interactionTransport(this.rest);
       const router = new InteractionRouter<unknown, unknown>({
-        transport: interactionTransport(this.rest),
+        transport: endpoint !== null ? endpoint.transport(restTransport) : restTransport,
         log: this.log.child({ component: 'interactions' }),
         servicesFor: (plugin) => {
           const hosted = host.loaded.find((p) => p.name === plugin);
@@ -281,6 +333,12 @@ export class Runtime {
       });
       this.routerValue = router;
       this.acceptingInteractions = true;
+      if (endpoint !== null) await this.startEndpoint(endpoint);
+      if (this.config.transport === 'http') {
+        // No shard, no intents: interactions and webhook events come over HTTP, the cache learns from them and REST.
+        this.stateValue = 'running';
+        return;
+      }
 
       const { shards, gateway } = this.config;
       // In cluster mode the shards of this process are the ones it holds leases for.
@@ -343,7 +401,9 @@ export class Runtime {
       return null;
     }
     if (this.clusterValue !== null) return this.clusterValue;
-    const total = shards.total === 'auto' ? Math.max(1, (await gatewayBotPort(this.rest).getGatewayBot()).shards) : shards.total;
+    // Without shards (transport "http") the coordinator serves the command sync lock only.
+    const total =
+      this.config.transport === 'http' ? 1 : shards.total === 'auto' ? Math.max(1, (await gatewayBotPort(this.rest).getGatewayBot()).shards) : shards.total;
     const log = this.log.child({ component: 'cluster' });
     if (this.cacheValue?.backend === 'memory') {
       log.warn(
@@ -403,17 +463,114 @@ export class Runtime {
       if (problem === null) this.routeInteraction(d as APIInteraction);
       else this.anomalies.report({ event: t, field: problem.path, reason: `${problem.reason} (not routed)` });
     }
-    this.hostValue?.dispatch(shardId, t, d);
+    // In transport "both" an entitlement event comes by webhook too; plugins get its typed event once.
+    const typed = this.seenEntitlementEvents === null || !t.startsWith('ENTITLEMENT_') || this.firstEntitlementEvent(t, d);
+    this.hostValue?.dispatch(shardId, t, d, typed);
     this.options.observeDispatch?.(shardId, t, d, s);
   }
 
-  private routeInteraction(interaction: APIInteraction): void {
-    if (!this.acceptingInteractions || this.routerValue === null) return;
+  /**
+   * Route an interaction, once: a second arrival of the same id (over the other transport, or a replay) is
+   * dropped. Returns the handling, or null when the interaction was not taken.
+   */
+  private routeInteraction(interaction: APIInteraction): Promise<void> | null {
+    if (!this.acceptingInteractions || this.routerValue === null) return null;
+    if (typeof interaction.id === 'string' && !this.seenInteractions.add(interaction.id)) {
+      this.log.debug({ interaction: interaction.id }, 'interaction received again; already handled');
+      return null;
+    }
     const handling = this.routerValue.handle(interaction).catch((err: unknown) => {
       this.log.error({ err }, 'interaction routing failed');
     });
     this.inFlight.add(handling);
     void handling.finally(() => this.inFlight.delete(handling));
+    return handling;
+  }
+
+  /** False for the second copy of an entitlement event (one by gateway, one by webhook). */
+  private firstEntitlementEvent(t: string, d: unknown): boolean {
+    if (this.seenEntitlementEvents === null || typeof d !== 'object' || d === null) return true;
+    const e = d as { id?: unknown; ends_at?: unknown; deleted?: unknown; consumed?: unknown };
+    if (typeof e.id !== 'string') return true;
+    return this.seenEntitlementEvents.add(`${t}|${e.id}|${String(e.ends_at ?? '')}|${String(e.deleted === true)}|${String(e.consumed === true)}`);
+  }
+
+  /** The signed endpoint for transport "both" and "http"; its key comes from the configuration or the application. */
+  private createEndpoint(): HttpEndpoint {
+    const { endpoint, redisUrl, cache } = this.config;
+    const publicKeyHex = endpoint.publicKey?.toLowerCase() ?? this.verifyKeyValue;
+    if (publicKeyHex === null) {
+      throw new Error('the HTTP endpoint needs the application\'s public key: set DISCORD_PUBLIC_KEY (endpoint.publicKey)');
+    }
+    this.endpointKey = publicKeyHex;
+    const log = this.log.child({ component: 'endpoint' });
+    this.seenWebhookEvents =
+      redisUrl !== undefined ? new RedisSeenKeys(redisUrl, `${cache.redisPrefix}:webhook-events:${this.applicationId}`, log) : new MemorySeenKeys();
+    const events = new WebhookEventHandler({
+      applicationId: this.applicationId,
+      seen: this.seenWebhookEvents,
+      cache: () => this.cacheValue,
+      host: () => this.hostValue,
+      firstCopy: (type, data) => (type.startsWith('ENTITLEMENT_') ? this.firstEntitlementEvent(type, data) : true),
+      log,
+    });
+    this.webhookEventsValue = events;
+    return new HttpEndpoint({
+      config: endpoint,
+      publicKeyHex,
+      log,
+      interactions: {
+        take: (interaction) => {
+          if (!this.acceptingInteractions) return null;
+          // As for a gateway INTERACTION_CREATE: the cache sees it first, then the router.
+          this.cacheValue?.apply('INTERACTION_CREATE', interaction);
+          return this.routeInteraction(interaction as unknown as APIInteraction);
+        },
+      },
+      events: { accepting: () => this.acceptingInteractions, deliver: (event) => events.deliver(event) },
+      onOutcome: (path, outcome: RequestOutcome, status) => {
+        const key = `${path}\t${outcome}\t${status}`;
+        this.endpointRequests.set(key, (this.endpointRequests.get(key) ?? 0) + 1);
+      },
+    });
+  }
+
+  private async startEndpoint(endpoint: HttpEndpoint): Promise<void> {
+    let listening: { host: string; port: number };
+    try {
+      listening = await endpoint.listen();
+    } catch (err) {
+      const { host, port } = this.config.endpoint;
+      const code = (err as { code?: unknown }).code;
+      throw new Error(
+        `the HTTP endpoint cannot listen on ${host}:${port}${typeof code === 'string' ? ` (${code})` : ''}: check endpoint.host / endpoint.port (GATEHOUSE_ENDPOINT_HOST / GATEHOUSE_ENDPOINT_PORT)`,
+        { cause: err },
+      );
+    }
+    const { host, port } = listening;
+    this.endpointValue = endpoint;
+    const { interactionsPath, eventsPath } = this.config.endpoint;
+    const base = endpoint.url!;
+    this.log.info(
+      { host, port, interactions: interactionsPath, events: eventsPath },
+      `interactions endpoint on ${base}${interactionsPath}${eventsPath !== null ? `, webhook events on ${base}${eventsPath}` : ''}`,
+    );
+    const deferAfterMs = this.options.deferAfterMs ?? 2_000;
+    if (deferAfterMs >= this.config.endpoint.deadlineMs) {
+      this.log.warn(
+        { deferAfterMs, deadlineMs: this.config.endpoint.deadlineMs },
+        'handlers are deferred automatically only after the endpoint has released the HTTP request; their defer then goes through REST',
+      );
+    }
+    // On the sandbox the runtime plays the developer portal: it points the application's URLs at itself.
+    const sandbox = this.config.token === undefined ? this.sandboxValue : null;
+    if (sandbox !== null && sandbox.webhooks.publicKey !== this.endpointKey) {
+      this.log.warn('endpoint.publicKey is not the sandbox application\'s key: the sandbox cannot deliver here, so its URLs stay as they are');
+    } else if (sandbox !== null) {
+      await sandbox.webhooks.setInteractionsEndpoint(`${base}${interactionsPath}`);
+      if (eventsPath !== null) await sandbox.webhooks.setEventsEndpoint(`${base}${eventsPath}`);
+      this.sandboxPointedHere = sandbox;
+    }
   }
 
   /**
@@ -424,6 +581,13 @@ export class Runtime {
     if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
     this.stateValue = 'stopping';
     this.acceptingInteractions = false;
+    this.endpointValue?.stopAccepting();
+    if (this.sandboxPointedHere !== null) {
+      // As if the URLs were removed in the portal: the sandbox goes back to the gateway for interactions.
+      await this.sandboxPointedHere.webhooks.setInteractionsEndpoint(null);
+      await this.sandboxPointedHere.webhooks.setEventsEndpoint(null);
+      this.sandboxPointedHere = null;
+    }
     const grace = options.graceMs ?? 10_000;
     if (this.inFlight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -438,6 +602,11 @@ export class Runtime {
     // With a session store (cluster mode) shards close resumably by default, so the next owner RESUMEs.
     const resumable = options.resumable ?? this.clusterValue !== null;
     const steps: Array<[string, () => Promise<unknown> | unknown]> = [
+      ['endpoint', () => this.endpointValue?.close()],
+      ['webhook events', async () => {
+        await this.webhookEventsValue?.settled();
+        await this.seenWebhookEvents?.close();
+      }],
       // No shard gained or handed off from here on; leases stay renewed until the sessions are saved.
       ['cluster', () => this.clusterValue?.suspend()],
       ['gateway', () => this.gatewayValue?.close({ resumable })],

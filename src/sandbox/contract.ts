@@ -7,6 +7,9 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
+import type { SandboxWebhookOptions, SandboxWebhooks } from './delivery/contract.js';
+
+export type * from './delivery/contract.js';
 
 /** Seed size for generated fixtures (deterministic for a given `seed`). */
 export interface SeedOptions {
@@ -98,6 +101,8 @@ export interface SandboxOptions {
   activities?: boolean;
   gateway?: SandboxGatewayOptions;
   rest?: SandboxRestOptions;
+  /** Extension: outgoing webhooks (interactions endpoint, webhook events): retry delays, timeout. */
+  webhooks?: SandboxWebhookOptions;
   logger?: Logger;
 }
 
@@ -275,6 +280,11 @@ export interface Sandbox {
   submitModal(options: ModalSubmitOptions): Promise<InteractionRecord>;
   /** Extension: the messages the bot sent (deleted ones too), oldest first, optionally of one channel or guild. */
   messages(filter?: { channelId?: string; guildId?: string }): SandboxMessageRecord[];
+  /**
+   * The application's key pair and its interactions endpoint / webhook events URLs: signed interactions and
+   * webhook events (install, deauthorize, entitlements), with bad-signature and stale-timestamp faults.
+   */
+  readonly webhooks: SandboxWebhooks;
   /** Issue an OAuth2 bearer token directly (as if a user had authorized), e.g. with permissions scope. */
   issueBearerToken(scopes: string[], userId?: string): string;
   /** Extension: an OAuth2 authorization code for POST /oauth2/token (grant_type=authorization_code). */

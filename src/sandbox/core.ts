@@ -11,6 +11,7 @@ import type { RateLimiter } from './ratelimit.js';
 import type { InteractionStore } from './interactions/store.js';
 import type { CommandPermissionStore } from './state/command-permissions.js';
 import type { CommandRegistry } from './state/commands.js';
+import type { WebhookDelivery } from './delivery/webhooks.js';
 import type { OAuthStore } from './state/oauth.js';
 import type { SandboxStore } from './state/store.js';
 
@@ -44,6 +45,8 @@ export interface SandboxCore {
   readonly commandPermissions: CommandPermissionStore;
   readonly interactions: InteractionStore;
   readonly gateway: GatewayServer;
+  /** Outgoing webhooks: interactions endpoint and webhook events URL (./delivery). */
+  readonly delivery: WebhookDelivery;
   readonly counters: SandboxCounters;
   readonly limiter: RateLimiter;
   readonly logger: Logger;

@@ -50,6 +50,9 @@ import { SandboxStore } from './state/store.js';
 import { messageSnapshot } from './state/messages.js';
 import { defaultApplicationSettings } from './state/application.js';
 import { INTENT_BITS } from '../api/intents.js';
+import { WebhookDelivery } from './delivery/webhooks.js';
+import type { SandboxWebhooks } from './delivery/contract.js';
+import type { RestContext } from './rest/types.js';
 
 export type * from './contract.js';
 export { SandboxError, ApiError } from './errors.js';
@@ -90,6 +93,9 @@ class SandboxInstance implements Sandbox {
   get faults(): SandboxFaults {
     return this.core.gateway.faults;
   }
+  get webhooks(): SandboxWebhooks {
+    return this.core.delivery;
+  }
 
   async invoke(options: InvokeOptions): Promise<InteractionRecord> {
     return sendInteraction(this.core, options, false);
@@ -128,6 +134,7 @@ class SandboxInstance implements Sandbox {
   }
 
   async close(): Promise<void> {
+    this.core.delivery.close();
     await this.core.gateway.close();
     await this.http.close();
   }
@@ -181,7 +188,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     counters,
     logger: o.logger,
   });
-  store.connect(gateway);
+  const delivery = new WebhookDelivery({ store, logger: o.logger, ...(options.webhooks !== undefined ? { options: options.webhooks } : {}) });
+  // Entitlement events go out by gateway and, with a webhook events URL set, by webhook too.
+  store.connect(delivery.tee(gateway));
   const limiter = new RateLimiter(o.rest.globalPerSecond);
   const oauth = new OAuthStore();
   const commandPermissions = new CommandPermissionStore(store.applicationId);
@@ -203,6 +212,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     commandPermissions,
     interactions,
     gateway,
+    delivery,
     counters,
     limiter,
     logger: o.logger,
@@ -216,7 +226,23 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   rest.add(identityRoutes(core));
   rest.add(commandRoutes(core));
   rest.add(permissionRoutes(core));
-  rest.add(interactionRoutes(core));
+  const interactionRouteList = interactionRoutes(core);
+  rest.add(interactionRouteList);
+  // An inline answer to an HTTP-delivered interaction is applied exactly as the callback endpoint applies one.
+  const callback = interactionRouteList.find((r) => r.method === 'POST' && r.path.endsWith('/callback'))!;
+  delivery.applyCallback = (record, body) => {
+    const ctx: RestContext = {
+      method: 'POST',
+      path: `/interactions/${record.id}/${record.token}/callback`,
+      params: { interactionId: record.id, token: record.token },
+      query: new URLSearchParams(),
+      headers: {},
+      auth: { kind: 'none' },
+      body: { kind: 'json', value: body },
+      locale: null,
+    };
+    return callback.handler(ctx);
+  };
   rest.add(monetizationRoutes(core));
   rest.add(oauth2Routes(core));
   rest.add(userRoutes(core));

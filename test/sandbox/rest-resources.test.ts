@@ -266,8 +266,12 @@ describe('the application', () => {
     const tooMany = await call(sb, 'PATCH', '/applications/@me', { tags: ['a', 'b', 'c', 'd', 'e', 'f'] });
     expect(tooMany.body.errors).toEqual({ tags: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 5 or fewer in length.' }] } });
     expect((await call(sb, 'GET', '/applications/@me')).body.tags).toEqual(['dice', 'fun']);
-    const endpoint = await call(sb, 'PATCH', '/applications/@me', { interactions_endpoint_url: 'https://example.invalid/i' });
-    expect(endpoint.status).toBe(501);
-    expect(endpoint.headers.get('x-sandbox-unmodelled')).toBe('true');
+    // The endpoint URL is verified with a signed PING as the service does: nothing answers on port 1.
+    const endpoint = await call(sb, 'PATCH', '/applications/@me', { interactions_endpoint_url: 'http://127.0.0.1:1/i' });
+    expect(endpoint.status).toBe(400);
+    expect(endpoint.body.errors).toMatchObject({
+      interactions_endpoint_url: { _errors: [{ code: 'APPLICATION_INTERACTIONS_ENDPOINT_URL_INVALID' }] },
+    });
+    expect((await call(sb, 'GET', '/applications/@me')).body.interactions_endpoint_url).toBeNull();
   });
 });

@@ -23,6 +23,7 @@
  *                                                      { fault: dispatch, t, d }  (a raw dispatch, malformed ones included)
  *   POST   /_sandbox/oauth2/tokens                     { scopes, userId? } -> { access_token }
  *   POST   /_sandbox/oauth2/codes                      { scopes, userId?, redirectUri? } -> { code }
+ *   ...    /_sandbox/webhooks/*, /_sandbox/app/*       outgoing webhooks (see ../delivery/admin.ts)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AutocompleteOptions, InvokeOptions, SandboxFaults } from '../contract.js';
@@ -35,6 +36,7 @@ import type { AdminHandler } from '../server.js';
 import { messageSnapshot } from '../state/messages.js';
 import { skuObject } from '../state/serialize.js';
 import { registerSecret } from '../../util/redact.js';
+import { webhookAdmin } from '../delivery/admin.js';
 
 type Json = Record<string, unknown>;
 
@@ -177,6 +179,10 @@ export class AdminApi implements AdminHandler {
     const parts = url.pathname.split('/').filter((s) => s.length > 0).slice(1);
     const [a, b, c, d] = parts;
     const is = (m: string, n: number): boolean => method === m && parts.length === n;
+    if (a === 'webhooks' || a === 'app') {
+      const reply = await webhookAdmin(core, method, parts, body);
+      if (reply !== null) return new HttpResult(reply.status, reply.body);
+    }
 
     if (is('GET', 0)) {
       return new HttpResult(200, {

@@ -18,8 +18,22 @@ export function sendModalSubmit(core: SandboxCore, options: ModalSubmitOptions):
   return deliver(core, buildModalSubmit(core, options));
 }
 
-/** Dispatch INTERACTION_CREATE to the shard that holds the guild (shard 0 for DMs) and keep the record. */
+/**
+ * Keep the record and deliver: POSTed to the interactions endpoint URL when one is set (instead of the gateway,
+ * reference §11.14), else INTERACTION_CREATE to the shard that holds the guild (shard 0 for DMs).
+ */
 function deliver(core: SandboxCore, built: { meta: InteractionMeta; guildId: string | null }): SandboxInteraction {
+  const overHttp = core.delivery.interactionsEndpointUrl !== null;
+  if (overHttp) {
+    const record = core.interactions.add(built.meta);
+    const json = JSON.stringify(built.meta.payload);
+    core.delivery.deliverInteraction(record, json);
+    if (core.delivery.alsoGateway && core.gateway.hasReceiver(built.guildId)) {
+      if (built.guildId !== null) core.gateway.guild(built.guildId, 'INTERACTION_CREATE', json);
+      else core.gateway.global('INTERACTION_CREATE', json);
+    }
+    return record;
+  }
   if (!core.gateway.hasReceiver(built.guildId)) {
     const where = built.guildId === null ? 'shard 0 (DMs)' : `the shard of guild ${built.guildId}`;
     throw new SandboxError('NO_SHARD', `no gateway session (connected or resumable) holds ${where}: nobody would receive the interaction`);

@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import { INTENT_BITS } from '../../../api/intents.js';
 import { APP_FLAGS, type SandboxCore } from '../../core.js';
-import { addTreeError, emptyErrorTree, Errors, invalidFormBody, unmodelled, type ErrorTree } from '../../errors.js';
+import { addTreeError, emptyErrorTree, Errors, invalidFormBody, SandboxError, type ErrorTree } from '../../errors.js';
+import type { SandboxInnerError } from '../../command-errors.js';
 import { userObject } from '../../state/serialize.js';
 import { jsonValue } from '../body.js';
 import type { RestContext, RouteDef } from '../types.js';
@@ -63,7 +64,7 @@ export function applicationObject(core: SandboxCore): Record<string, unknown> {
     type: null,
     bot_public: true,
     bot_require_code_grant: false,
-    verify_key: '0'.repeat(64),
+    verify_key: core.delivery.publicKey,
     flags: core.applicationFlags(),
     flags_new: String(core.applicationFlags()),
     owner: userObject(owner),
@@ -73,12 +74,12 @@ export function applicationObject(core: SandboxCore): Record<string, unknown> {
     approximate_guild_count: store.guilds.length,
     approximate_user_install_count: 0,
     redirect_uris: [],
-    interactions_endpoint_url: null,
+    interactions_endpoint_url: core.delivery.interactionsEndpointUrl,
     role_connections_verification_url: app.roleConnectionsVerificationUrl,
     custom_install_url: app.customInstallUrl,
-    event_webhooks_url: app.eventWebhooksUrl,
+    event_webhooks_url: core.delivery.eventsUrl,
     event_webhooks_status: app.eventWebhooksStatus,
-    event_webhooks_types: app.eventWebhooksTypes,
+    event_webhooks_types: [...core.delivery.eventTypes],
     tags: app.tags,
     install_params: app.installParams,
     integration_types_config: app.integrationTypesConfig,
@@ -88,21 +89,19 @@ export function applicationObject(core: SandboxCore): Record<string, unknown> {
 /**
  * PATCH /applications/@me: only the given fields change (discord-api-docs, "Edit Current Application"). Checked
  * first, applied only when everything is valid. `flags` may change only the limited intent flags, which here
- * also switch the privileged intents IDENTIFY accepts; other bits are ignored. A non-empty
- * `interactions_endpoint_url` is not modelled (the sandbox delivers interactions over the gateway only).
+ * also switch the privileged intents IDENTIFY accepts; other bits are ignored. `interactions_endpoint_url` and
+ * `event_webhooks_url` are the sandbox's delivery URLs (./delivery): set only after a signed PING is answered
+ * and a forged one refused, as the service checks them; an unverifiable URL is a 50035 on that field.
  */
-function editApplication(core: SandboxCore, ctx: RestContext): Record<string, unknown> {
+async function editApplication(core: SandboxCore, ctx: RestContext): Promise<Record<string, unknown>> {
   const body = jsonValue(ctx.body) ?? {};
   if (!isObject(body)) {
     const tree = emptyErrorTree();
     addTreeError(tree, [], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
     throw invalidFormBody(tree);
   }
-  const endpoint = body.interactions_endpoint_url;
-  if (endpoint !== undefined && endpoint !== null && endpoint !== '') {
-    throw unmodelled('PATCH', '/applications/@me', 'interactions_endpoint_url (interactions reach the app over the gateway only)');
-  }
   const tree = emptyErrorTree();
+  const endpoint = optionalUrl(tree, body, 'interactions_endpoint_url');
   const app = core.application;
   const next = { ...app };
   if (body.description !== undefined) {
@@ -126,11 +125,12 @@ function editApplication(core: SandboxCore, ctx: RestContext): Record<string, un
   for (const [field, key] of [
     ['custom_install_url', 'customInstallUrl'],
     ['role_connections_verification_url', 'roleConnectionsVerificationUrl'],
-    ['event_webhooks_url', 'eventWebhooksUrl'],
   ] as const) {
     const v = optionalUrl(tree, body, field);
     if (v !== undefined) next[key] = v;
   }
+  const eventsUrl = optionalUrl(tree, body, 'event_webhooks_url');
+  let eventTypes: string[] | undefined;
   if (body.event_webhooks_status !== undefined) {
     const v = body.event_webhooks_status;
     if (v !== 1 && v !== 2) addTreeError(tree, ['event_webhooks_status'], { code: 'BASE_TYPE_CHOICES', message: 'Value must be one of (1, 2).' });
@@ -139,7 +139,7 @@ function editApplication(core: SandboxCore, ctx: RestContext): Record<string, un
   if (body.event_webhooks_types !== undefined) {
     const v = body.event_webhooks_types;
     if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) addTreeError(tree, ['event_webhooks_types'], { code: 'LIST_TYPE_CONVERT', message: 'Only iterables may be used in a ListType' });
-    else next.eventWebhooksTypes = [...v];
+    else eventTypes = [...v];
   }
   for (const [field, key] of [['install_params', 'installParams'], ['integration_types_config', 'integrationTypesConfig']] as const) {
     const v = body[field];
@@ -161,9 +161,32 @@ function editApplication(core: SandboxCore, ctx: RestContext): Record<string, un
     }
   }
   if (Object.keys(tree).length > 0) throw invalidFormBody(tree);
+  await verifiedUrl(tree, 'interactions_endpoint_url', endpoint, (url) => core.delivery.setInteractionsEndpoint(url));
+  await verifiedUrl(tree, 'event_webhooks_url', eventsUrl, (url) =>
+    core.delivery.setEventsEndpoint(url, eventTypes !== undefined ? { types: eventTypes } : {}),
+  );
+  if (eventsUrl === undefined && eventTypes !== undefined) await core.delivery.setEventsEndpoint(core.delivery.eventsUrl, { verify: false, types: eventTypes });
+  if (Object.keys(tree).length > 0) throw invalidFormBody(tree);
   Object.assign(app, next);
   if (intents !== undefined) core.options.gateway.allowedIntents = intents;
   return applicationObject(core);
+}
+
+/** Point a delivery URL (null clears it); a URL that fails the signed check is a 50035 on its field. */
+async function verifiedUrl(
+  tree: ErrorTree,
+  field: string,
+  url: string | null | undefined,
+  set: (url: string | null) => Promise<void>,
+): Promise<void> {
+  if (url === undefined) return;
+  try {
+    await set(url);
+  } catch (err) {
+    if (!(err instanceof SandboxError)) throw err;
+    const what = field === 'interactions_endpoint_url' ? 'interactions endpoint url' : 'webhook events url';
+    addTreeError(tree, [field], { code: 'APPLICATION_INTERACTIONS_ENDPOINT_URL_INVALID', message: `The specified ${what} could not be verified.`, sandbox_detail: { code: 'UNVERIFIED', message: err.message } } as SandboxInnerError);
+  }
 }
 
 export function identityRoutes(core: SandboxCore): RouteDef[] {
@@ -203,7 +226,7 @@ export function identityRoutes(core: SandboxCore): RouteDef[] {
       path: '/applications/@me',
       bucket: 'applications.edit',
       auth: 'bot',
-      handler: (ctx) => ({ status: 200, body: editApplication(core, ctx) }),
+      handler: async (ctx) => ({ status: 200, body: await editApplication(core, ctx) }),
     },
   ];
 }

@@ -1,0 +1,120 @@
+/**
+ * What the runtime does with a webhook event once its 204 is out: drop redeliveries, let the cache apply
+ * entitlement events, then deliver to plugins.
+ *
+ * Redelivery: the service sends an event again when it did not get a 2xx within 3 seconds, with exponential
+ * backoff for up to 10 minutes (discord-api-docs, "Webhook Events" > "Responding to Events"). An event is
+ * recognised by `webhookEventKey` (SHA-256 of its type, timestamp and data) and remembered for 15 minutes,
+ * or until 10,000 newer events arrived. With Redis (REDIS_URL) the keys live there (SET NX PX), so a
+ * redelivery that reaches another process of the same bot is dropped too.
+ */
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Cache } from '../cache/index.js';
+import type { PluginHost } from '../plugins/host.js';
+import { RecentKeys, webhookEventKey, type WebhookEvent } from '../transports/http/index.js';
+
+/** How long, and how many, event keys are remembered (longer than the service's 10-minute retry window). */
+export const WEBHOOK_DEDUPE_TTL_MS = 15 * 60_000;
+export const WEBHOOK_DEDUPE_MAX_KEYS = 10_000;
+
+/** A set of keys each remembered for a while; `firstTime` records the key and says whether it was new. */
+export interface SeenKeys {
+  firstTime(key: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export class MemorySeenKeys implements SeenKeys {
+  private readonly keys: RecentKeys;
+  constructor(maxKeys = WEBHOOK_DEDUPE_MAX_KEYS, ttlMs = WEBHOOK_DEDUPE_TTL_MS) {
+    this.keys = new RecentKeys(maxKeys, ttlMs);
+  }
+  firstTime(key: string): Promise<boolean> {
+    return Promise.resolve(this.keys.add(key));
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/**
+ * Keys in Redis under `<prefix>:<key>`, shared by every process of the bot. When Redis cannot answer, the
+ * process falls back on its own memory for that key: an event is applied (perhaps twice across processes)
+ * rather than lost.
+ */
+export class RedisSeenKeys implements SeenKeys {
+  private readonly redis: Redis;
+  private readonly fallback = new MemorySeenKeys();
+
+  constructor(
+    url: string,
+    private readonly prefix: string,
+    private readonly log: Logger,
+    private readonly ttlMs = WEBHOOK_DEDUPE_TTL_MS,
+  ) {
+    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, connectTimeout: 5_000, commandTimeout: 2_000 });
+    this.redis.on('error', (err: Error) => log.debug({ err }, 'webhook dedupe Redis connection error'));
+  }
+
+  async firstTime(key: string): Promise<boolean> {
+    try {
+      return (await this.redis.set(`${this.prefix}:${key}`, '1', 'PX', this.ttlMs, 'NX')) === 'OK';
+    } catch (err) {
+      this.log.warn({ err }, 'webhook dedupe: Redis did not answer; using this process\'s memory');
+      return this.fallback.firstTime(key);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+export interface WebhookEventHandlerOptions {
+  applicationId: string;
+  seen: SeenKeys;
+  cache(): Cache | null;
+  host(): PluginHost | null;
+  /** False when plugins already got this event by another way (an entitlement event over the gateway). */
+  firstCopy?(type: string, data: unknown): boolean;
+  log: Logger;
+}
+
+const ENTITLEMENT_EVENTS: ReadonlySet<string> = new Set(['ENTITLEMENT_CREATE', 'ENTITLEMENT_UPDATE', 'ENTITLEMENT_DELETE']);
+
+export class WebhookEventHandler {
+  private pending = new Set<Promise<void>>();
+
+  constructor(private readonly options: WebhookEventHandlerOptions) {}
+
+  /** Handle one event (after its 204); never throws. */
+  deliver(event: WebhookEvent): void {
+    const work = this.apply(event).catch((err: unknown) => this.options.log.error({ err, type: event.type }, 'webhook event handling failed'));
+    this.pending.add(work);
+    void work.finally(() => this.pending.delete(work));
+  }
+
+  /** Wait for events being handled (shutdown). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+  }
+
+  private async apply(event: WebhookEvent): Promise<void> {
+    const { log } = this.options;
+    if (event.applicationId !== this.options.applicationId) {
+      // Signed with this application's key, so a configuration mix-up rather than an attack: say so, once per event.
+      log.warn({ type: event.type, applicationId: event.applicationId }, 'webhook event for another application ignored');
+      return;
+    }
+    if (!(await this.options.seen.firstTime(webhookEventKey(event)))) {
+      log.debug({ type: event.type, timestamp: event.timestamp }, 'webhook event delivered again; already applied');
+      return;
+    }
+    if (ENTITLEMENT_EVENTS.has(event.type)) this.options.cache()?.apply(event.type, event.data);
+    if (this.options.firstCopy !== undefined && !this.options.firstCopy(event.type, event.data)) {
+      log.debug({ type: event.type }, 'webhook event already delivered to plugins by the gateway');
+      return;
+    }
+    this.options.host()?.dispatchWebhookEvent(event);
+  }
+}

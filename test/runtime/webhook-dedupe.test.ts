@@ -1,0 +1,103 @@
+/**
+ * Webhook event dedupe across processes: two handlers (two processes of one bot behind a load balancer) share
+ * their keys through a real Redis, so a redelivery that reaches the other process is dropped too. The memory
+ * variant bounds its keys in count and time.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createCache } from '../../src/cache/index.js';
+import { PluginHost, type SharedServices } from '../../src/plugins/host.js';
+import { silentLogger } from '../../src/runtime/logger.js';
+import { MemorySeenKeys, RedisSeenKeys, WEBHOOK_DEDUPE_TTL_MS, WebhookEventHandler } from '../../src/runtime/webhook-events.js';
+import { RecentKeys, type WebhookEvent } from '../../src/transports/http/index.js';
+import { DEFAULT_CACHE_OPTIONS } from '../../src/cache/types.js';
+import { dropPrefix } from '../cache/redis-cleanup.js';
+import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+
+const APP = '100000000000000001';
+
+function process_(seenFactory: () => MemorySeenKeys | RedisSeenKeys): { handler: WebhookEventHandler; got: unknown[]; cache: ReturnType<typeof createCache> } {
+  const cache = createCache({ ...DEFAULT_CACHE_OPTIONS, backend: 'memory', redisPrefix: 'unused' });
+  const got: unknown[] = [];
+  const host = new PluginHost({ log: silentLogger(), services: { applicationId: APP, cache, rest: {}, requestMembers: async () => ({}) } as unknown as SharedServices });
+  host.add({ name: 'rec', on: { entitlementCreate: (e) => void got.push(e), webhookEvent: (e) => void got.push(e.type) } }, { file: '/p/rec.ts', label: 'p/rec.ts' });
+  void host.setupAll();
+  const handler = new WebhookEventHandler({ applicationId: APP, seen: seenFactory(), cache: () => cache, host: () => host, log: silentLogger() });
+  return { handler, got, cache };
+}
+
+const entitlement = (id: string): WebhookEvent => ({
+  applicationId: APP,
+  type: 'ENTITLEMENT_CREATE',
+  timestamp: '2025-01-01T00:00:00.000000',
+  data: { id, sku_id: '200000000000000001', application_id: APP, user_id: '300000000000000001', type: 1, deleted: false, starts_at: null, ends_at: null },
+});
+
+describe('webhook events in one process', () => {
+  it('applies an event once, and a different event (other timestamp or data) again', async () => {
+    const p = process_(() => new MemorySeenKeys());
+    p.handler.deliver(entitlement('400000000000000001'));
+    p.handler.deliver(entitlement('400000000000000001'));
+    await p.handler.settled();
+    p.handler.deliver({ ...entitlement('400000000000000001'), timestamp: '2025-01-01T00:00:01.000000' });
+    p.handler.deliver(entitlement('400000000000000002'));
+    await p.handler.settled();
+    expect(p.got.filter((g) => typeof g === 'object')).toHaveLength(3);
+    expect((await p.cache.sizes()).entitlements).toBe(2);
+  });
+
+  it('ignores an event for another application', async () => {
+    const p = process_(() => new MemorySeenKeys());
+    p.handler.deliver({ ...entitlement('400000000000000003'), applicationId: '999' });
+    await p.handler.settled();
+    expect(p.got).toEqual([]);
+  });
+
+  it('remembers keys for a bounded time and count', () => {
+    let now = 0;
+    const keys = new RecentKeys(3, 1_000, () => now);
+    expect(keys.add('a')).toBe(true);
+    expect(keys.add('a')).toBe(false);
+    now = 999;
+    expect(keys.add('a')).toBe(false);
+    now = 1_000;
+    expect(keys.add('a')).toBe(true);
+    for (const k of ['b', 'c', 'd']) keys.add(k);
+    expect(keys.size).toBe(3);
+    // 'a' was the oldest and left when 'd' came.
+    expect(keys.has('a')).toBe(false);
+    expect(keys.has('d')).toBe(true);
+  });
+});
+
+describeWithRedis('webhook events across processes (Redis)', () => {
+  const prefix = uniquePrefix('webhook-events');
+  const admin = new Redis(REDIS_URL);
+  const opened: RedisSeenKeys[] = [];
+  afterAll(async () => {
+    await Promise.all(opened.map((s) => s.close()));
+    await dropPrefix(admin, prefix);
+    await admin.quit();
+  });
+
+  it('a redelivery that reaches another process is dropped there', async () => {
+    const seen = (): RedisSeenKeys => {
+      const s = new RedisSeenKeys(REDIS_URL, prefix, silentLogger());
+      opened.push(s);
+      return s;
+    };
+    const a = process_(seen);
+    const b = process_(seen);
+    a.handler.deliver(entitlement('400000000000000010'));
+    await a.handler.settled();
+    b.handler.deliver(entitlement('400000000000000010'));
+    await b.handler.settled();
+    expect(a.got).toHaveLength(2);
+    expect(b.got).toHaveLength(0);
+    const [key] = await admin.keys(`${prefix}:*`);
+    expect(key).toBeDefined();
+    const ttl = await admin.pttl(key!);
+    expect(ttl).toBeGreaterThan(WEBHOOK_DEDUPE_TTL_MS - 60_000);
+    expect(ttl).toBeLessThanOrEqual(WEBHOOK_DEDUPE_TTL_MS);
+  });
+});
