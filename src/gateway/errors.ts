@@ -59,7 +59,7 @@ export class MemberRequestRateLimitedError extends GatewayError {
   }
 }
 
-/** An op 8 member request whose chunks did not all arrive in time. */
+/** An op 8 member request not answered in full within its deadline (counted from the call). */
 export class MemberRequestTimeoutError extends GatewayError {
   override readonly name = 'MemberRequestTimeoutError';
   constructor(
@@ -68,10 +68,31 @@ export class MemberRequestTimeoutError extends GatewayError {
     readonly timeoutMs: number,
     readonly chunksReceived: number,
     readonly chunkCount: number | null,
+    /** True when it never left the send queue (the shard was not connected and READY in time). */
+    readonly neverSent = false,
   ) {
     super(
-      `Member request for guild ${guildId} (nonce ${nonce}) timed out after ${timeoutMs} ms with ` +
-        `${chunksReceived}/${chunkCount ?? '?'} chunk(s) received.`,
+      `Member request for guild ${guildId} (nonce ${nonce}) timed out after ${timeoutMs} ms ` +
+        (neverSent
+          ? 'before it could be sent (the shard was not connected and READY in time).'
+          : `with ${chunksReceived}/${chunkCount ?? '?'} chunk(s) received.`),
+    );
+  }
+}
+
+/**
+ * The shard's outbound queue holds as many ordinary sends as it may (they wait for the rate limit or for the
+ * session to be READY); the send was refused instead of growing the queue without bound.
+ */
+export class SendQueueFullError extends GatewayError {
+  override readonly name = 'SendQueueFullError';
+  constructor(
+    readonly shardId: number | null,
+    readonly maxQueued: number,
+  ) {
+    super(
+      `${shardId === null ? 'The' : `Shard ${shardId}'s`} send queue is full (${maxQueued} payloads waiting for the ` +
+        'rate limit or for the session to be ready); the payload was not queued.',
     );
   }
 }

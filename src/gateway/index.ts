@@ -10,7 +10,7 @@ export type {
   ShardStatus,
 } from './events.js';
 export { LocalIdentifyQueue, type IdentifyQueue, type LocalIdentifyQueueOptions } from './identify-queue.js';
-export { SendQueue, type SendQueueOptions } from './send-queue.js';
+export { DEFAULT_MAX_QUEUED_SENDS, SendQueue, type SendQueueOptions } from './send-queue.js';
 export { PayloadDecoder, type DecoderSink } from './decoder.js';
 export { Heartbeater, type HeartbeatHooks, type HeartbeatOptions } from './heartbeat.js';
 export {
@@ -28,6 +28,7 @@ export {
 export {
   MemberRequestAssembler,
   buildRequestData,
+  DEFAULT_MEMBER_REQUEST_TIMEOUT_MS,
   type MemberRequestResult,
   type QueueSend,
   type RequestMembersOptions,
@@ -57,6 +58,7 @@ export {
   GatewayPayloadError,
   MemberRequestRateLimitedError,
   MemberRequestTimeoutError,
+  SendQueueFullError,
   SessionStartLimitError,
   ShardClosedError,
 } from './errors.js';

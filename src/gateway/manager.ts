@@ -56,6 +56,8 @@ export interface ShardManagerOptions {
   presence?: GatewayPresenceUpdateData;
   properties?: { os: string; browser: string; device: string };
   sendLimit?: { count: number; windowMs: number; marginMs?: number };
+  /** Per shard: ordinary sends that may wait at once; more are refused with SendQueueFullError. Default 1000. */
+  maxQueuedSends?: number;
   timing?: ShardTiming;
   random?: () => number;
   sessionStore?: SessionStore;
@@ -333,6 +335,7 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
       identifyQueue: this.identifyQueue!,
       session,
       sendLimit: o.sendLimit,
+      maxQueuedSends: o.maxQueuedSends,
       timing: o.timing,
       random: o.random,
       logger: o.logger,

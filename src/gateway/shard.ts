@@ -75,6 +75,8 @@ export interface ShardOptions {
   session?: SessionState | null;
   /** Client send limit. Default 120 per 60000 ms (margin: see SendQueueOptions.marginMs). */
   sendLimit?: { count: number; windowMs: number; marginMs?: number };
+  /** Ordinary sends that may wait at once (member requests, presence updates); more are refused. Default 1000. */
+  maxQueuedSends?: number;
   timing?: ShardTiming;
   /** Heartbeat jitter and backoff jitter source. Default Math.random. */
   random?: () => number;
@@ -178,6 +180,8 @@ export class Shard {
       limit: options.sendLimit?.count,
       windowMs: options.sendLimit?.windowMs,
       marginMs: options.sendLimit?.marginMs,
+      maxQueued: options.maxQueuedSends,
+      shardId: options.id,
     });
     this.heartbeater = new Heartbeater(
       { send: () => this.sendHeartbeat(), zombie: () => this.onZombie() },
@@ -250,7 +254,10 @@ export class Shard {
     return this.closePromise;
   }
 
-  /** Ask for guild members (op 8); resolves once with every chunk assembled. Goes through the send queue. */
+  /**
+   * Ask for guild members (op 8); resolves once with every chunk assembled. Goes through the send queue; its
+   * `timeoutMs` counts from this call, time queued while the shard is not READY included.
+   */
   requestMembers(options: RequestMembersOptions): Promise<MemberRequestResult> {
     if (this.ending) return Promise.reject(new ShardClosedError(this.id, 'the member request'));
     return this.members.request(options);
