@@ -34,12 +34,41 @@ export class SessionStartLimitError extends GatewayError {
     readonly remaining: number,
     readonly needed: number,
     readonly resetAfterMs: number,
+    /** Identifies kept back (see IdentifyBudget); 0 when none. */
+    readonly reserve = 0,
   ) {
     super(
-      `Refusing to start: ${needed} shard(s) need to identify but session_start_limit.remaining is ${remaining} ` +
-        `(resets in ${Math.ceil(resetAfterMs / 1000)} s). Identifying beyond the limit gets the bot token reset.`,
+      `Refusing to start: ${needed} shard(s) need to identify but session_start_limit.remaining is ${remaining}` +
+        (reserve > 0 ? `, of which ${reserve} are kept in reserve` : '') +
+        ` (resets in ${Math.ceil(resetAfterMs / 1000)} s). Identifying beyond the limit gets the bot token reset.`,
     );
   }
+}
+
+/**
+ * A shard stopped instead of identifying once more: that identify would leave fewer of the day's session
+ * starts than the reserve. Fatal on purpose: a bot that runs out gets its token reset by the service.
+ */
+export class IdentifyBudgetExhaustedError extends GatewayError {
+  override readonly name = 'IdentifyBudgetExhaustedError';
+  constructor(
+    readonly shardId: number,
+    readonly remaining: number,
+    readonly reserve: number,
+    readonly resetAfterMs: number,
+  ) {
+    super(
+      `Shard ${shardId} stopped instead of identifying: only ${remaining} of today's session starts ` +
+        `(session_start_limit) are left and ${reserve} are kept in reserve; the budget resets in ` +
+        `${formatDuration(resetAfterMs)}. Something keeps ending sessions (repeated op 9 INVALID_SESSION or ` +
+        'closes that need a new IDENTIFY): fix that, then restart after the reset. Running out gets the bot token reset.',
+    );
+  }
+}
+
+function formatDuration(ms: number): string {
+  const minutes = Math.ceil(ms / 60_000);
+  return minutes >= 120 ? `${Math.ceil(minutes / 60)} h` : `${minutes} min`;
 }
 
 /** An op 8 member request the service rate limited, when the caller asked not to retry (or retries ran out). */

@@ -9,6 +9,12 @@ export type {
   ShardLifecycleEventMap,
   ShardStatus,
 } from './events.js';
+export {
+  LocalIdentifyBudget,
+  type IdentifyBudget,
+  type IdentifyBudgetSnapshot,
+  type LocalIdentifyBudgetOptions,
+} from './identify-budget.js';
 export { LocalIdentifyQueue, type IdentifyQueue, type LocalIdentifyQueueOptions } from './identify-queue.js';
 export { DEFAULT_MAX_QUEUED_SENDS, SendQueue, type SendQueueOptions } from './send-queue.js';
 export { PayloadDecoder, type DecoderSink } from './decoder.js';
@@ -56,6 +62,7 @@ export {
   GatewayError,
   GatewayFatalCloseError,
   GatewayPayloadError,
+  IdentifyBudgetExhaustedError,
   MemberRequestRateLimitedError,
   MemberRequestTimeoutError,
   SendQueueFullError,

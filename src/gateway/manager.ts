@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { shardForGuild } from '../api/snowflake.js';
 import { GatewayError, SessionStartLimitError } from './errors.js';
 import type { DispatchHook, GatewayEventMap, ShardStatus } from './events.js';
+import { LocalIdentifyBudget, type IdentifyBudget } from './identify-budget.js';
 import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
 import { inflaterFactory, type InflaterFactory, type InflatePreference } from './inflate.js';
 import type { MemberRequestResult, RequestMembersOptions } from './member-requests.js';
@@ -50,6 +51,12 @@ export interface ShardManagerOptions {
   identifyQueue?: IdentifyQueue | ((info: { maxConcurrency: number; windowMs: number }) => IdentifyQueue);
   /** One identify per bucket per this many ms. Default 5000 (shorten only against the sandbox). */
   identifyWindowMs?: number;
+  /**
+   * The daily session-start budget, kept for the life of the process: every IDENTIFY of every shard takes
+   * from it, and a shard stops with IdentifyBudgetExhaustedError rather than go below its reserve. Default:
+   * a LocalIdentifyBudget (reserve 5% of the total) refreshed through `gatewayBot`.
+   */
+  identifyBudget?: IdentifyBudget;
   compress?: boolean;
   inflate?: InflatePreference | InflaterFactory;
   largeThreshold?: number;
@@ -89,6 +96,7 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
   private readonly adding = new Map<number, { cancelled: boolean }>();
   /** Resolved at start, reused by shards added later (addShard). */
   private identifyQueue: IdentifyQueue | null = null;
+  private readonly budget: IdentifyBudget;
   private inflate: InflaterFactory | undefined;
 
   constructor(options: ShardManagerOptions) {
@@ -104,6 +112,14 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
       throw new RangeError(`ShardManager: totalShards must be a positive integer or "auto", got ${total}.`);
     }
     this.options = options;
+    this.budget =
+      options.identifyBudget ??
+      new LocalIdentifyBudget({ refresh: async () => (await options.gatewayBot.getGatewayBot()).session_start_limit });
+  }
+
+  /** The session-start budget the shards identify against. */
+  get identifyBudget(): IdentifyBudget {
+    return this.budget;
   }
 
   /** GET /gateway/bot as fetched at start. */
@@ -204,8 +220,9 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
     }
     const needIdentify = this.ids.length - saved.size;
     const limit = info.session_start_limit;
-    if (limit.remaining < needIdentify) {
-      throw new SessionStartLimitError(limit.remaining, needIdentify, limit.reset_after);
+    this.budget.update(limit);
+    if ((await this.budget.available()) < needIdentify) {
+      throw new SessionStartLimitError(limit.remaining, needIdentify, limit.reset_after, this.budget.snapshot().reserve);
     }
 
     const windowMs = o.identifyWindowMs ?? 5_000;
@@ -333,6 +350,7 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
       presence: o.presence,
       properties: o.properties,
       identifyQueue: this.identifyQueue!,
+      identifyBudget: this.budget,
       session,
       sendLimit: o.sendLimit,
       maxQueuedSends: o.maxQueuedSends,

@@ -16,9 +16,16 @@ import type { GatewayPresenceUpdateData } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
 import { registerSecret } from '../util/redact.js';
 import { CLIENT_CLOSE, closePolicy } from './close-codes.js';
-import { GatewayDecodeError, GatewayError, GatewayFatalCloseError, ShardClosedError } from './errors.js';
+import {
+  GatewayDecodeError,
+  GatewayError,
+  GatewayFatalCloseError,
+  IdentifyBudgetExhaustedError,
+  ShardClosedError,
+} from './errors.js';
 import type { DispatchHook, GatewayEventMap, ShardStatus } from './events.js';
 import { Heartbeater } from './heartbeat.js';
+import type { IdentifyBudget } from './identify-budget.js';
 import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
 import { PayloadDecoder } from './decoder.js';
 import { inflaterFactory, type InflaterFactory, type InflatePreference } from './inflate.js';
@@ -35,8 +42,15 @@ export interface SessionState {
 }
 
 export interface ShardTiming {
-  /** Wait before identifying anew after op 9 d=false. Default: uniform 1000-5000 ms. */
+  /**
+   * Wait before identifying anew after op 9 d=false (or a close that ends the session). Default: uniform
+   * 1000-5000 ms. Doubled for every further one that comes before a session has lasted `stableSessionMs`.
+   */
   invalidSessionDelayMs?: () => number;
+  /** Cap of that doubled wait. Default 300000 (5 min). */
+  invalidSessionMaxDelayMs?: number;
+  /** A session that lasts this long since READY resets the doubling. Default 60000. */
+  stableSessionMs?: number;
   /** Reconnect backoff: first retry immediate, then base * 2^n with jitter, capped. Defaults 1000 / 30000. */
   reconnectBaseMs?: number;
   reconnectMaxMs?: number;
@@ -71,6 +85,11 @@ export interface ShardOptions {
   properties?: { os: string; browser: string; device: string };
   /** Default: a private LocalIdentifyQueue (max_concurrency 1, 5 s). Share one across shards. */
   identifyQueue?: IdentifyQueue;
+  /**
+   * The daily session-start budget every IDENTIFY takes from (the manager shares one across its shards). A
+   * refusal stops the shard with IdentifyBudgetExhaustedError. Default: none (not counted).
+   */
+  identifyBudget?: IdentifyBudget;
   /** A saved session: the first connection RESUMEs it (falling back to IDENTIFY on op 9). */
   session?: SessionState | null;
   /** Client send limit. Default 120 per 60000 ms (margin: see SendQueueOptions.marginMs). */
@@ -134,6 +153,10 @@ export class Shard {
   private sessionId: string | null = null;
   private resumeUrl: string | null = null;
   private reconnectAttempts = 0;
+  /** Sessions ended (op 9 false, identify-closes) since a session last lasted `stableSessionMs`. */
+  private sessionEnds = 0;
+  /** performance.now() of the last READY (null before the first). */
+  private readyAt: number | null = null;
   private resumeUrlFailures = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private identifyAbort: AbortController | null = null;
@@ -168,6 +191,8 @@ export class Shard {
     const t = options.timing ?? {};
     this.timing = {
       invalidSessionDelayMs: t.invalidSessionDelayMs ?? (() => 1000 + Math.floor(this.random() * 4000)),
+      invalidSessionMaxDelayMs: t.invalidSessionMaxDelayMs ?? 300_000,
+      stableSessionMs: t.stableSessionMs ?? 60_000,
       reconnectBaseMs: t.reconnectBaseMs ?? 1000,
       reconnectMaxMs: t.reconnectMaxMs ?? 30_000,
       maxReconnectAttempts: t.maxReconnectAttempts ?? Infinity,
@@ -372,8 +397,10 @@ export class Shard {
     if (!connection.helloReceived && connection.usedResumeUrl) this.resumeUrlFailures++;
     if (!opened) this.emitError(new GatewayError(`Shard ${this.id} could not connect (close code ${code}).`));
     const mode: ReconnectMode = policy.action === 'identify' || this.sessionId === null ? 'identify' : 'resume';
+    // A session the service ended costs a new IDENTIFY: back off like after op 9 false.
+    const ended = policy.action === 'identify' && this.sessionId !== null;
     if (mode === 'identify') this.clearSession();
-    this.scheduleReconnect(this.backoffDelay());
+    this.scheduleReconnect(ended ? Math.max(this.backoffDelay(), this.sessionEndedDelay()) : this.backoffDelay());
   }
 
   /**
@@ -405,6 +432,20 @@ export class Shard {
       this.reconnectTimer = null;
       this.connect();
     }, delayMs);
+  }
+
+  /**
+   * The wait before identifying after the service ended the session. READY resets the ordinary reconnect
+   * backoff, so a READY -> op 9 false loop would otherwise identify every few seconds and burn the day's
+   * session starts: these waits double until a session lasts `stableSessionMs`.
+   */
+  private sessionEndedDelay(): number {
+    if (this.readyAt !== null && performance.now() - this.readyAt >= this.timing.stableSessionMs) this.sessionEnds = 0;
+    this.sessionEnds++;
+    const base = this.timing.invalidSessionDelayMs();
+    const delay = Math.min(this.timing.invalidSessionMaxDelayMs, base * 2 ** Math.min(30, this.sessionEnds - 1));
+    if (this.sessionEnds > 1) this.debug(`session ended ${this.sessionEnds} times in a row; identifying again in ${delay} ms`);
+    return delay;
   }
 
   /** No delay for the first reconnect since the last READY/RESUMED, then exponential with jitter, capped. */
@@ -522,12 +563,7 @@ export class Shard {
         if (payload.d === true && this.sessionId !== null) {
           this.reconnect('resume', CLIENT_CLOSE.reconnect, 'op 9 INVALID_SESSION (resumable)');
         } else {
-          this.reconnect(
-            'identify',
-            CLIENT_CLOSE.reconnect,
-            'op 9 INVALID_SESSION (not resumable)',
-            this.timing.invalidSessionDelayMs(),
-          );
+          this.reconnect('identify', CLIENT_CLOSE.reconnect, 'op 9 INVALID_SESSION (not resumable)', this.sessionEndedDelay());
         }
         return;
       default:
@@ -585,6 +621,7 @@ export class Shard {
     // Without a usable resume_gateway_url, resume on the main URL rather than not at all.
     const resumeUrl = ready?.resume_gateway_url;
     this.resumeUrl = typeof resumeUrl === 'string' && /^wss?:\/\//.test(resumeUrl) ? resumeUrl : this.options.gatewayUrl;
+    this.readyAt = performance.now();
     // Replies to member requests of the previous session will never come: queue them again before the queue
     // opens, so that requests still waiting in it (never written) are not sent twice.
     this.members.restartAll();
@@ -647,6 +684,18 @@ export class Shard {
       if (this.identifyAbort === abort) this.identifyAbort = null;
     }
     if (!connection.live || this.connection !== connection) return;
+    if (this.options.identifyBudget !== undefined) {
+      try {
+        await this.options.identifyBudget.take(this.id);
+      } catch (error) {
+        if (error instanceof IdentifyBudgetExhaustedError) {
+          this.stop(error);
+          return;
+        }
+        this.emitError(error instanceof Error ? error : new GatewayError(String(error)));
+      }
+      if (!connection.live || this.connection !== connection) return;
+    }
     this.seq = -1;
     this.setStatus('identifying');
     this.debug('identifying');
