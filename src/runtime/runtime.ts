@@ -63,7 +63,6 @@ export class Runtime {
   private syncValue: CommandSyncResult | null = null;
   /** Interactions being handled; shutdown waits for them. */
   private readonly inFlight = new Set<Promise<void>>();
-  private acceptingInteractions = false;
   private dispatchCount = 0;
   private ops: OpsServer | null = null;
   private metrics: RuntimeMetrics | null = null;
@@ -270,7 +269,6 @@ export class Runtime {
         ...(this.config.commands.devGuildId !== undefined ? { devGuildId: this.config.commands.devGuildId } : {}),
       });
       this.routerValue = router;
-      this.acceptingInteractions = true;
 
       const { shards, gateway } = this.config;
       // In cluster mode the shards of this process are the ones it holds leases for.
@@ -392,7 +390,7 @@ export class Runtime {
   }
 
   private routeInteraction(interaction: APIInteraction): void {
-    if (!this.acceptingInteractions || this.routerValue === null) return;
+    if (this.routerValue === null) return;
     const handling = this.routerValue.handle(interaction).catch((err: unknown) => {
       this.log.error({ err }, 'interaction routing failed');
     });
@@ -401,24 +399,19 @@ export class Runtime {
   }
 
   /**
-   * Stop: take no new interactions, let in-flight ones answer (bounded), close shards (resumable when a
-   * session store keeps the sessions), tear plugins down, close cache and REST.
+   * Stop, in an order that loses nothing:
+   * 1. intake: the shards close (resumably when a session store keeps the sessions, i.e. in cluster mode)
+   *    and no dispatch is handled after that; the seq saved for the next owner is the last one handled here,
+   *    so every interaction up to it has a running handler and every later one goes to the next owner;
+   * 2. cluster: the leases are released right after the sessions are saved, so the next owner takes over
+   *    while this process finishes;
+   * 3. drain: handlers still running may answer (bounded by `graceMs`, default 10 s);
+   * 4. the rest: plugins are torn down, cache and REST closed.
    */
   async stop(options: { graceMs?: number; resumable?: boolean } = {}): Promise<void> {
     if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
     this.stateValue = 'stopping';
-    this.acceptingInteractions = false;
     const grace = options.graceMs ?? 10_000;
-    if (this.inFlight.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.inFlight]),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, grace);
-        }),
-      ]);
-      clearTimeout(timer);
-    }
     // With a session store (cluster mode) shards close resumably by default, so the next owner RESUMEs.
     const resumable = options.resumable ?? this.clusterValue !== null;
     const steps: Array<[string, () => Promise<unknown> | unknown]> = [
@@ -426,6 +419,7 @@ export class Runtime {
       ['cluster', () => this.clusterValue?.suspend()],
       ['gateway', () => this.gatewayValue?.close({ resumable })],
       ['cluster', () => this.clusterValue?.stop()],
+      ['interactions', () => this.drainInteractions(grace)],
       ['plugins', () => this.hostValue?.teardownAll()],
       ['cache', () => this.cacheValue?.close()],
       ['rest', () => this.restValue?.close()],
@@ -441,6 +435,22 @@ export class Runtime {
     }
     this.metrics?.detach();
     this.stateValue = 'stopped';
+  }
+
+  /** Let the handlers already running answer, for at most `graceMs`. */
+  private async drainInteractions(graceMs: number): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      Promise.allSettled([...this.inFlight]).then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.log.warn({ interactions: this.inFlight.size, graceMs }, 'interaction handlers still running at shutdown; stopping without them');
+    }
   }
 }
 
