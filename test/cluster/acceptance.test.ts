@@ -14,7 +14,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { createSandbox } from '../../src/sandbox/index.js';
-import type { Sandbox, SandboxOptions } from '../../src/sandbox/contract.js';
+import type { InteractionRecord, Sandbox, SandboxOptions } from '../../src/sandbox/contract.js';
 import { shardForGuild } from '../../src/api/snowflake.js';
 import { describeWithRedis, REDIS_URL } from '../helpers/redis.js';
 import { BotProcess, killAll } from './bot-process.js';
@@ -44,10 +44,15 @@ describeWithRedis('cluster mode: processes sharing one bot', () => {
     scope = null;
   });
 
-  async function setup(options: SandboxOptions['gateway'], guilds = 16): Promise<{ sandbox: Sandbox; seen: Recorded }> {
+  async function setup(
+    options: SandboxOptions['gateway'],
+    guilds = 16,
+    rest: SandboxOptions['rest'] = {},
+  ): Promise<{ sandbox: Sandbox; seen: Recorded }> {
     const s = await createSandbox({
       seed: { guilds, membersPerGuild: 2, seed: 11 },
       gateway: { heartbeatIntervalMs: 5_000, ...options },
+      rest,
     });
     sandbox = s;
     scope = redisScope('cluster-acceptance');
@@ -94,6 +99,26 @@ describeWithRedis('cluster mode: processes sharing one bot', () => {
     })();
     return {
       added,
+      stop: async () => {
+        running = false;
+        await loop;
+      },
+    };
+  }
+
+  /** Invoke the slow command every `everyMs` in guilds of every shard, until stopped (bounded by count). */
+  function interactionStream(s: Sandbox, everyMs: number): { records: InteractionRecord[]; stop: () => Promise<void> } {
+    const records: InteractionRecord[] = [];
+    const guilds = s.state.guildIds;
+    let running = true;
+    const loop = (async () => {
+      for (let i = 0; running && i < 1_000; i++) {
+        records.push(await s.invoke({ name: 'slow', guildId: guilds[i % guilds.length]! }));
+        await sleep(everyMs);
+      }
+    })();
+    return {
+      records,
       stop: async () => {
         running = false;
         await loop;
@@ -262,6 +287,58 @@ describeWithRedis('cluster mode: processes sharing one bot', () => {
   );
 
   it(
+    'rolling restart: interactions keep coming, a new process joins, the old one gets SIGTERM: each is answered exactly once',
+    async () => {
+      // Interactions replayed to the new owner may wait for the takeover; this test is about loss and
+      // duplicates, not latency, so the sandbox accepts answers for longer than the service's 3 s.
+      const { sandbox: s, seen } = await setup({ recommendedShards: 4, maxConcurrency: 4, identifyWindowMs: 200 }, 16, {
+        interactionResponseMs: 30_000,
+      });
+      const old = bot('old', { GATEHOUSE_CLUSTER_SETTLE_MS: '0' });
+      await old.waitFor(() => old.readyShards().length === 4, 'four live shards', START_TIMEOUT);
+      const stream = interactionStream(s, 50);
+      await sleep(500);
+      // The new process joins: the old one hands two shards over while interactions keep coming.
+      const next = bot('new', { GATEHOUSE_CLUSTER_SETTLE_MS: '0' });
+      await waitUntil(
+        () => old.readyShards().length === 2 && next.readyShards().length === 2,
+        `a 2/2 split (old ${old.owned()}, new ${next.owned()})`,
+        START_TIMEOUT,
+      );
+      await sleep(500);
+      // Then the old one is stopped, with handlers of the slow command still running.
+      old.kill('SIGTERM');
+      const exit = await Promise.race([old.exited, sleep(20_000).then(() => null)]);
+      expect(exit, `a graceful exit after SIGTERM\n${old.log}`).toEqual({ code: 0, signal: null });
+      await next.waitFor(() => next.readyShards().length === 4, 'all four shards', 15_000);
+      await sleep(500);
+      await stream.stop();
+
+      const records = stream.records;
+      await waitUntil(() => records.every((r) => r.callbacks.length > 0), 'an answer to every interaction', 20_000);
+      expect(records.length).toBeGreaterThan(30);
+      const handled = new Map<string, string[]>();
+      for (const p of [old, next]) {
+        for (const d of p.dispatches()) if (d.t === 'INTERACTION_CREATE') handled.set(d.id!, [...(handled.get(d.id!) ?? []), p.name]);
+      }
+      for (const record of records) {
+        expect(record.callbacks, `interaction ${record.id}`).toEqual([{ type: 4, data: { content: 'slow pong' } }]);
+        expect(handled.get(record.id), `processes that handled ${record.id}`).toHaveLength(1);
+      }
+      const by = new Set([...handled.values()].map((v) => v[0]));
+      expect(by).toEqual(new Set(['old', 'new']));
+      // No IDENTIFY after the first four: handoff and takeover were RESUMEs; and no seq was handled twice.
+      expect(seen.identifies).toHaveLength(4);
+      for (const shard of [0, 1, 2, 3]) {
+        expectNothingLost(seen, shard, [old, next]);
+        const seqs = [...old.dispatches(shard), ...next.dispatches(shard)].map((d) => d.s);
+        expect(new Set(seqs).size, `duplicates on shard ${shard}`).toBe(seqs.length);
+      }
+    },
+    120_000,
+  );
+
+  it(
     'three processes starting together: exactly one syncs commands, and identifies keep the max_concurrency window',
     async () => {
       const windowMs = 1_000;
@@ -284,7 +361,7 @@ describeWithRedis('cluster mode: processes sharing one bot', () => {
       // Exactly one process synced; the one command was written once.
       expect(processes.filter((p) => p.started()!.synced)).toHaveLength(1);
       expect(s.counters.commandWrites).toBe(1);
-      expect(s.state.commands().map((c) => c.name)).toEqual(['ping']);
+      expect(s.state.commands().map((c) => c.name).sort()).toEqual(['ping', 'slow']);
 
       // Every shard identified once, none refused for max_concurrency, one identify per bucket per window.
       expect(seen.rejected).toEqual([]);
