@@ -137,6 +137,20 @@ export class ShardClosedError extends GatewayError {
   }
 }
 
+/**
+ * The shard stopped because this process no longer holds it (cluster mode: its lease lapsed or another
+ * process took it). The session is left alive for the new owner.
+ */
+export class ShardFencedError extends GatewayError {
+  override readonly name = 'ShardFencedError';
+  constructor(
+    readonly shardId: number,
+    readonly reason: string,
+  ) {
+    super(`Shard ${shardId} stopped: this process no longer holds it (${reason}); its session is left to the new owner.`);
+  }
+}
+
 /** A payload the client was about to send breaks a gateway rule (size cap, missing field). */
 export class GatewayPayloadError extends GatewayError {
   override readonly name = 'GatewayPayloadError';

@@ -15,6 +15,7 @@ export {
   type IdentifyBudgetSnapshot,
   type LocalIdentifyBudgetOptions,
 } from './identify-budget.js';
+export type { ShardFence } from './fence.js';
 export { LocalIdentifyQueue, type IdentifyQueue, type LocalIdentifyQueueOptions } from './identify-queue.js';
 export { DEFAULT_MAX_QUEUED_SENDS, SendQueue, type SendQueueOptions } from './send-queue.js';
 export { PayloadDecoder, type DecoderSink } from './decoder.js';
@@ -68,4 +69,5 @@ export {
   SendQueueFullError,
   SessionStartLimitError,
   ShardClosedError,
+  ShardFencedError,
 } from './errors.js';

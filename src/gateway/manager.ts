@@ -10,7 +10,8 @@ import { EventEmitter } from 'eventemitter3';
 import type { APIGatewayBotInfo, GatewayPresenceUpdateData } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
 import { shardForGuild } from '../api/snowflake.js';
-import { GatewayError, SessionStartLimitError } from './errors.js';
+import { GatewayError, SessionStartLimitError, ShardFencedError } from './errors.js';
+import type { ShardFence } from './fence.js';
 import type { DispatchHook, GatewayEventMap, ShardStatus } from './events.js';
 import { LocalIdentifyBudget, type IdentifyBudget } from './identify-budget.js';
 import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
@@ -68,6 +69,8 @@ export interface ShardManagerOptions {
   timing?: ShardTiming;
   random?: () => number;
   sessionStore?: SessionStore;
+  /** Cluster mode: whether this process still holds a shard (see fence.ts). */
+  fence?: ShardFence;
   logger?: Logger;
   /** Called for every dispatch of every shard before any emitter event. */
   onDispatch?: DispatchHook;
@@ -351,6 +354,7 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
       properties: o.properties,
       identifyQueue: this.identifyQueue!,
       identifyBudget: this.budget,
+      fence: o.fence,
       session,
       sendLimit: o.sendLimit,
       maxQueuedSends: o.maxQueuedSends,
@@ -363,7 +367,8 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
   }
 
   private onShardStopped(shardId: number, error: Error | null): void {
-    if (error === null || this.closing) return;
+    // A fenced shard's session belongs to its new owner: leave the store alone.
+    if (error === null || this.closing || error instanceof ShardFencedError) return;
     // The session is gone for good; a later process must not try to resume it.
     void Promise.resolve(this.options.sessionStore?.save(shardId, null)).catch((e: unknown) =>
       this.emit('error', shardId, e instanceof Error ? e : new GatewayError(String(e))),

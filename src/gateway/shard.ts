@@ -22,9 +22,11 @@ import {
   GatewayFatalCloseError,
   IdentifyBudgetExhaustedError,
   ShardClosedError,
+  ShardFencedError,
 } from './errors.js';
 import type { DispatchHook, GatewayEventMap, ShardStatus } from './events.js';
 import { Heartbeater } from './heartbeat.js';
+import type { ShardFence } from './fence.js';
 import type { IdentifyBudget } from './identify-budget.js';
 import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
 import { PayloadDecoder } from './decoder.js';
@@ -90,6 +92,11 @@ export interface ShardOptions {
    * refusal stops the shard with IdentifyBudgetExhaustedError. Default: none (not counted).
    */
   identifyBudget?: IdentifyBudget;
+  /**
+   * Cluster mode: whether this process still holds the shard, asked before handling inbound messages and
+   * before every RESUME and IDENTIFY (see fence.ts). A no stops the shard with ShardFencedError.
+   */
+  fence?: ShardFence;
   /** A saved session: the first connection RESUMEs it (falling back to IDENTIFY on op 9). */
   session?: SessionState | null;
   /** Client send limit. Default 120 per 60000 ms (margin: see SendQueueOptions.marginMs). */
@@ -143,6 +150,7 @@ export class Shard {
   private readonly members: MemberRequestAssembler;
   private readonly random: () => number;
   private readonly onDispatch: DispatchHook | undefined;
+  private readonly fence: ShardFence | undefined;
   private readonly timing: Required<ShardTiming>;
   private readonly logger: Logger | undefined;
 
@@ -187,6 +195,7 @@ export class Shard {
     this.identifyQueue = options.identifyQueue ?? new LocalIdentifyQueue();
     this.random = options.random ?? Math.random;
     this.onDispatch = options.onDispatch;
+    this.fence = options.fence;
     this.logger = options.logger?.child({ component: 'gateway', shard: options.id });
     const t = options.timing ?? {};
     this.timing = {
@@ -512,6 +521,25 @@ export class Shard {
     this.events.emit('stopped', this.id, error);
   }
 
+  /**
+   * This process no longer holds the shard: stop at once, handling nothing more. The socket closes with a
+   * resumable code and nothing is cleared or saved: the session is the new owner's.
+   */
+  private fenced(reason: string): void {
+    if (this.ending) return;
+    this.ending = true;
+    this.cancelPending();
+    const connection = this.connection;
+    if (connection) void this.dropConnection(connection, CLIENT_CLOSE.resumableShutdown);
+    const error = new ShardFencedError(this.id, reason);
+    this.logger?.warn({ err: error }, 'shard fenced');
+    this.sessionId = null;
+    this.resumeUrl = null;
+    this.finishPending(error);
+    this.setStatus('stopped');
+    this.events.emit('stopped', this.id, error);
+  }
+
   private cancelPending(): void {
     if (this.reconnectTimer !== null) {
       clearTimeout(this.reconnectTimer);
@@ -542,6 +570,12 @@ export class Shard {
   }
 
   private onPayload(connection: Connection, payload: ReceivedPayload): void {
+    // After a stall past the lease, nothing the connection buffered meanwhile may be handled: the new owner
+    // has it (or will, by replay).
+    if (this.fence !== undefined && !this.fence.holds(this.id)) {
+      this.fenced('its claim lapsed (renewal deadline passed)');
+      return;
+    }
     switch (payload.op) {
       case Op.Dispatch:
         this.onDispatchPayload(payload);
@@ -655,15 +689,40 @@ export class Shard {
     // Keep every window's heartbeats (plus server-requested ones and IDENTIFY/RESUME) out of ordinary sends.
     this.sendQueue.setReserved(Math.ceil((this.sendQueue.windowMs + this.sendQueue.marginMs) / interval) + 2);
     this.heartbeater.start(interval);
-    if (this.sessionId !== null && this.resumeUrl !== null) {
-      this.setStatus('resuming');
-      this.debug(`resuming session at seq ${this.seq}`);
-      this.sendQueue.sendPriority(
-        encodePayload(Op.Resume, { token: this.options.token, session_id: this.sessionId, seq: this.seq }),
-      );
-    } else {
-      void this.identify(connection);
+    if (this.sessionId !== null && this.resumeUrl !== null) void this.resume(connection);
+    else void this.identify(connection);
+  }
+
+  private async resume(connection: Connection): Promise<void> {
+    this.setStatus('resuming');
+    if (!(await this.confirmOwnership(connection, 'resume'))) return;
+    if (this.sessionId === null) return;
+    this.debug(`resuming session at seq ${this.seq}`);
+    this.sendQueue.sendPriority(encodePayload(Op.Resume, { token: this.options.token, session_id: this.sessionId, seq: this.seq }));
+  }
+
+  /**
+   * Right before RESUME or IDENTIFY: ask the fence (an atomic check in Redis, in cluster mode) whether this
+   * process still holds the shard. False when the shard stopped or the connection went meanwhile.
+   */
+  private async confirmOwnership(connection: Connection, mode: ReconnectMode): Promise<boolean> {
+    const fence = this.fence;
+    if (fence === undefined) return true;
+    let held: boolean;
+    try {
+      held = await fence.confirm(this.id);
+    } catch (error) {
+      if (!connection.live || this.connection !== connection) return false;
+      // Unknown is not yes: never RESUME or IDENTIFY unconfirmed; try again on a new connection.
+      this.emitError(error instanceof Error ? error : new GatewayError(String(error)));
+      this.reconnect(mode, CLIENT_CLOSE.reconnect, 'could not confirm the shard lease', this.timing.reconnectBaseMs);
+      return false;
     }
+    if (!held) {
+      this.fenced(`another process holds it (checked before ${mode === 'resume' ? 'RESUME' : 'IDENTIFY'})`);
+      return false;
+    }
+    return connection.live && this.connection === connection;
   }
 
   private async identify(connection: Connection): Promise<void> {
@@ -684,6 +743,7 @@ export class Shard {
       if (this.identifyAbort === abort) this.identifyAbort = null;
     }
     if (!connection.live || this.connection !== connection) return;
+    if (!(await this.confirmOwnership(connection, 'identify'))) return;
     if (this.options.identifyBudget !== undefined) {
       try {
         await this.options.identifyBudget.take(this.id);

@@ -14,7 +14,7 @@ import {
   commandSetFingerprint,
   type ClusterCoordinatorOptions,
 } from '../cluster/index.js';
-import { ShardManager, type DispatchHook, type ShardManagerOptions } from '../gateway/index.js';
+import { ShardFencedError, ShardManager, type DispatchHook, type ShardManagerOptions } from '../gateway/index.js';
 import { InteractionRouter } from '../interactions/router.js';
 import { PluginHost } from '../plugins/host.js';
 import { getCurrentApplication, RestClient, type RestClientOptions } from '../rest/index.js';
@@ -283,12 +283,21 @@ export class Runtime {
         largeThreshold: gateway.largeThreshold,
         logger: this.log,
         ...(coordinator !== null
-          ? { identifyQueue: (info) => coordinator.identifyQueue(info), sessionStore: coordinator.sessionStore }
+          ? {
+              identifyQueue: (info) => coordinator.identifyQueue(info),
+              sessionStore: coordinator.sessionStore,
+              fence: coordinator.shardFence,
+            }
           : {}),
         onDispatch: (shardId, t, d, s) => this.onDispatch(shardId, t, d, s),
         ...this.options.gateway,
       });
       this.gatewayValue = manager;
+      manager.on('stopped', (shardId, error) => {
+        // A fenced shard runs on in another process; anything else stopped for good needs the operator.
+        if (error === null || error instanceof ShardFencedError) return;
+        this.log.fatal({ err: error, shard: shardId }, `shard ${shardId} stopped for good and /readyz reports not ready: ${error.message}`);
+      });
       if (coordinator !== null) {
         // Seqs are checkpointed while shards run (a SIGKILLed process saves nothing), and at once for a new
         // session: until then a crash would leave nothing to resume.

@@ -196,7 +196,7 @@ describeWithRedis('cluster mode: processes sharing one bot', () => {
   );
 
   it(
-    'a process paused past its leases (SIGSTOP) stops those shards when it wakes; they end up run once, nothing lost',
+    'a process paused past its leases (SIGSTOP) handles nothing when it wakes and drops those shards: no dispatch twice, nothing lost',
     async () => {
       const { sandbox: s, seen } = await setup({ recommendedShards: 4, maxConcurrency: 4, identifyWindowMs: 200 });
       const settle = { GATEHOUSE_CLUSTER_SETTLE_MS: '1500' };
@@ -208,9 +208,18 @@ describeWithRedis('cluster mode: processes sharing one bot', () => {
         START_TIMEOUT,
       );
       const bShards = b.owned();
-      const stream = memberStream(s, 4, 40);
+      const before = memberStream(s, 4, 40);
+      await sleep(400);
+      await before.stop();
+      // Quiet for several checkpoints: b's stored seqs are the last it handled. (A stall in the middle of a
+      // stream leaves the dispatches since the last checkpoint to be delivered again, as after a crash: the
+      // documented at-least-once window; this test is about what happens after the stall.)
+      await sleep(600);
       const pausedAt = Date.now();
       b.kill('SIGSTOP');
+      // Members keep joining while b is stopped: its sockets buffer those dispatches until the sandbox hands
+      // the sessions to a, which gets them again by replay.
+      const during = memberStream(s, 4, 40);
       try {
         await a.waitFor(() => a.readyShards().length === 4, 'the takeover of the paused process\'s shards', 15_000);
         for (const shard of bShards) {
@@ -219,16 +228,21 @@ describeWithRedis('cluster mode: processes sharing one bot', () => {
             `a RESUME of shard ${shard} after the pause (identifies: ${JSON.stringify(seen.identifies)})`,
           ).toBe(true);
         }
+        await sleep(300);
       } finally {
         b.kill('SIGCONT');
       }
       const wokeAt = b.reports.length;
-      // Awake again, b finds its leases gone and stops those shards (fencing): within a few renewal ticks.
+      // Awake again, b finds its leases gone and stops those shards (fencing), handling nothing they buffered.
       await b.waitFor(
         () => b.reports.slice(wokeAt).some((r) => r.ev === 'owned' && bShards.every((id) => !r.shards.includes(id))),
         'the paused process to stop the shards it lost',
         10_000,
       );
+      expect(
+        b.reports.slice(wokeAt).filter((r) => r.ev === 'd' && bShards.includes(r.shard) && r.t !== 'READY' && r.t !== 'RESUMED'),
+        'dispatches of its lost shards the woken process handled',
+      ).toEqual([]);
       // Then the two rebalance to 2/2 again, every shard run by exactly one of them.
       await waitUntil(
         () => a.readyShards().length === 2 && b.readyShards().length === 2,
@@ -237,18 +251,87 @@ describeWithRedis('cluster mode: processes sharing one bot', () => {
       );
       expect([...a.owned(), ...b.owned()].sort()).toEqual([0, 1, 2, 3]);
       await sleep(300);
-      await stream.stop();
+      await during.stop();
+      const added = [...before.added.keys(), ...during.added.keys()];
       await waitUntil(
         () => {
           const users = new Set([...a.dispatches(), ...b.dispatches()].map((d) => d.user));
-          return [...stream.added.keys()].every((u) => users.has(u));
+          return added.every((u) => users.has(u));
         },
         'every added member',
         10_000,
       );
-      for (const shard of [0, 1, 2, 3]) expectNothingLost(seen, shard, [a, b]);
+      for (const shard of [0, 1, 2, 3]) {
+        expectNothingLost(seen, shard, [a, b]);
+        const seqs = [...a.dispatches(shard), ...b.dispatches(shard)].map((d) => `${d.s}`);
+        const twice = seqs.filter((x, i) => seqs.indexOf(x) !== i);
+        expect(twice, `seqs of shard ${shard} handled twice`).toEqual([]);
+      }
       // Paused, not dead: sessions were resumed throughout, never started anew.
       expect(seen.identifies.filter((i) => i.at >= pausedAt)).toEqual([]);
+    },
+    90_000,
+  );
+
+  it(
+    'a process whose event loop stalls past its lease (a long GC pause) handles nothing it received meanwhile and drops those shards',
+    async () => {
+      const { sandbox: s, seen } = await setup({ recommendedShards: 4, maxConcurrency: 4, identifyWindowMs: 200 });
+      const settle = { GATEHOUSE_CLUSTER_SETTLE_MS: '1500', FIXTURE_STALL_MS: '4000' };
+      const a = bot('a', settle);
+      const b = bot('b', settle);
+      await waitUntil(
+        () => a.readyShards().length === 2 && b.readyShards().length === 2,
+        `a 2/2 split (a ${a.owned()}, b ${b.owned()})`,
+        START_TIMEOUT,
+      );
+      const bShards = b.owned();
+      const before = memberStream(s, 4, 40);
+      await sleep(400);
+      await before.stop();
+      await sleep(600); // quiet for several checkpoints, as in the SIGSTOP test
+      const stalledAt = Date.now();
+      b.kill('SIGUSR2');
+      await b.waitFor(() => b.reports.some((r) => r.ev === 'stall'), 'the stall to begin', 10_000);
+      // Members join during the stall: b's sockets buffer those dispatches, a resumes the sessions.
+      const during = memberStream(s, 4, 40);
+      await a.waitFor(() => a.readyShards().length === 4, 'the takeover of the stalled process\'s shards', 15_000);
+      await b.waitFor(() => b.reports.some((r) => r.ev === 'woke'), 'the stall to end', 15_000);
+      const woke = b.reports.findIndex((r) => r.ev === 'woke');
+      await b.waitFor(
+        () => b.reports.slice(woke).some((r) => r.ev === 'owned' && bShards.every((id) => !r.shards.includes(id))),
+        'the stalled process to drop the shards it lost',
+        10_000,
+      );
+      // Between waking and dropping them, it handled nothing of those shards (a has it all).
+      const dropped = b.reports.findIndex((r, i) => i > woke && r.ev === 'owned' && bShards.every((id) => !r.shards.includes(id)));
+      expect(
+        b.reports.slice(woke, dropped).filter((r) => r.ev === 'd' && bShards.includes(r.shard)),
+        'dispatches of its lost shards the stalled process handled after waking',
+      ).toEqual([]);
+      await waitUntil(
+        () => a.readyShards().length === 2 && b.readyShards().length === 2,
+        `a 2/2 split again (a ${a.owned()}, b ${b.owned()})`,
+        20_000,
+      );
+      await sleep(300);
+      await during.stop();
+      const added = [...before.added.keys(), ...during.added.keys()];
+      await waitUntil(
+        () => {
+          const users = new Set([...a.dispatches(), ...b.dispatches()].map((d) => d.user));
+          return added.every((u) => users.has(u));
+        },
+        'every added member',
+        10_000,
+      );
+      for (const shard of [0, 1, 2, 3]) {
+        expectNothingLost(seen, shard, [a, b]);
+        const seqs = [...a.dispatches(shard), ...b.dispatches(shard)].map((d) => `${d.s}`);
+        const twice = seqs.filter((x, i) => seqs.indexOf(x) !== i);
+        expect(twice, `seqs of shard ${shard} handled twice`).toEqual([]);
+      }
+      expect(seen.identifies.filter((i) => i.at >= stalledAt)).toEqual([]);
     },
     90_000,
   );

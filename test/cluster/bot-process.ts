@@ -16,6 +16,8 @@ export type Report =
   | { ev: 'started'; shards: number[]; synced: boolean; member?: string }
   | { ev: 'owned'; shards: number[]; ready: number[] }
   | { ev: 'stopped' }
+  | { ev: 'stall' }
+  | { ev: 'woke' }
   | { ev: 'error'; message: string };
 
 const live = new Set<BotProcess>();
