@@ -20,7 +20,7 @@ import { PluginHost } from '../plugins/host.js';
 import { getCurrentApplication, RestClient, type RestClientOptions } from '../rest/index.js';
 import type { Sandbox } from '../sandbox/contract.js';
 import { registerSecret } from '../util/redact.js';
-import { intentBits, LOOPBACK_HOSTS, type Config } from './config.js';
+import { intentBits, isProduction, LOOPBACK_HOSTS, usesEmbeddedSandbox, type Config } from './config.js';
 import { logSyncResult, syncPluginCommands, type CommandSyncResult } from './command-sync.js';
 import { OpsServer, type Readiness } from './http-server.js';
 import { createMetrics, type RuntimeMetrics } from './metrics.js';
@@ -43,6 +43,11 @@ export interface RuntimeOptions {
   cluster?: Partial<Omit<ClusterCoordinatorOptions, 'redis' | 'prefix' | 'totalShards' | 'shardIds' | 'logger'>>;
   /** Called for every dispatch, with its seq, after the runtime handled it (tooling and tests). */
   observeDispatch?: DispatchHook;
+  /**
+   * Production rules: without a token the bot does not fall back to the embedded sandbox unless
+   * `sandbox.mode` is "embedded" (see usesEmbeddedSandbox). Default: NODE_ENV=production.
+   */
+  production?: boolean;
 }
 
 export type RuntimeState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -161,7 +166,7 @@ export class Runtime {
   async connect(): Promise<void> {
     if (this.restValue !== null) return;
     let { token, apiUrl } = this.config;
-    if (token === undefined) {
+    if (usesEmbeddedSandbox(this.config, this.options.production ?? isProduction())) {
       if (this.sandboxValue === null) {
         const { createSandbox } = await import('../sandbox/index.js');
         const s = this.config.sandbox;
