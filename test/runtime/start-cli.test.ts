@@ -24,7 +24,14 @@ delete env.REDIS_URL;
 let bot: ChildProcess | null = null;
 
 afterAll(() => {
-  if (bot?.pid !== undefined && bot.exitCode === null) process.kill(-bot.pid, 'SIGKILL');
+  // npm may have ended by the signal (signalCode set, exitCode null) with its group already gone.
+  if (bot?.pid !== undefined && bot.exitCode === null && bot.signalCode === null) {
+    try {
+      process.kill(-bot.pid, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+  }
   rmSync(dir, { recursive: true, force: true });
 });
 
