@@ -9,6 +9,9 @@ export default definePlugin({
     {
       type: 2,
       name: 'Show profile',
+      // Every answer is ephemeral; a member request can make it slower than the 2 s guard, whose defer must
+      // then be ephemeral too.
+      deferEphemeral: true,
       async run(ctx) {
         const userId = ctx.targetId!;
         if (ctx.guildId === undefined) {

@@ -1,11 +1,14 @@
 /**
  * `gatehouse start`: run the bot until SIGINT/SIGTERM, then shut down gracefully. Without DISCORD_TOKEN the
- * runtime starts the embedded sandbox and this prints how to invoke the plugins' commands against it.
+ * runtime starts the embedded sandbox and this prints how to invoke the plugins' commands against it, except
+ * in production (NODE_ENV=production), where that is a configuration error (exit 2) unless
+ * GATEHOUSE_SANDBOX=embedded asks for the sandbox on purpose.
  */
 import type { CliIo } from '../cli.js';
 import { CommandType } from '../commands/index.js';
 import type { PluginCommand } from '../plugins/types.js';
 import { loadConfigFor } from './config.js';
+import { ConfigError, isProduction, usesEmbeddedSandbox } from '../runtime/config.js';
 import { Runtime } from '../runtime/runtime.js';
 import { defaultStateFilePath, removeStateFile, writeStateFile, stateOf } from '../sandbox/statefile.js';
 
@@ -60,7 +63,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   const config = loadConfigFor('start', io);
   if (config === null) return 2;
-  const runtime = new Runtime({ config });
+  const production = isProduction();
+  try {
+    usesEmbeddedSandbox(config, production);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    io.err(`gatehouse start: ${err.message}`);
+    return 2;
+  }
+  const runtime = new Runtime({ config, production });
   const log = runtime.log;
 
   let stopping: Promise<void> | null = null;

@@ -35,11 +35,17 @@
  * without saving anything (its new owner's session must not be overwritten) and `shardLost(id, 'fenced')`
  * is emitted. When Redis cannot be reached or stops answering, a lease counts as lost shortly (`leaseMs / 10`)
  * before its expiry (measured from when the last successful renewal was sent), since another process may hold
- * it after that; a watchdog timer enforces this even while a tick's calls hang.
+ * it after that; a watchdog timer enforces this even while a tick's calls hang. Timers alone cannot fence a
+ * process that was stalled (GC, SIGSTOP): when it wakes, what its sockets buffered may be handled before any
+ * timer runs. So the shards ask `shardFence` too (gateway/fence.ts): before handling anything, whether the
+ * lease's local deadline still stands, and before every RESUME and IDENTIFY, atomically in Redis, whether the
+ * lease is still this member's (extending it); a session checkpoint refused for not holding the lease fences
+ * the shard as well.
  */
 import { EventEmitter } from 'eventemitter3';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { ShardFence } from '../gateway/fence.js';
 import type { IdentifyQueue } from '../gateway/identify-queue.js';
 import type { SessionState } from '../gateway/shard.js';
 import {
@@ -242,6 +248,12 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
     });
   }
 
+  /** What the shard manager's shards ask before acting on a shard (pass as its `fence`). */
+  readonly shardFence: ShardFence = {
+    holds: (shardId) => this.holdsLease(shardId),
+    confirm: (shardId) => this.confirmLease(shardId),
+  };
+
   /** Shard ids this process holds a lease for, ascending. */
   get ownedShards(): number[] {
     return [...this.owned.keys()].sort((a, b) => a - b);
@@ -339,7 +351,9 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
     const mine = new Map<number, SessionState>();
     for (const [id, state] of source()) if (this.owned.has(id) && !this.stopping.has(id)) mine.set(id, state);
     try {
-      await this.sessionStore.checkpoint(mine);
+      // A checkpoint is written only while the lease is ours (checked in the same script); one refused for
+      // that means the shard is someone else's now.
+      await this.sessionStore.checkpoint(mine, (id) => this.fence(id));
     } catch (error) {
       this.log?.warn({ err: error }, 'session checkpoint failed');
     }
@@ -648,6 +662,38 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
     } finally {
       if (this.stopping.get(id) === done) this.stopping.delete(id);
     }
+  }
+
+  /**
+   * The local half of the fence: the lease is held and its renewal deadline (less the guard) has not passed.
+   * Past it the lease may be another member's already; the shard is fenced rather than acted on.
+   */
+  private holdsLease(id: number): boolean {
+    const owned = this.owned.get(id);
+    if (owned === undefined) return false;
+    if (now() < owned.deadline - this.guardMs) return true;
+    // Not from inside the shard's own call: the shard stops itself, the handler is told right after.
+    queueMicrotask(() => this.fenceExpiring());
+    return false;
+  }
+
+  /**
+   * The atomic half: compare-and-extend the lease in Redis (it is extended only when it still holds this
+   * member's id, which also means it has not expired). Called right before a RESUME or IDENTIFY.
+   */
+  private async confirmLease(id: number): Promise<boolean> {
+    if (!this.owned.has(id) || this.state === 'stopped') return false;
+    const sentAt = now();
+    const lost = await this.leases.renew([id]);
+    const owned = this.owned.get(id);
+    if (owned === undefined) return false;
+    if (lost.length > 0) {
+      this.fence(id);
+      return false;
+    }
+    owned.deadline = Math.max(owned.deadline, sentAt + this.leaseMs);
+    this.armLeaseWatchdog();
+    return true;
   }
 
   /** The lease is gone: stop the shard now, save nothing. */

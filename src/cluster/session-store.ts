@@ -112,9 +112,10 @@ export class RedisSessionStore implements SessionStore {
 
   /**
    * Store the sessions that moved since the last write (or whose expiry needs refreshing), in one pipelined
-   * round trip. Returns how many writes were sent.
+   * round trip. Returns how many writes were sent; `onNotOwner` hears of each refused because this process
+   * no longer holds the shard's lease.
    */
-  async checkpoint(sessions: ReadonlyMap<number, SessionState>): Promise<number> {
+  async checkpoint(sessions: ReadonlyMap<number, SessionState>, onNotOwner?: (shardId: number) => void): Promise<number> {
     const now = performance.now();
     const refreshAfter = this.ttlMs / 3;
     const sent: Array<[number, SessionState]> = [];
@@ -137,6 +138,8 @@ export class RedisSessionStore implements SessionStore {
         this.logger?.warn({ err: error, shard: shardId }, 'session checkpoint failed');
       } else if (Number(reply) === 1) {
         this.written.set(shardId, { id: state.sessionId, seq: state.sequence, at: now });
+      } else if (Number(reply) === 0) {
+        onNotOwner?.(shardId);
       }
     }
     return sent.length;

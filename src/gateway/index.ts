@@ -9,8 +9,15 @@ export type {
   ShardLifecycleEventMap,
   ShardStatus,
 } from './events.js';
+export {
+  LocalIdentifyBudget,
+  type IdentifyBudget,
+  type IdentifyBudgetSnapshot,
+  type LocalIdentifyBudgetOptions,
+} from './identify-budget.js';
+export type { ShardFence } from './fence.js';
 export { LocalIdentifyQueue, type IdentifyQueue, type LocalIdentifyQueueOptions } from './identify-queue.js';
-export { SendQueue, type SendQueueOptions } from './send-queue.js';
+export { DEFAULT_MAX_QUEUED_SENDS, SendQueue, type SendQueueOptions } from './send-queue.js';
 export { PayloadDecoder, type DecoderSink } from './decoder.js';
 export { Heartbeater, type HeartbeatHooks, type HeartbeatOptions } from './heartbeat.js';
 export {
@@ -28,6 +35,7 @@ export {
 export {
   MemberRequestAssembler,
   buildRequestData,
+  DEFAULT_MEMBER_REQUEST_TIMEOUT_MS,
   type MemberRequestResult,
   type QueueSend,
   type RequestMembersOptions,
@@ -55,8 +63,11 @@ export {
   GatewayError,
   GatewayFatalCloseError,
   GatewayPayloadError,
+  IdentifyBudgetExhaustedError,
   MemberRequestRateLimitedError,
   MemberRequestTimeoutError,
+  SendQueueFullError,
   SessionStartLimitError,
   ShardClosedError,
+  ShardFencedError,
 } from './errors.js';

@@ -11,8 +11,10 @@ import type { APIGatewayBotInfo, GatewayPresenceUpdateData } from 'discord-api-t
 import type { Logger } from 'pino';
 import { shardForGuild } from '../api/snowflake.js';
 import type { AnomalyLog } from '../util/anomaly-log.js';
-import { GatewayError, SessionStartLimitError } from './errors.js';
+import { GatewayError, SessionStartLimitError, ShardFencedError } from './errors.js';
+import type { ShardFence } from './fence.js';
 import type { DispatchHook, GatewayEventMap, ShardStatus } from './events.js';
+import { LocalIdentifyBudget, type IdentifyBudget } from './identify-budget.js';
 import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
 import { inflaterFactory, type InflaterFactory, type InflatePreference } from './inflate.js';
 import type { MemberRequestResult, RequestMembersOptions } from './member-requests.js';
@@ -51,15 +53,25 @@ export interface ShardManagerOptions {
   identifyQueue?: IdentifyQueue | ((info: { maxConcurrency: number; windowMs: number }) => IdentifyQueue);
   /** One identify per bucket per this many ms. Default 5000 (shorten only against the sandbox). */
   identifyWindowMs?: number;
+  /**
+   * The daily session-start budget, kept for the life of the process: every IDENTIFY of every shard takes
+   * from it, and a shard stops with IdentifyBudgetExhaustedError rather than go below its reserve. Default:
+   * a LocalIdentifyBudget (reserve 5% of the total) refreshed through `gatewayBot`.
+   */
+  identifyBudget?: IdentifyBudget;
   compress?: boolean;
   inflate?: InflatePreference | InflaterFactory;
   largeThreshold?: number;
   presence?: GatewayPresenceUpdateData;
   properties?: { os: string; browser: string; device: string };
   sendLimit?: { count: number; windowMs: number; marginMs?: number };
+  /** Per shard: ordinary sends that may wait at once; more are refused with SendQueueFullError. Default 1000. */
+  maxQueuedSends?: number;
   timing?: ShardTiming;
   random?: () => number;
   sessionStore?: SessionStore;
+  /** Cluster mode: whether this process still holds a shard (see fence.ts). */
+  fence?: ShardFence;
   logger?: Logger;
   /** Where payloads that break the protocol are reported, shared by every shard. Default: one per shard. */
   anomalies?: AnomalyLog;
@@ -90,6 +102,7 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
   private readonly adding = new Map<number, { cancelled: boolean }>();
   /** Resolved at start, reused by shards added later (addShard). */
   private identifyQueue: IdentifyQueue | null = null;
+  private readonly budget: IdentifyBudget;
   private inflate: InflaterFactory | undefined;
 
   constructor(options: ShardManagerOptions) {
@@ -105,6 +118,14 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
       throw new RangeError(`ShardManager: totalShards must be a positive integer or "auto", got ${total}.`);
     }
     this.options = options;
+    this.budget =
+      options.identifyBudget ??
+      new LocalIdentifyBudget({ refresh: async () => (await options.gatewayBot.getGatewayBot()).session_start_limit });
+  }
+
+  /** The session-start budget the shards identify against. */
+  get identifyBudget(): IdentifyBudget {
+    return this.budget;
   }
 
   /** GET /gateway/bot as fetched at start. */
@@ -205,8 +226,9 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
     }
     const needIdentify = this.ids.length - saved.size;
     const limit = info.session_start_limit;
-    if (limit.remaining < needIdentify) {
-      throw new SessionStartLimitError(limit.remaining, needIdentify, limit.reset_after);
+    this.budget.update(limit);
+    if ((await this.budget.available()) < needIdentify) {
+      throw new SessionStartLimitError(limit.remaining, needIdentify, limit.reset_after, this.budget.snapshot().reserve);
     }
 
     const windowMs = o.identifyWindowMs ?? 5_000;
@@ -334,8 +356,11 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
       presence: o.presence,
       properties: o.properties,
       identifyQueue: this.identifyQueue!,
+      identifyBudget: this.budget,
+      fence: o.fence,
       session,
       sendLimit: o.sendLimit,
+      maxQueuedSends: o.maxQueuedSends,
       timing: o.timing,
       random: o.random,
       logger: o.logger,
@@ -346,7 +371,8 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
   }
 
   private onShardStopped(shardId: number, error: Error | null): void {
-    if (error === null || this.closing) return;
+    // A fenced shard's session belongs to its new owner: leave the store alone.
+    if (error === null || this.closing || error instanceof ShardFencedError) return;
     // The session is gone for good; a later process must not try to resume it.
     void Promise.resolve(this.options.sessionStore?.save(shardId, null)).catch((e: unknown) =>
       this.emit('error', shardId, e instanceof Error ? e : new GatewayError(String(e))),

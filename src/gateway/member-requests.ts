@@ -5,6 +5,11 @@
  * resolves once, when `chunk_count` distinct chunks arrived. A RATE_LIMITED dispatch naming the nonce makes
  * the request wait `retry_after` and ask again (bounded), or fail with a typed error when retrying is off.
  * Chunks with unknown nonces are left alone here; the shard delivers every dispatch as an event anyway.
+ *
+ * Deadline. `timeoutMs` is counted from the call, whatever the request is waiting for: a place in the send
+ * queue (the shard may be disconnected or not READY yet), a rate-limit retry, or its chunks. A caller who
+ * gives 2 s gets an answer or an error within 2 s; a request still queued at its deadline is taken out of the
+ * queue, so it is never sent for nobody.
  */
 import { randomBytes } from 'node:crypto';
 import type { APIGuildMember, GatewayPresenceUpdate } from 'discord-api-types/v10';
@@ -27,7 +32,10 @@ export interface RequestMembersOptions {
   presences?: boolean;
   /** Nonce to use (at most 32 bytes, unique among pending requests). Default: generated. */
   nonce?: string;
-  /** Reject when no chunk arrives for this long (the clock pauses while waiting out a rate limit). Default 30000. */
+  /**
+   * Reject unless every chunk arrived this long after the call, time spent in the send queue (also while the
+   * shard is disconnected), waiting out rate limits and receiving chunks included. Default 60000.
+   */
   timeoutMs?: number;
   /** On RATE_LIMITED wait `retry_after` and ask again (true, default) or reject at once (false). */
   retryOnRateLimit?: boolean;
@@ -47,8 +55,14 @@ export interface MemberRequestResult {
   attempts: number;
 }
 
-/** Writes one ordinary (rate-limited) payload; `onSent` reports when it left, or why it never will. */
-export type QueueSend = (text: string, onSent: (error?: Error) => void) => void;
+/**
+ * Writes one ordinary (rate-limited) payload; `onSent` reports when it left, or why it never will (a full
+ * queue, a closed shard). Returns a function that takes the payload out of the queue if it has not left yet.
+ */
+export type QueueSend = (text: string, onSent: (error?: Error) => void) => () => void;
+
+/** Default deadline of a member request: room for one all-members rate-limit window (30 s) and the answer. */
+export const DEFAULT_MEMBER_REQUEST_TIMEOUT_MS = 60_000;
 
 interface PendingRequest {
   readonly guildId: string;
@@ -63,8 +77,14 @@ interface PendingRequest {
   members: APIGuildMember[];
   notFound: Array<string | number>;
   presences: GatewayPresenceUpdate[];
-  /** Idle timeout while waiting for chunks, or the retry_after wait. */
+  /** The retry_after wait after RATE_LIMITED. */
   timer: NodeJS.Timeout | null;
+  /** Fires `timeoutMs` after the call. */
+  deadline: NodeJS.Timeout | null;
+  /** performance.now() at which `deadline` fires. */
+  deadlineAt: number;
+  /** Takes the payload out of the send queue while it has not been written. */
+  cancelSend: (() => void) | null;
   waitingRetry: boolean;
   /** Connection epoch it was last written on (null while queued): replies belong to that session. */
   writtenOn: number | null;
@@ -104,12 +124,16 @@ export class MemberRequestAssembler {
     if (this.pending.has(nonce)) {
       return Promise.reject(new GatewayPayloadError(`A member request with nonce "${nonce}" is already pending.`));
     }
+    const timeoutMs = options.timeoutMs ?? DEFAULT_MEMBER_REQUEST_TIMEOUT_MS;
+    if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
+      return Promise.reject(new GatewayPayloadError(`requestMembers: timeoutMs must be a positive number of ms, got ${timeoutMs}.`));
+    }
     return new Promise<MemberRequestResult>((resolve, reject) => {
       const request: PendingRequest = {
         guildId: options.guildId,
         nonce,
         payload,
-        timeoutMs: options.timeoutMs ?? 30_000,
+        timeoutMs,
         retry: options.retryOnRateLimit ?? true,
         maxAttempts: Math.max(1, options.maxAttempts ?? 5),
         attempts: 0,
@@ -119,12 +143,16 @@ export class MemberRequestAssembler {
         notFound: [],
         presences: [],
         timer: null,
+        deadline: null,
+        deadlineAt: performance.now() + timeoutMs,
+        cancelSend: null,
         waitingRetry: false,
         writtenOn: null,
         resolve,
         reject,
       };
       this.pending.set(nonce, request);
+      request.deadline = setTimeout(() => this.expire(request), timeoutMs);
       this.transmit(request);
     });
   }
@@ -162,8 +190,6 @@ export class MemberRequestAssembler {
         chunkCount: chunk.chunk_count,
         attempts: request.attempts,
       });
-    } else {
-      this.armTimeout(request);
     }
     return true;
   }
@@ -180,7 +206,9 @@ export class MemberRequestAssembler {
     const request = this.pending.get(nonce);
     if (request === undefined) return false;
     const retryAfter = typeof limited.retry_after === 'number' && limited.retry_after >= 0 ? limited.retry_after : 1;
-    if (!request.retry || request.attempts >= request.maxAttempts) {
+    // Waiting would pass the deadline: say why now rather than time out later.
+    const pastDeadline = performance.now() + retryAfter * 1000 >= request.deadlineAt;
+    if (!request.retry || request.attempts >= request.maxAttempts || pastDeadline) {
       this.finish(request);
       request.reject(new MemberRequestRateLimitedError(request.guildId, nonce, retryAfter, request.attempts));
       return true;
@@ -241,7 +269,9 @@ export class MemberRequestAssembler {
   private transmit(request: PendingRequest): void {
     request.attempts++;
     request.writtenOn = null;
-    this.send(request.payload, (error) => {
+    request.cancelSend?.();
+    request.cancelSend = this.send(request.payload, (error) => {
+      request.cancelSend = null;
       if (this.pending.get(request.nonce) !== request) return;
       if (error) {
         this.finish(request);
@@ -249,26 +279,18 @@ export class MemberRequestAssembler {
         return;
       }
       request.writtenOn = this.epoch;
-      this.armTimeout(request);
     });
   }
 
-  private armTimeout(request: PendingRequest): void {
-    this.clearTimer(request);
-    request.timer = setTimeout(() => {
-      request.timer = null;
-      if (this.pending.get(request.nonce) !== request) return;
-      this.finish(request);
-      request.reject(
-        new MemberRequestTimeoutError(
-          request.guildId,
-          request.nonce,
-          request.timeoutMs,
-          request.seen.size,
-          request.chunkCount,
-        ),
-      );
-    }, request.timeoutMs);
+  /** The deadline passed: the request leaves the send queue if it is still there, and rejects. */
+  private expire(request: PendingRequest): void {
+    request.deadline = null;
+    if (this.pending.get(request.nonce) !== request) return;
+    const queued = request.writtenOn === null && !request.waitingRetry;
+    this.finish(request);
+    request.reject(
+      new MemberRequestTimeoutError(request.guildId, request.nonce, request.timeoutMs, request.seen.size, request.chunkCount, queued),
+    );
   }
 
   private clearTimer(request: PendingRequest): void {
@@ -280,6 +302,14 @@ export class MemberRequestAssembler {
 
   private finish(request: PendingRequest): void {
     this.clearTimer(request);
+    if (request.deadline !== null) {
+      clearTimeout(request.deadline);
+      request.deadline = null;
+    }
+    if (request.cancelSend !== null) {
+      request.cancelSend();
+      request.cancelSend = null;
+    }
     this.pending.delete(request.nonce);
   }
 }

@@ -10,7 +10,13 @@
  * Ordinary sends wait while the queue is closed (socket down, or not yet READY/RESUMED: anything but a
  * heartbeat before IDENTIFY is closed with 4003) and survive reconnects; priority sends are only made on a
  * live socket and never wait behind ordinary ones.
+ *
+ * The queue is bounded (`maxQueued` ordinary sends): while a shard is down for long, callers get a
+ * `SendQueueFullError` at once instead of a backlog that grows without limit and is sent, minutes later, for
+ * nobody. A queued send can be withdrawn (its caller gave up, e.g. a member request past its deadline).
  */
+import { SendQueueFullError } from './errors.js';
+
 
 export interface SendQueueOptions {
   /** Sends per window. Default 120. */
@@ -25,18 +31,33 @@ export interface SendQueueOptions {
   marginMs?: number;
   /** Monotonic clock in ms. Default performance.now. */
   now?: () => number;
+  /** Ordinary sends that may wait at once; more are refused with SendQueueFullError. Default 1000. */
+  maxQueued?: number;
+  /** Named in SendQueueFullError. */
+  shardId?: number;
 }
+
+/** Default bound of waiting ordinary sends: over 8 minutes of the service's 120 per 60 s. */
+export const DEFAULT_MAX_QUEUED_SENDS = 1000;
 
 interface QueuedSend {
   text: string;
   onSent: ((error?: Error) => void) | undefined;
+  /** Withdrawn by its caller before it was written: skipped. */
+  cancelled: boolean;
 }
+
+const NOOP = (): void => undefined;
 
 export class SendQueue {
   readonly limit: number;
   readonly windowMs: number;
   readonly marginMs: number;
+  readonly maxQueued: number;
+  private readonly shardId: number | null;
   private readonly now: () => number;
+  /** Ordinary sends waiting and not withdrawn. */
+  private live = 0;
   /** Ring buffer of the send times inside the window, oldest at `head`. */
   private readonly log: Float64Array;
   private head = 0;
@@ -57,6 +78,9 @@ export class SendQueue {
     this.marginMs = options.marginMs ?? Math.max(100, this.windowMs * 0.02);
     this.now = options.now ?? (() => performance.now());
     this.log = new Float64Array(this.limit);
+    this.maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED_SENDS;
+    if (!Number.isInteger(this.maxQueued) || this.maxQueued < 1) throw new RangeError('maxQueued must be a positive integer');
+    this.shardId = options.shardId ?? null;
   }
 
   /** Slots per window kept for priority sends, clamped so ordinary sends keep at least one. */
@@ -70,7 +94,7 @@ export class SendQueue {
 
   /** Ordinary sends waiting. */
   get pending(): number {
-    return this.queue.length - this.queueHead;
+    return this.live;
   }
 
   /** A new socket: its window starts empty. Priority sends go through `writer` from now on. */
@@ -108,10 +132,33 @@ export class SendQueue {
     this.schedule();
   }
 
-  /** An ordinary send. `onSent` runs once it is written, or with an error when the queue is cleared. */
-  enqueue(text: string, onSent?: (error?: Error) => void): void {
-    this.queue.push({ text, onSent });
+  /**
+   * An ordinary send. `onSent` runs once it is written, or with an error when the queue is full (at once) or
+   * cleared. Returns a function that withdraws it while it has not been written.
+   */
+  enqueue(text: string, onSent?: (error?: Error) => void): () => void {
+    if (this.live >= this.maxQueued) {
+      onSent?.(new SendQueueFullError(this.shardId, this.maxQueued));
+      return NOOP;
+    }
+    const item: QueuedSend = { text, onSent, cancelled: false };
+    this.queue.push(item);
+    this.live++;
     if (this.isOpen) this.drain();
+    return () => {
+      if (item.cancelled || item.onSent === NOOP) return;
+      item.cancelled = true;
+      this.live--;
+      // Withdrawn items wait for the drain to skip them; while the socket is down for long, drop them sooner.
+      if (this.queue.length - this.queueHead > 2 * this.live + 64) this.compact();
+    };
+  }
+
+  private compact(): void {
+    const kept = this.queue.slice(this.queueHead).filter((q) => q !== undefined && !q.cancelled);
+    this.queue.length = 0;
+    this.queue.push(...kept);
+    this.queueHead = 0;
   }
 
   /** Drop every waiting ordinary send, telling each why. */
@@ -120,8 +167,13 @@ export class SendQueue {
     const waiting = this.queue.splice(this.queueHead);
     this.queue.length = 0;
     this.queueHead = 0;
+    this.live = 0;
     this.priorityQueue.length = 0;
-    for (const item of waiting) item.onSent?.(error);
+    for (const item of waiting) {
+      if (item.cancelled) continue;
+      item.cancelled = true;
+      item.onSent?.(error);
+    }
   }
 
   private drain(): void {
@@ -134,12 +186,21 @@ export class SendQueue {
     if (!this.isOpen) return;
     const ordinaryLimit = this.limit - this.reservedSlots;
     while (this.queueHead < this.queue.length) {
-      if (!this.tryTake(ordinaryLimit)) return this.schedule();
       const item = this.queue[this.queueHead]!;
+      if (item.cancelled) {
+        this.queue[this.queueHead] = undefined as unknown as QueuedSend;
+        this.queueHead++;
+        continue;
+      }
+      if (!this.tryTake(ordinaryLimit)) return this.schedule();
       this.queue[this.queueHead] = undefined as unknown as QueuedSend;
       this.queueHead++;
+      this.live--;
+      const onSent = item.onSent;
+      // Written: withdrawing it is a no-op from here on.
+      item.onSent = NOOP;
       writer(item.text);
-      item.onSent?.();
+      onSent?.();
       if (this.writer !== writer) break; // the write failed and the socket went away
     }
     if (this.queueHead === this.queue.length) {

@@ -17,9 +17,18 @@ import type { Logger } from 'pino';
 import { AnomalyLog } from '../util/anomaly-log.js';
 import { registerSecret } from '../util/redact.js';
 import { CLIENT_CLOSE, closePolicy } from './close-codes.js';
-import { GatewayDecodeError, GatewayError, GatewayFatalCloseError, ShardClosedError } from './errors.js';
+import {
+  GatewayDecodeError,
+  GatewayError,
+  GatewayFatalCloseError,
+  IdentifyBudgetExhaustedError,
+  ShardClosedError,
+  ShardFencedError,
+} from './errors.js';
 import type { DispatchHook, GatewayEventMap, ShardStatus } from './events.js';
 import { Heartbeater } from './heartbeat.js';
+import type { ShardFence } from './fence.js';
+import type { IdentifyBudget } from './identify-budget.js';
 import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
 import { PayloadDecoder } from './decoder.js';
 import { inflaterFactory, type InflaterFactory, type InflatePreference } from './inflate.js';
@@ -37,8 +46,15 @@ export interface SessionState {
 }
 
 export interface ShardTiming {
-  /** Wait before identifying anew after op 9 d=false. Default: uniform 1000-5000 ms. */
+  /**
+   * Wait before identifying anew after op 9 d=false (or a close that ends the session). Default: uniform
+   * 1000-5000 ms. Doubled for every further one that comes before a session has lasted `stableSessionMs`.
+   */
   invalidSessionDelayMs?: () => number;
+  /** Cap of that doubled wait. Default 300000 (5 min). */
+  invalidSessionMaxDelayMs?: number;
+  /** A session that lasts this long since READY resets the doubling. Default 60000. */
+  stableSessionMs?: number;
   /** Reconnect backoff: first retry immediate, then base * 2^n with jitter, capped. Defaults 1000 / 30000. */
   reconnectBaseMs?: number;
   reconnectMaxMs?: number;
@@ -73,10 +89,22 @@ export interface ShardOptions {
   properties?: { os: string; browser: string; device: string };
   /** Default: a private LocalIdentifyQueue (max_concurrency 1, 5 s). Share one across shards. */
   identifyQueue?: IdentifyQueue;
+  /**
+   * The daily session-start budget every IDENTIFY takes from (the manager shares one across its shards). A
+   * refusal stops the shard with IdentifyBudgetExhaustedError. Default: none (not counted).
+   */
+  identifyBudget?: IdentifyBudget;
+  /**
+   * Cluster mode: whether this process still holds the shard, asked before handling inbound messages and
+   * before every RESUME and IDENTIFY (see fence.ts). A no stops the shard with ShardFencedError.
+   */
+  fence?: ShardFence;
   /** A saved session: the first connection RESUMEs it (falling back to IDENTIFY on op 9). */
   session?: SessionState | null;
   /** Client send limit. Default 120 per 60000 ms (margin: see SendQueueOptions.marginMs). */
   sendLimit?: { count: number; windowMs: number; marginMs?: number };
+  /** Ordinary sends that may wait at once (member requests, presence updates); more are refused. Default 1000. */
+  maxQueuedSends?: number;
   timing?: ShardTiming;
   /** Heartbeat jitter and backoff jitter source. Default Math.random. */
   random?: () => number;
@@ -126,6 +154,7 @@ export class Shard {
   private readonly members: MemberRequestAssembler;
   private readonly random: () => number;
   private readonly onDispatch: DispatchHook | undefined;
+  private readonly fence: ShardFence | undefined;
   private readonly timing: Required<ShardTiming>;
   private readonly logger: Logger | undefined;
   private readonly anomalies: AnomalyLog | null;
@@ -137,6 +166,10 @@ export class Shard {
   private sessionId: string | null = null;
   private resumeUrl: string | null = null;
   private reconnectAttempts = 0;
+  /** Sessions ended (op 9 false, identify-closes) since a session last lasted `stableSessionMs`. */
+  private sessionEnds = 0;
+  /** performance.now() of the last READY (null before the first). */
+  private readyAt: number | null = null;
   private resumeUrlFailures = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private identifyAbort: AbortController | null = null;
@@ -167,11 +200,14 @@ export class Shard {
     this.identifyQueue = options.identifyQueue ?? new LocalIdentifyQueue();
     this.random = options.random ?? Math.random;
     this.onDispatch = options.onDispatch;
+    this.fence = options.fence;
     this.logger = options.logger?.child({ component: 'gateway', shard: options.id });
     this.anomalies = options.anomalies ?? (this.logger !== undefined ? new AnomalyLog(this.logger) : null);
     const t = options.timing ?? {};
     this.timing = {
       invalidSessionDelayMs: t.invalidSessionDelayMs ?? (() => 1000 + Math.floor(this.random() * 4000)),
+      invalidSessionMaxDelayMs: t.invalidSessionMaxDelayMs ?? 300_000,
+      stableSessionMs: t.stableSessionMs ?? 60_000,
       reconnectBaseMs: t.reconnectBaseMs ?? 1000,
       reconnectMaxMs: t.reconnectMaxMs ?? 30_000,
       maxReconnectAttempts: t.maxReconnectAttempts ?? Infinity,
@@ -184,6 +220,8 @@ export class Shard {
       limit: options.sendLimit?.count,
       windowMs: options.sendLimit?.windowMs,
       marginMs: options.sendLimit?.marginMs,
+      maxQueued: options.maxQueuedSends,
+      shardId: options.id,
     });
     this.heartbeater = new Heartbeater(
       { send: () => this.sendHeartbeat(), zombie: () => this.onZombie() },
@@ -256,7 +294,10 @@ export class Shard {
     return this.closePromise;
   }
 
-  /** Ask for guild members (op 8); resolves once with every chunk assembled. Goes through the send queue. */
+  /**
+   * Ask for guild members (op 8); resolves once with every chunk assembled. Goes through the send queue; its
+   * `timeoutMs` counts from this call, time queued while the shard is not READY included.
+   */
   requestMembers(options: RequestMembersOptions): Promise<MemberRequestResult> {
     if (this.ending) return Promise.reject(new ShardClosedError(this.id, 'the member request'));
     return this.members.request(options);
@@ -371,8 +412,10 @@ export class Shard {
     if (!connection.helloReceived && connection.usedResumeUrl) this.resumeUrlFailures++;
     if (!opened) this.emitError(new GatewayError(`Shard ${this.id} could not connect (close code ${code}).`));
     const mode: ReconnectMode = policy.action === 'identify' || this.sessionId === null ? 'identify' : 'resume';
+    // A session the service ended costs a new IDENTIFY: back off like after op 9 false.
+    const ended = policy.action === 'identify' && this.sessionId !== null;
     if (mode === 'identify') this.clearSession();
-    this.scheduleReconnect(this.backoffDelay());
+    this.scheduleReconnect(ended ? Math.max(this.backoffDelay(), this.sessionEndedDelay()) : this.backoffDelay());
   }
 
   /**
@@ -404,6 +447,20 @@ export class Shard {
       this.reconnectTimer = null;
       this.connect();
     }, delayMs);
+  }
+
+  /**
+   * The wait before identifying after the service ended the session. READY resets the ordinary reconnect
+   * backoff, so a READY -> op 9 false loop would otherwise identify every few seconds and burn the day's
+   * session starts: these waits double until a session lasts `stableSessionMs`.
+   */
+  private sessionEndedDelay(): number {
+    if (this.readyAt !== null && performance.now() - this.readyAt >= this.timing.stableSessionMs) this.sessionEnds = 0;
+    this.sessionEnds++;
+    const base = this.timing.invalidSessionDelayMs();
+    const delay = Math.min(this.timing.invalidSessionMaxDelayMs, base * 2 ** Math.min(30, this.sessionEnds - 1));
+    if (this.sessionEnds > 1) this.debug(`session ended ${this.sessionEnds} times in a row; identifying again in ${delay} ms`);
+    return delay;
   }
 
   /** No delay for the first reconnect since the last READY/RESUMED, then exponential with jitter, capped. */
@@ -470,6 +527,25 @@ export class Shard {
     this.events.emit('stopped', this.id, error);
   }
 
+  /**
+   * This process no longer holds the shard: stop at once, handling nothing more. The socket closes with a
+   * resumable code and nothing is cleared or saved: the session is the new owner's.
+   */
+  private fenced(reason: string): void {
+    if (this.ending) return;
+    this.ending = true;
+    this.cancelPending();
+    const connection = this.connection;
+    if (connection) void this.dropConnection(connection, CLIENT_CLOSE.resumableShutdown);
+    const error = new ShardFencedError(this.id, reason);
+    this.logger?.warn({ err: error }, 'shard fenced');
+    this.sessionId = null;
+    this.resumeUrl = null;
+    this.finishPending(error);
+    this.setStatus('stopped');
+    this.events.emit('stopped', this.id, error);
+  }
+
   private cancelPending(): void {
     if (this.reconnectTimer !== null) {
       clearTimeout(this.reconnectTimer);
@@ -500,6 +576,12 @@ export class Shard {
   }
 
   private onPayload(connection: Connection, payload: ReceivedPayload): void {
+    // After a stall past the lease, nothing the connection buffered meanwhile may be handled: the new owner
+    // has it (or will, by replay).
+    if (this.fence !== undefined && !this.fence.holds(this.id)) {
+      this.fenced('its claim lapsed (renewal deadline passed)');
+      return;
+    }
     switch (payload.op) {
       case Op.Dispatch:
         this.onDispatchPayload(payload);
@@ -521,12 +603,7 @@ export class Shard {
         if (payload.d === true && this.sessionId !== null) {
           this.reconnect('resume', CLIENT_CLOSE.reconnect, 'op 9 INVALID_SESSION (resumable)');
         } else {
-          this.reconnect(
-            'identify',
-            CLIENT_CLOSE.reconnect,
-            'op 9 INVALID_SESSION (not resumable)',
-            this.timing.invalidSessionDelayMs(),
-          );
+          this.reconnect('identify', CLIENT_CLOSE.reconnect, 'op 9 INVALID_SESSION (not resumable)', this.sessionEndedDelay());
         }
         return;
       default:
@@ -607,6 +684,7 @@ export class Shard {
         reason: `expected a ws:// or wss:// URL, got ${describe(resumeUrl)}; shard ${this.id} resumes on the main gateway URL`,
       });
     }
+    this.readyAt = performance.now();
     // Replies to member requests of the previous session will never come: queue them again before the queue
     // opens, so that requests still waiting in it (never written) are not sent twice.
     this.members.restartAll();
@@ -644,15 +722,40 @@ export class Shard {
     // Keep every window's heartbeats (plus server-requested ones and IDENTIFY/RESUME) out of ordinary sends.
     this.sendQueue.setReserved(Math.ceil((this.sendQueue.windowMs + this.sendQueue.marginMs) / interval) + 2);
     this.heartbeater.start(interval);
-    if (this.sessionId !== null && this.resumeUrl !== null) {
-      this.setStatus('resuming');
-      this.debug(`resuming session at seq ${this.seq}`);
-      this.sendQueue.sendPriority(
-        encodePayload(Op.Resume, { token: this.options.token, session_id: this.sessionId, seq: this.seq }),
-      );
-    } else {
-      void this.identify(connection);
+    if (this.sessionId !== null && this.resumeUrl !== null) void this.resume(connection);
+    else void this.identify(connection);
+  }
+
+  private async resume(connection: Connection): Promise<void> {
+    this.setStatus('resuming');
+    if (!(await this.confirmOwnership(connection, 'resume'))) return;
+    if (this.sessionId === null) return;
+    this.debug(`resuming session at seq ${this.seq}`);
+    this.sendQueue.sendPriority(encodePayload(Op.Resume, { token: this.options.token, session_id: this.sessionId, seq: this.seq }));
+  }
+
+  /**
+   * Right before RESUME or IDENTIFY: ask the fence (an atomic check in Redis, in cluster mode) whether this
+   * process still holds the shard. False when the shard stopped or the connection went meanwhile.
+   */
+  private async confirmOwnership(connection: Connection, mode: ReconnectMode): Promise<boolean> {
+    const fence = this.fence;
+    if (fence === undefined) return true;
+    let held: boolean;
+    try {
+      held = await fence.confirm(this.id);
+    } catch (error) {
+      if (!connection.live || this.connection !== connection) return false;
+      // Unknown is not yes: never RESUME or IDENTIFY unconfirmed; try again on a new connection.
+      this.emitError(error instanceof Error ? error : new GatewayError(String(error)));
+      this.reconnect(mode, CLIENT_CLOSE.reconnect, 'could not confirm the shard lease', this.timing.reconnectBaseMs);
+      return false;
     }
+    if (!held) {
+      this.fenced(`another process holds it (checked before ${mode === 'resume' ? 'RESUME' : 'IDENTIFY'})`);
+      return false;
+    }
+    return connection.live && this.connection === connection;
   }
 
   private async identify(connection: Connection): Promise<void> {
@@ -673,6 +776,19 @@ export class Shard {
       if (this.identifyAbort === abort) this.identifyAbort = null;
     }
     if (!connection.live || this.connection !== connection) return;
+    if (!(await this.confirmOwnership(connection, 'identify'))) return;
+    if (this.options.identifyBudget !== undefined) {
+      try {
+        await this.options.identifyBudget.take(this.id);
+      } catch (error) {
+        if (error instanceof IdentifyBudgetExhaustedError) {
+          this.stop(error);
+          return;
+        }
+        this.emitError(error instanceof Error ? error : new GatewayError(String(error)));
+      }
+      if (!connection.live || this.connection !== connection) return;
+    }
     this.seq = -1;
     this.setStatus('identifying');
     this.debug('identifying');

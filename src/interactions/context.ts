@@ -31,6 +31,20 @@ function toMessage(input: ReplyInput): APIInteractionResponseCallbackData {
   return body;
 }
 
+function isEphemeral(body: { flags?: number | undefined }): boolean {
+  return body.flags !== undefined && (body.flags & MessageFlags.Ephemeral) !== 0;
+}
+
+/** The body without the EPHEMERAL flag, which cannot change once a message exists. */
+function withoutEphemeral<T extends { flags?: number | undefined }>(body: T): T {
+  if (body.flags === undefined) return body;
+  const flags = body.flags & ~MessageFlags.Ephemeral;
+  const out = { ...body };
+  if (flags === 0) delete out.flags;
+  else out.flags = flags;
+  return out;
+}
+
 /** True when only the user-install key authorized the interaction (owners `{ "1": user_id }`). */
 export function isUserInstallOnly(interaction: { authorizing_integration_owners?: object }): boolean {
   const owners = interaction.authorizing_integration_owners;
@@ -97,6 +111,13 @@ abstract class BaseContext<
 /**
  * The context a command handler gets. Every response goes through one queue so that calls issued without
  * awaiting (and the deadline guard) reach the service in the order they were made and never race.
+ *
+ * An ephemeral answer is never shown to the channel. The EPHEMERAL flag is fixed by the first response, so
+ * when a handler answers ephemerally after a public defer (its own, or the deadline guard's for a command
+ * that did not declare `deferEphemeral`), the public "thinking" placeholder is deleted and the answer goes
+ * out as an ephemeral follow-up, which from then on is what editReply and deleteReply act on. The delete
+ * comes first: the service turns the first follow-up after a defer into an edit of the placeholder,
+ * ignoring its EPHEMERAL flag.
  */
 export class CommandContext<
   TOptions = Record<string, OptionValue | undefined>,
@@ -112,6 +133,12 @@ export class CommandContext<
   private ackInFlight: ResponseState | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private followUps = 0;
+  /** Whether the initial response (reply or defer) was ephemeral. */
+  private ephemeralOriginal = false;
+  /** The public placeholder was deleted to keep an ephemeral answer private: there is no @original. */
+  private originalGone = false;
+  /** The ephemeral follow-up that stands in for the reply once the placeholder is gone. */
+  private replyMessageId: string | null = null;
 
   constructor(
     interaction: APIApplicationCommandInteraction,
@@ -147,6 +174,8 @@ export class CommandContext<
     this.ackInFlight = next;
     try {
       await this.transport.callback(this.interaction.id, this.interaction.token, body);
+      const data = 'data' in body ? (body.data as { flags?: number } | undefined) : undefined;
+      this.ephemeralOriginal = data !== undefined && isEphemeral(data);
       this.stateValue = next;
     } finally {
       this.ackInFlight = null;
@@ -169,17 +198,59 @@ export class CommandContext<
     return this.enqueue(() => this.sendAck(body, next));
   }
 
-  /** PATCH @original; runs inside the queue. The EPHEMERAL flag cannot change after the first response. */
+  /**
+   * Fill in or edit the reply; runs inside the queue. The EPHEMERAL flag cannot change after the first
+   * response: an ephemeral answer to a public placeholder replaces it (see the class comment), and an
+   * ephemeral edit of a public reply is refused rather than shown to everyone.
+   */
   private async editOriginal(input: ReplyInput): Promise<APIMessage> {
     const body = toMessage(input);
-    if (body.flags !== undefined) {
-      const flags = body.flags & ~MessageFlags.Ephemeral;
-      if (flags === 0) delete body.flags;
-      else body.flags = flags;
+    if (this.replyMessageId !== null) {
+      const message = await this.transport.editFollowUp(this.applicationId, this.interaction.token, this.replyMessageId, withoutEphemeral(body));
+      this.stateValue = 'replied';
+      return message;
     }
-    const message = await this.transport.editOriginal(this.applicationId, this.interaction.token, body);
+    if (this.originalGone || (isEphemeral(body) && !this.ephemeralOriginal)) {
+      if (this.stateValue !== 'deferred') {
+        throw new InteractionStateError(
+          'cannot make a public reply ephemeral (the flag is fixed by the first response): edit it without `ephemeral`, or send followUp({ ephemeral: true })',
+        );
+      }
+      return this.replacePlaceholder(body);
+    }
+    const message = await this.transport.editOriginal(this.applicationId, this.interaction.token, withoutEphemeral(body));
     this.stateValue = 'replied';
     return message;
+  }
+
+  /** Delete the public placeholder (once) so that the next follow-up is a message of its own. */
+  private async removePlaceholder(): Promise<void> {
+    if (this.originalGone) return;
+    await this.transport.deleteOriginal(this.applicationId, this.interaction.token);
+    this.originalGone = true;
+  }
+
+  /** The reply goes out as a follow-up instead of filling the public placeholder. */
+  private async replacePlaceholder(body: APIInteractionResponseCallbackData): Promise<APIMessage> {
+    this.countFollowUp();
+    try {
+      await this.removePlaceholder();
+      const message = await this.transport.followUp(this.applicationId, this.interaction.token, body);
+      this.replyMessageId = message.id;
+      this.stateValue = 'replied';
+      return message;
+    } catch (error) {
+      this.followUps--;
+      throw error;
+    }
+  }
+
+  /** User-installed apps get at most five follow-ups per interaction (spec section 8). */
+  private countFollowUp(): void {
+    if (isUserInstallOnly(this.interaction) && this.followUps >= USER_INSTALL_FOLLOW_UP_LIMIT) {
+      throw new FollowUpLimitError(USER_INSTALL_FOLLOW_UP_LIMIT);
+    }
+    this.followUps++;
   }
 
   /**
@@ -222,24 +293,38 @@ export class CommandContext<
   deleteReply(): Promise<void> {
     return this.enqueue(async () => {
       if (this.stateValue === 'pending') throw new InteractionStateError('there is no reply to delete');
-      await this.transport.deleteOriginal(this.applicationId, this.interaction.token);
+      if (this.replyMessageId !== null) {
+        await this.transport.deleteFollowUp(this.applicationId, this.interaction.token, this.replyMessageId);
+        this.replyMessageId = null;
+      } else if (!this.originalGone) {
+        await this.transport.deleteOriginal(this.applicationId, this.interaction.token);
+      }
+      this.originalGone = true;
     });
   }
 
-  /** Send another message. User-installed apps get at most five per interaction; the sixth throws here. */
+  /**
+   * Send another message. User-installed apps get at most five per interaction; the sixth throws here. An
+   * ephemeral follow-up while a public placeholder still says "thinking" deletes the placeholder first (the
+   * service would otherwise put the follow-up into it, publicly); a later reply then comes as a follow-up too.
+   */
   followUp(input: ReplyInput): Promise<APIMessage> {
-    const limited = isUserInstallOnly(this.interaction);
-    if (limited && this.followUps >= USER_INSTALL_FOLLOW_UP_LIMIT) {
-      return Promise.reject(new FollowUpLimitError(USER_INSTALL_FOLLOW_UP_LIMIT));
+    try {
+      // Counted when issued, so that calls made without awaiting cannot pass the limit together.
+      this.countFollowUp();
+    } catch (error) {
+      return Promise.reject(error);
     }
-    // Counted when issued, so that calls made without awaiting cannot pass the limit together.
-    this.followUps++;
     return this.enqueue(async () => {
-      if (this.stateValue === 'pending') {
-        this.followUps--;
-        throw new InteractionStateError('followUp needs a reply or a defer first');
+      try {
+        if (this.stateValue === 'pending') throw new InteractionStateError('followUp needs a reply or a defer first');
+        const body = toMessage(input);
+        if (this.stateValue === 'deferred' && !this.ephemeralOriginal && isEphemeral(body)) await this.removePlaceholder();
+        return await this.transport.followUp(this.applicationId, this.interaction.token, body);
+      } catch (error) {
+        if (error instanceof InteractionStateError) this.followUps--;
+        throw error;
       }
-      return this.transport.followUp(this.applicationId, this.interaction.token, toMessage(input));
     });
   }
 

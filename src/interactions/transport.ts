@@ -18,4 +18,11 @@ export interface InteractionTransport {
   ): Promise<APIMessage>;
   deleteOriginal(applicationId: string, token: string): Promise<void>;
   followUp(applicationId: string, token: string, body: APIInteractionResponseCallbackData): Promise<APIMessage>;
+  editFollowUp(
+    applicationId: string,
+    token: string,
+    messageId: string,
+    body: RESTPatchAPIWebhookWithTokenMessageJSONBody,
+  ): Promise<APIMessage>;
+  deleteFollowUp(applicationId: string, token: string, messageId: string): Promise<void>;
 }

@@ -9,7 +9,7 @@ import {
   RateLimitError,
   RequestAbortedError,
   RequestRefusedError,
-  RestError,
+  RestClientClosedError,
   TimeoutError,
   type HttpMethod,
   type RateLimitScope,
@@ -338,6 +338,8 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
   private readonly discovering = new Map<string, BucketQueue>();
   private readonly sweepTimer: NodeJS.Timeout;
   private closed = false;
+  /** Aborted by close(): cuts every rate-limit or retry wait short, so no timer outlives the client. */
+  private readonly closing = new AbortController();
   private readonly counters = { requests: 0, responses: 0, rateLimited: 0, retries: 0 };
 
   constructor(options: RestClientOptions = {}) {
@@ -410,16 +412,20 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     return { ...this.counters, invalidInWindow: this.guard.count(), queues: this.queues.size, queued };
   }
 
-  /** Reject everything still queued and close pooled connections. */
+  /**
+   * Reject at once, with RestClientClosedError, every request not answered yet: queued ones, ones waiting out
+   * a bucket reset, a global pause or a retry delay, and ones in flight (their sockets are destroyed). No
+   * timer of the client survives this call.
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.sweepTimer);
     for (const q of this.queues.values()) {
-      for (const e of q.takeAll()) {
-        if (!e.started) this.settle(e, new RestError(e.method, e.route.template, 'client closed'));
-      }
+      if (q.current !== null) this.settle(q.current, new RestClientClosedError(q.current.method, q.current.route.template));
+      for (const e of q.takeAll()) this.settle(e, new RestClientClosedError(e.method, e.route.template));
     }
+    this.closing.abort();
     this.transport.close();
   }
 
@@ -436,7 +442,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     const method = options.method;
     const route = compileRoute(options.route);
     const id = routeId(method, route);
-    if (this.closed) throw new RestError(method, route.template, 'client closed');
+    if (this.closed) throw new RestClientClosedError(method, route.template);
     const disabled = DISABLED.get(id);
     if (disabled) throw new RequestRefusedError(method, route.template, 'endpoint-disabled', disabled);
 
@@ -600,6 +606,11 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     if (!target.running && target.waiting > 0) void this.drain(target);
   }
 
+  /** What ends a wait: the caller's signal or close(), whichever comes first. Built only when a wait happens. */
+  private waitSignal(entry: Entry): AbortSignal {
+    return entry.signal === undefined ? this.closing.signal : AbortSignal.any([entry.signal, this.closing.signal]);
+  }
+
   private settle(entry: Entry, result: Error | RestResponse<unknown>): void {
     if (entry.settled) return;
     entry.settled = true;
@@ -627,13 +638,13 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       }
       return entry.settled;
     };
-    /** Sleep unless the caller aborts; false when aborted (entry settled). */
+    /** Sleep unless the caller aborts or the client closes; false when cut short (entry settled). */
     const wait = async (ms: number): Promise<boolean> => {
       try {
-        await sleep(ms, entry.signal);
+        await sleep(ms, this.waitSignal(entry));
         return true;
       } catch {
-        this.settle(entry, new RequestAbortedError(method, template));
+        this.settle(entry, this.closed ? new RestClientClosedError(method, template) : new RequestAbortedError(method, template));
         return false;
       }
     };
@@ -653,7 +664,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     for (;;) {
       if (aborted()) return;
       if (this.closed) {
-        this.settle(entry, new RestError(method, template, 'client closed'));
+        this.settle(entry, new RestClientClosedError(method, template));
         return;
       }
 
@@ -694,9 +705,9 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
         }
         if (!this.globalLimiter.tryAcquire(entry.identity)) {
           try {
-            await this.globalLimiter.acquire(entry.identity, entry.signal);
+            await this.globalLimiter.acquire(entry.identity, this.waitSignal(entry));
           } catch {
-            this.settle(entry, new RequestAbortedError(method, template));
+            this.settle(entry, this.closed ? new RestClientClosedError(method, template) : new RequestAbortedError(method, template));
             return;
           }
           if (aborted()) return;

@@ -101,6 +101,17 @@ export class RequestAbortedError extends RestError {
   }
 }
 
+/**
+ * The client was closed: every request still queued, waiting out a rate limit or in flight is rejected with
+ * this at once, and new requests are refused with it.
+ */
+export class RestClientClosedError extends RestError {
+  constructor(method: HttpMethod, route: string) {
+    super(method, route, 'client closed');
+    this.name = 'RestClientClosedError';
+  }
+}
+
 /** The connection failed on every attempt (refused, reset, DNS...). */
 export class NetworkError extends RestError {
   readonly attempts: number;

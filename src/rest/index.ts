@@ -17,6 +17,7 @@ export {
   RateLimitError,
   TimeoutError,
   RequestAbortedError,
+  RestClientClosedError,
   NetworkError,
   InvalidRequestGuardError,
   RequestRefusedError,

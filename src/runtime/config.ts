@@ -196,12 +196,18 @@ export const ConfigSchema = z.strictObject({
     .default({ level: 'info' }),
   sandbox: z
     .strictObject({
+      /**
+       * When the embedded sandbox runs: "auto" when no token is set, except in production (NODE_ENV=production,
+       * where a missing token is a configuration error); "embedded" on purpose, production included (a token
+       * must not be set too); "off" never.
+       */
+      mode: z.enum(['auto', 'embedded', 'off']).default('auto'),
       port: port.default(0),
       guilds: z.number().int().min(1).max(10_000).default(2),
       membersPerGuild: z.number().int().min(1).max(100_000).default(25),
       activities: z.boolean().default(true),
     })
-    .default({ port: 0, guilds: 2, membersPerGuild: 25, activities: true }),
+    .default({ mode: 'auto', port: 0, guilds: 2, membersPerGuild: 25, activities: true }),
 });
 
 export type Config = z.output<typeof ConfigSchema>;
@@ -263,6 +269,7 @@ const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; parse: (raw: st
   { env: 'GATEHOUSE_CLUSTER_SESSION_TTL_MS', path: ['cluster', 'sessionTtlMs'], parse: parseNumber },
   { env: 'GATEHOUSE_CLUSTER_CHECKPOINT_MS', path: ['cluster', 'checkpointMs'], parse: parseNumber },
   { env: 'LOG_LEVEL', path: ['log', 'level'], parse: (s) => s },
+  { env: 'GATEHOUSE_SANDBOX', path: ['sandbox', 'mode'], parse: (s) => s },
   { env: 'GATEHOUSE_SANDBOX_PORT', path: ['sandbox', 'port'], parse: parseNumber },
 ];
 
@@ -475,6 +482,40 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   // Plugin sections are read with keys of the plugins' choosing (often ids): no prototype behind them either.
   config.plugins.config = deepDict(config.plugins.config) as Record<string, unknown>;
   return config;
+}
+
+/** Production as far as the runtime is concerned: NODE_ENV=production (the Docker image sets it). */
+export function isProduction(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.NODE_ENV === 'production';
+}
+
+/**
+ * Whether the bot runs on the embedded sandbox (true) or on the configured token (false). Throws ConfigError
+ * when neither may happen: no token where the sandbox is not allowed (sandbox.mode "off", or "auto" in
+ * production, where a container that quietly ran the sandbox would look healthy while serving nobody), or a
+ * token together with sandbox.mode "embedded".
+ */
+export function usesEmbeddedSandbox(config: Pick<Config, 'token' | 'sandbox'>, production: boolean): boolean {
+  const mode = config.sandbox.mode;
+  if (mode === 'embedded') {
+    if (config.token !== undefined) {
+      throw new ConfigError([
+        'sandbox.mode: "embedded" runs the bot on the local sandbox, but a token (DISCORD_TOKEN) is set too; unset one of them',
+      ]);
+    }
+    return true;
+  }
+  if (config.token !== undefined) return false;
+  if (mode === 'off') {
+    throw new ConfigError(['token: DISCORD_TOKEN is not set and sandbox.mode is "off"; set DISCORD_TOKEN to the bot\'s token']);
+  }
+  if (production) {
+    throw new ConfigError([
+      'token: DISCORD_TOKEN is not set. In production (NODE_ENV=production) gatehouse does not fall back to the embedded ' +
+        'sandbox: set DISCORD_TOKEN to the bot\'s token, or GATEHOUSE_SANDBOX=embedded to run on the local sandbox on purpose',
+    ]);
+  }
+  return true;
 }
 
 /** Resolve the configured intents to a bit set. */

@@ -20,7 +20,9 @@ import {
   createInteractionResponse,
   deleteGlobalCommand,
   deleteGuildCommand,
+  deleteFollowup,
   deleteOriginalResponse,
+  editFollowup,
   editGlobalCommand,
   editGuildCommand,
   editOriginalResponse,
@@ -68,6 +70,8 @@ export function interactionTransport(rest: RestClient): InteractionTransport {
     editOriginal: (applicationId, token, body) => editOriginalResponse(rest, applicationId, token, body),
     deleteOriginal: (applicationId, token) => deleteOriginalResponse(rest, applicationId, token),
     followUp: (applicationId, token, body) => createFollowup(rest, applicationId, token, body),
+    editFollowUp: (applicationId, token, messageId, body) => editFollowup(rest, applicationId, token, messageId, body),
+    deleteFollowUp: (applicationId, token, messageId) => deleteFollowup(rest, applicationId, token, messageId),
   };
 }
 

@@ -14,7 +14,7 @@ import {
   commandSetFingerprint,
   type ClusterCoordinatorOptions,
 } from '../cluster/index.js';
-import { ShardManager, type DispatchHook, type ShardManagerOptions } from '../gateway/index.js';
+import { ShardFencedError, ShardManager, type DispatchHook, type ShardManagerOptions } from '../gateway/index.js';
 import { InteractionRouter } from '../interactions/router.js';
 import { interactionProblem } from '../interactions/shape.js';
 import { PluginHost } from '../plugins/host.js';
@@ -22,7 +22,7 @@ import { getCurrentApplication, RestClient, type RestClientOptions } from '../re
 import type { Sandbox } from '../sandbox/contract.js';
 import { AnomalyLog, anomalyFromText } from '../util/anomaly-log.js';
 import { registerSecret } from '../util/redact.js';
-import { intentBits, LOOPBACK_HOSTS, type Config } from './config.js';
+import { intentBits, isProduction, LOOPBACK_HOSTS, usesEmbeddedSandbox, type Config } from './config.js';
 import { logSyncResult, syncPluginCommands, type CommandSyncResult } from './command-sync.js';
 import { OpsServer, type Readiness } from './http-server.js';
 import { createMetrics, type RuntimeMetrics } from './metrics.js';
@@ -55,6 +55,11 @@ export interface RuntimeOptions {
   cluster?: Partial<Omit<ClusterCoordinatorOptions, 'redis' | 'prefix' | 'totalShards' | 'shardIds' | 'logger'>>;
   /** Called for every dispatch, with its seq, after the runtime handled it (tooling and tests). */
   observeDispatch?: DispatchHook;
+  /**
+   * Production rules: without a token the bot does not fall back to the embedded sandbox unless
+   * `sandbox.mode` is "embedded" (see usesEmbeddedSandbox). Default: NODE_ENV=production.
+   */
+  production?: boolean;
 }
 
 export type RuntimeState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -75,6 +80,7 @@ export class Runtime {
   private syncValue: CommandSyncResult | null = null;
   /** Interactions being handled; shutdown waits for them. */
   private readonly inFlight = new Set<Promise<void>>();
+  /** HTTP intake (interactions endpoint and webhook events); the gateway stops taking by closing its shards. */
   private acceptingInteractions = false;
   private dispatchCount = 0;
   private ops: OpsServer | null = null;
@@ -210,7 +216,7 @@ export class Runtime {
   async connect(): Promise<void> {
     if (this.restValue !== null) return;
     let { token, apiUrl } = this.config;
-    if (token === undefined) {
+    if (usesEmbeddedSandbox(this.config, this.options.production ?? isProduction())) {
       if (this.sandboxValue === null) {
         const { createSandbox } = await import('../sandbox/index.js');
         const s = this.config.sandbox;
@@ -354,12 +360,21 @@ export class Runtime {
         logger: this.log,
         anomalies: this.anomalies,
         ...(coordinator !== null
-          ? { identifyQueue: (info) => coordinator.identifyQueue(info), sessionStore: coordinator.sessionStore }
+          ? {
+              identifyQueue: (info) => coordinator.identifyQueue(info),
+              sessionStore: coordinator.sessionStore,
+              fence: coordinator.shardFence,
+            }
           : {}),
         onDispatch: (shardId, t, d, s) => this.onDispatch(shardId, t, d, s),
         ...this.options.gateway,
       });
       this.gatewayValue = manager;
+      manager.on('stopped', (shardId, error) => {
+        // A fenced shard runs on in another process; anything else stopped for good needs the operator.
+        if (error === null || error instanceof ShardFencedError) return;
+        this.log.fatal({ err: error, shard: shardId }, `shard ${shardId} stopped for good and /readyz reports not ready: ${error.message}`);
+      });
       if (coordinator !== null) {
         // Seqs are checkpointed while shards run (a SIGKILLed process saves nothing), and at once for a new
         // session: until then a crash would leave nothing to resume.
@@ -474,7 +489,9 @@ export class Runtime {
    * dropped. Returns the handling, or null when the interaction was not taken.
    */
   private routeInteraction(interaction: APIInteraction): Promise<void> | null {
-    if (!this.acceptingInteractions || this.routerValue === null) return null;
+    // Gateway interactions are taken until the shards close (stop() closes them first); HTTP intake has its
+    // own switch (acceptingInteractions), closed at the start of stop().
+    if (this.routerValue === null) return null;
     if (typeof interaction.id === 'string' && !this.seenInteractions.add(interaction.id)) {
       this.log.debug({ interaction: interaction.id }, 'interaction received again; already handled');
       return null;
@@ -574,8 +591,14 @@ export class Runtime {
   }
 
   /**
-   * Stop: take no new interactions, let in-flight ones answer (bounded), close shards (resumable when a
-   * session store keeps the sessions), tear plugins down, close cache and REST.
+   * Stop, in an order that loses nothing:
+   * 1. intake: the shards close (resumably when a session store keeps the sessions, i.e. in cluster mode)
+   *    and no dispatch is handled after that; the seq saved for the next owner is the last one handled here,
+   *    so every interaction up to it has a running handler and every later one goes to the next owner;
+   * 2. cluster: the leases are released right after the sessions are saved, so the next owner takes over
+   *    while this process finishes;
+   * 3. drain: handlers still running may answer (bounded by `graceMs`, default 10 s);
+   * 4. the rest: plugins are torn down, cache and REST closed.
    */
   async stop(options: { graceMs?: number; resumable?: boolean } = {}): Promise<void> {
     if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
@@ -589,28 +612,20 @@ export class Runtime {
       this.sandboxPointedHere = null;
     }
     const grace = options.graceMs ?? 10_000;
-    if (this.inFlight.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.inFlight]),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, grace);
-        }),
-      ]);
-      clearTimeout(timer);
-    }
     // With a session store (cluster mode) shards close resumably by default, so the next owner RESUMEs.
     const resumable = options.resumable ?? this.clusterValue !== null;
     const steps: Array<[string, () => Promise<unknown> | unknown]> = [
+      // No shard gained or handed off from here on; leases stay renewed until the sessions are saved.
+      ['cluster', () => this.clusterValue?.suspend()],
+      ['gateway', () => this.gatewayValue?.close({ resumable })],
+      ['cluster', () => this.clusterValue?.stop()],
+      ['interactions', () => this.drainInteractions(grace)],
+      // After the drain: an HTTP interaction's answer is the response of its still open request.
       ['endpoint', () => this.endpointValue?.close()],
       ['webhook events', async () => {
         await this.webhookEventsValue?.settled();
         await this.seenWebhookEvents?.close();
       }],
-      // No shard gained or handed off from here on; leases stay renewed until the sessions are saved.
-      ['cluster', () => this.clusterValue?.suspend()],
-      ['gateway', () => this.gatewayValue?.close({ resumable })],
-      ['cluster', () => this.clusterValue?.stop()],
       ['plugins', () => this.hostValue?.teardownAll()],
       ['cache', () => this.cacheValue?.close()],
       ['rest', () => this.restValue?.close()],
@@ -626,6 +641,22 @@ export class Runtime {
     }
     this.metrics?.detach();
     this.stateValue = 'stopped';
+  }
+
+  /** Let the handlers already running answer, for at most `graceMs`. */
+  private async drainInteractions(graceMs: number): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      Promise.allSettled([...this.inFlight]).then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.log.warn({ interactions: this.inFlight.size, graceMs }, 'interaction handlers still running at shutdown; stopping without them');
+    }
   }
 }
 

@@ -12,10 +12,12 @@ const ENTRY = fileURLToPath(new URL('./fixtures/bot.ts', import.meta.url));
 const LOG_TAIL = 16_000;
 
 export type Report =
-  | { ev: 'd'; shard: number; s: number; t: string; user?: string }
+  | { ev: 'd'; shard: number; s: number; t: string; user?: string; id?: string }
   | { ev: 'started'; shards: number[]; synced: boolean; member?: string }
   | { ev: 'owned'; shards: number[]; ready: number[] }
   | { ev: 'stopped' }
+  | { ev: 'stall' }
+  | { ev: 'woke' }
   | { ev: 'error'; message: string };
 
 const live = new Set<BotProcess>();

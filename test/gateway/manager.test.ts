@@ -5,7 +5,13 @@ import { INTENT_BITS } from '../../src/api/intents.js';
 import { shardForGuild } from '../../src/api/snowflake.js';
 import { ShardManager, type SessionStore } from '../../src/gateway/manager.js';
 import type { SessionState } from '../../src/gateway/shard.js';
-import { GatewayError, GatewayFatalCloseError, SessionStartLimitError } from '../../src/gateway/errors.js';
+import {
+  GatewayError,
+  GatewayFatalCloseError,
+  IdentifyBudgetExhaustedError,
+  SessionStartLimitError,
+} from '../../src/gateway/errors.js';
+import { LocalIdentifyBudget } from '../../src/gateway/identify-budget.js';
 import { DispatchRecorder, eventually, gatewayBotPort, sleep } from './helpers/sandbox.js';
 import { expectConsecutivePerSession } from './helpers/acceptance-suite.js';
 
@@ -64,6 +70,39 @@ describe('ShardManager against the sandbox', () => {
     const some = manager(sandbox, { shardIds: [0, 2, 3] });
     await some.start();
     expect(some.shardIds).toEqual([0, 2, 3]);
+  });
+
+  it('keeps the session budget through READY -> op 9 false loops: backs off exponentially, stops before it runs out', async () => {
+    const sandbox = await sandboxWith({ gateway: { sessionStartLimit: 8, recommendedShards: 1 } });
+    const identifiedAt: number[] = [];
+    const closeCodes: number[] = [];
+    sandbox.gatewayEvents.on('identify', (e) => identifiedAt.push(e.at));
+    sandbox.gatewayEvents.on('close', (e) => closeCodes.push(e.code));
+    const port = gatewayBotPort(sandbox);
+    const m = manager(sandbox, {
+      identifyBudget: new LocalIdentifyBudget({ reserve: 3, refresh: async () => (await port.getGatewayBot()).session_start_limit }),
+      timing: { closeGraceMs: 300, invalidSessionDelayMs: () => 100 },
+    });
+    // Every new session is ended by the service right after READY.
+    m.on('ready', (shardId, resumed) => {
+      if (!resumed) sandbox.faults.invalidateSession(shardId, false);
+    });
+    const stopped = new Promise<Error | null>((resolve) => m.on('stopped', (_id, error) => resolve(error)));
+    await m.start();
+    const error = await Promise.race([stopped, sleep(20_000).then(() => new Error('no fatal stop within 20 s'))]);
+
+    expect(error).toBeInstanceOf(IdentifyBudgetExhaustedError);
+    expect((error as IdentifyBudgetExhaustedError).remaining).toBe(3);
+    expect((error as Error).message).toMatch(/only 3 of today's session starts .* 3 are kept in reserve; the budget resets in/);
+    // 8 - 3 in reserve: five sessions started, the service never had to refuse one (no 4004, token intact).
+    expect(identifiedAt).toHaveLength(5);
+    expect((await port.getGatewayBot()).session_start_limit.remaining).toBe(3);
+    expect(closeCodes).not.toContain(4004);
+    // Each identify after an ended session waited at least twice as long as the one before: 100, 200, 400, 800.
+    for (let i = 1; i < identifiedAt.length; i++) {
+      expect(identifiedAt[i]! - identifiedAt[i - 1]!, `gap before identify ${i + 1}`).toBeGreaterThanOrEqual(100 * 2 ** (i - 1));
+    }
+    expect(m.status()[0]!.status).toBe('stopped');
   });
 
   it('routes guilds to shards, emits typed events per shard, and reports status and latency', async () => {

@@ -17,22 +17,33 @@ describe('MemberRequestAssembler', () => {
   let assembler: MemberRequestAssembler;
   let deferSends: boolean;
   let deferred: Array<(error?: Error) => void>;
+  /** Queued sends taken back out of the (simulated) send queue. */
+  let withdrawn: number;
 
   beforeEach(() => {
     vi.useFakeTimers({ now: 0 });
     sent = [];
     deferred = [];
     deferSends = false;
+    withdrawn = 0;
     assembler = new MemberRequestAssembler((text, onSent) => {
       if (deferSends) {
-        deferred.push((error) => {
+        const release = (error?: Error): void => {
           if (!error) sent.push(JSON.parse(text));
           onSent(error);
-        });
-        return;
+        };
+        deferred.push(release);
+        return () => {
+          const i = deferred.indexOf(release);
+          if (i >= 0) {
+            deferred.splice(i, 1);
+            withdrawn++;
+          }
+        };
       }
       sent.push(JSON.parse(text));
       onSent();
+      return () => undefined;
     });
   });
   afterEach(() => vi.useRealTimers());
@@ -122,15 +133,13 @@ describe('MemberRequestAssembler', () => {
     expect(assembler.handleRateLimited({ opcode: 8, retry_after: 1, meta: { guild_id: GUILD, nonce: 'x' } })).toBe(false);
   });
 
-  it('times out when chunks stop coming, and the clock pauses while waiting out a rate limit', async () => {
+  it('the deadline counts from the call: chunks that keep coming do not extend it', async () => {
     const result = assembler.request({ guildId: GUILD, timeoutMs: 1000 });
     const caught = result.catch((e: unknown) => e);
     const nonce = sent[0]!.d.nonce as string;
-    await vi.advanceTimersByTimeAsync(900);
-    assembler.handleRateLimited({ opcode: 8, retry_after: 5, meta: { guild_id: GUILD, nonce } });
-    await vi.advanceTimersByTimeAsync(5000); // retry sent at 5900
+    await vi.advanceTimersByTimeAsync(600);
     assembler.handleChunk(chunk(nonce, 0, 2, ['1']));
-    await vi.advanceTimersByTimeAsync(999);
+    await vi.advanceTimersByTimeAsync(399);
     expect(assembler.size).toBe(1);
     await vi.advanceTimersByTimeAsync(1);
     const error = await caught;
@@ -138,15 +147,33 @@ describe('MemberRequestAssembler', () => {
     expect((error as Error).message).toMatch(/1\/2 chunk/);
   });
 
-  it('the timeout starts when the request leaves the send queue', async () => {
+  it('a rate limit whose retry_after passes the deadline rejects at once', async () => {
+    const result = assembler.request({ guildId: GUILD, timeoutMs: 2000 });
+    const caught = result.catch((e: unknown) => e);
+    const nonce = sent[0]!.d.nonce as string;
+    await vi.advanceTimersByTimeAsync(100);
+    assembler.handleRateLimited({ opcode: 8, retry_after: 5, meta: { guild_id: GUILD, nonce } });
+    const error = await caught;
+    expect(error).toBeInstanceOf(MemberRequestRateLimitedError);
+    expect(sent.length).toBe(1);
+    expect(assembler.size).toBe(0);
+  });
+
+  it('the deadline includes time in the send queue; a request still queued at its deadline leaves the queue', async () => {
     deferSends = true;
     const result = assembler.request({ guildId: GUILD, timeoutMs: 1000 });
-    await vi.advanceTimersByTimeAsync(10_000);
+    const caught = result.catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(999);
     expect(assembler.size).toBe(1);
-    deferred.shift()!();
-    const nonce = sent[0]!.d.nonce as string;
-    assembler.handleChunk(chunk(nonce, 0, 1, ['1']));
-    await expect(result).resolves.toMatchObject({ nonce });
+    await vi.advanceTimersByTimeAsync(1);
+    const error = await caught;
+    expect(error).toBeInstanceOf(MemberRequestTimeoutError);
+    expect((error as Error).message).toMatch(/before it could be sent/);
+    expect((error as MemberRequestTimeoutError).neverSent).toBe(true);
+    // Taken out of the queue: it is never written for nobody.
+    expect(withdrawn).toBe(1);
+    expect(deferred).toEqual([]);
+    expect(sent).toEqual([]);
   });
 
   it('asks again in a new session only for requests already written', async () => {

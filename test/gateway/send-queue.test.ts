@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SendQueue } from '../../src/gateway/send-queue.js';
+import { SendQueueFullError } from '../../src/gateway/errors.js';
 
 describe('SendQueue', () => {
   let written: Array<{ text: string; at: number }>;
@@ -29,6 +30,39 @@ describe('SendQueue', () => {
     }
     return max;
   }
+
+  it('is bounded: over maxQueued a send is refused at once; withdrawn sends free their place and are never written', () => {
+    const q = new SendQueue({ limit: 120, windowMs: 60_000, marginMs: 0, now: () => Date.now(), maxQueued: 2, shardId: 7 });
+    q.attach(writer);
+    const outcomes: Array<Error | undefined | 'sent'> = [];
+    const withdrawA = q.enqueue('a', (e) => outcomes.push(e ?? 'sent'));
+    q.enqueue('b', (e) => outcomes.push(e ?? 'sent'));
+    q.enqueue('c', (e) => outcomes.push(e ?? 'sent'));
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]).toBeInstanceOf(SendQueueFullError);
+    expect((outcomes[0] as SendQueueFullError).shardId).toBe(7);
+    expect(q.pending).toBe(2);
+    withdrawA();
+    withdrawA(); // twice is harmless
+    expect(q.pending).toBe(1);
+    q.enqueue('d', (e) => outcomes.push(e ?? 'sent'));
+    q.open();
+    expect(written.map((w) => w.text)).toEqual(['b', 'd']);
+    expect(outcomes.slice(1)).toEqual(['sent', 'sent']);
+    expect(q.pending).toBe(0);
+  });
+
+  it('drops withdrawn sends while closed, so a long outage with callers giving up does not grow the queue', () => {
+    const q = new SendQueue({ limit: 120, windowMs: 60_000, marginMs: 0, now: () => Date.now(), maxQueued: 10 });
+    q.attach(writer);
+    for (let i = 0; i < 5_000; i++) q.enqueue(`x${i}`)();
+    expect(q.pending).toBe(0);
+    // Internal length stays bounded by the compaction rule (2 x live + 64).
+    expect((q as unknown as { queue: unknown[] }).queue.length).toBeLessThanOrEqual(65);
+    q.enqueue('kept');
+    q.open();
+    expect(written.map((w) => w.text)).toEqual(['kept']);
+  });
 
   it('holds ordinary sends until the session is open', () => {
     const q = queue();

@@ -11,6 +11,7 @@ import {
   GatewayPayloadError,
   MemberRequestRateLimitedError,
   MemberRequestTimeoutError,
+  SendQueueFullError,
   ShardClosedError,
 } from '../../src/gateway/errors.js';
 import { DispatchRecorder, eventually } from './helpers/sandbox.js';
@@ -94,6 +95,49 @@ describe('Shard against the sandbox', () => {
     const guildId = other ?? '1'.padEnd(18, '0');
     const error = await shard.requestMembers({ guildId, userIds: ['1'], timeoutMs: 300 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MemberRequestTimeoutError);
+  });
+
+  it('a member request made while the shard is not READY times out at its deadline and is never sent', async () => {
+    const recorder = new DispatchRecorder();
+    // After op 9 false the shard waits 3 s before identifying again: not READY for that long.
+    const shard = newShard(recorder, {
+      timing: { invalidSessionDelayMs: () => 3_000, closeGraceMs: 300, reconnectBaseMs: 20, reconnectMaxMs: 200 },
+    });
+    await shard.start();
+    const guildId = sandbox.state.guildIds[0]!;
+    const userId = sandbox.state.memberIds(guildId)[0]!;
+    sandbox.faults.invalidateSession(0, false);
+    await eventually(() => shard.status !== 'ready', 'the shard to leave READY');
+    const asked = performance.now();
+    const error = await shard.requestMembers({ guildId, userIds: [userId], timeoutMs: 300, nonce: 'late-one' }).catch((e: unknown) => e);
+    const tookMs = performance.now() - asked;
+    expect(error).toBeInstanceOf(MemberRequestTimeoutError);
+    expect((error as MemberRequestTimeoutError).neverSent).toBe(true);
+    // Its deadline, not the 3 s until the shard is READY again (plus the old per-chunk timer on top).
+    expect(tookMs).toBeLessThan(2_500);
+    expect(shard.queuedSends).toBe(0);
+    // Back to READY: the withdrawn request is not sent late, so no chunk ever answers it.
+    await eventually(() => shard.status === 'ready', 'READY again', 10_000);
+    const answer = await shard.requestMembers({ guildId, userIds: [userId], nonce: 'after' });
+    expect(answer.members.map((m) => m.user!.id)).toEqual([userId]);
+    const nonces = recorder.all.filter((r) => r.t === 'GUILD_MEMBERS_CHUNK').map((r) => (r.d as { nonce?: string }).nonce);
+    expect(nonces).toEqual(['after']);
+  });
+
+  it('bounds its send queue while not READY: one over the bound is refused at once with a typed error', async () => {
+    const shard = newShard(new DispatchRecorder(), { maxQueuedSends: 3 });
+    // Never started: nothing can be sent, everything queues.
+    const queued = [1, 2, 3].map((i) => shard.send(3, { since: null, activities: [], status: 'online', afk: i === 2 }).catch((e: unknown) => e));
+    const refused = await shard.send(3, { since: null, activities: [], status: 'idle', afk: false }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(SendQueueFullError);
+    expect((refused as SendQueueFullError).maxQueued).toBe(3);
+    expect((refused as Error).message).toMatch(/Shard 0's send queue is full \(3 payloads/);
+    expect(shard.queuedSends).toBe(3);
+    // A member request is refused the same way instead of waiting forever.
+    const guildId = sandbox.state.guildIds[0]!;
+    await expect(shard.requestMembers({ guildId, userIds: ['1'], timeoutMs: 60_000 })).rejects.toBeInstanceOf(SendQueueFullError);
+    await shard.close();
+    for (const outcome of await Promise.all(queued)) expect(outcome).toBeInstanceOf(ShardClosedError);
   });
 
   it('keeps under the service send limit with bursts of requests, heartbeats included', async () => {

@@ -143,6 +143,16 @@ describe('CommandContext', () => {
     expect(patches).toEqual([{ components: [{ type: 10, content: 'hello' }], flags: 1 << 15 }, { content: 'plain' }]);
   });
 
+  it('refuses to make a public reply ephemeral by an edit, and sends nothing', async () => {
+    const { api, rest, logs } = await setup();
+    const ctx = contextFor(rest, logs);
+    await ctx.reply('public answer');
+    const err = await ctx.editReply({ content: 'secret', ephemeral: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InteractionStateError);
+    expect((err as Error).message).toMatch(/cannot make a public reply ephemeral/);
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('a follow-up refused before the interaction is answered does not count toward the limit of five', async () => {
     const { api, rest, logs } = await setup();
     api.onAny((r) => (r.method === 'POST' && r.path.startsWith('/webhooks/') ? { status: 200, body: { id: String(r.seq) } } : undefined));

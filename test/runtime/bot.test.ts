@@ -9,7 +9,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type InteractionRecord, type Sandbox } from '../../src/sandbox/index.js';
 import { loadConfig, type ConfigInput } from '../../src/runtime/config.js';
 import { createLogger } from '../../src/runtime/logger.js';
-import { Runtime } from '../../src/runtime/runtime.js';
+import { Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
+import type { SessionStore } from '../../src/gateway/manager.js';
+import type { SessionState } from '../../src/gateway/shard.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = 'test/fixtures/plugins';
@@ -38,7 +40,12 @@ const running: Runtime[] = [];
 async function startBot(
   sandbox: Sandbox,
   plugins: string[],
-  options: { overrides?: ConfigInput; deferAfterMs?: number } = {},
+  options: {
+    overrides?: ConfigInput;
+    deferAfterMs?: number;
+    gateway?: RuntimeOptions['gateway'];
+    observeDispatch?: RuntimeOptions['observeDispatch'];
+  } = {},
 ): Promise<{ runtime: Runtime; logs: LogSink }> {
   const logs = new LogSink();
   const config = loadConfig({
@@ -52,8 +59,9 @@ async function startBot(
     cwd: ROOT,
     log: createLogger({ level: 'debug', pretty: false, destination: logs }),
     // The sandbox spaces identifies across runtimes too; a quick re-identify after its op 9 keeps tests short.
-    gateway: { identifyWindowMs: 50, timing: { invalidSessionDelayMs: () => 60 } },
+    gateway: { identifyWindowMs: 50, timing: { invalidSessionDelayMs: () => 60 }, ...options.gateway },
     ...(options.deferAfterMs !== undefined ? { deferAfterMs: options.deferAfterMs } : {}),
+    ...(options.observeDispatch !== undefined ? { observeDispatch: options.observeDispatch } : {}),
   });
   running.push(runtime);
   await runtime.start();
@@ -263,6 +271,106 @@ describe('responses', () => {
   });
 });
 
+/** Messages of an interaction everyone in the channel sees, with their text: public callbacks, original, follow-ups. */
+function publicTexts(record: InteractionRecord): string[] {
+  const isPublic = (flags: unknown): boolean => ((typeof flags === 'number' ? flags : 0) & 64) === 0;
+  const out: string[] = [];
+  for (const cb of record.callbacks) if (cb.type === 4 && isPublic(cb.data?.flags)) out.push(String(cb.data?.content ?? ''));
+  if (record.original !== null && isPublic(record.original.flags)) out.push(String(record.original.content ?? ''));
+  for (const f of record.followups) if (isPublic(f.flags)) out.push(String(f.content ?? ''));
+  return out;
+}
+
+describe('ephemeral answers stay private', () => {
+  afterEach(stopAll);
+  let sandbox: Sandbox;
+  let guildId: string;
+  beforeAll(async () => {
+    sandbox = await newSandbox();
+    guildId = sandbox.state.guildIds[0]!;
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+
+  it('a late ephemeral reply after a public automatic defer replaces the placeholder with an ephemeral follow-up', async () => {
+    await startBot(sandbox, [`${FIXTURES}/ephemeral`], { deferAfterMs: 100 });
+    const record = await sandbox.invoke({ name: 'secret', guildId });
+    // The command did not declare it: the guard's defer is public.
+    expect(await record.firstResponse(5_000)).toEqual({ type: 5 });
+    await until(() => record.followups.some((f) => String(f.content).includes('edited')), 'the edited answer');
+    // The public "thinking" message is gone; the answer, and its edit, exist only as an ephemeral follow-up.
+    expect(record.original).toBeNull();
+    expect(record.followups).toHaveLength(1);
+    expect(record.followups[0]).toMatchObject({ content: 'for your eyes only (edited)', flags: 64 });
+    expect(publicTexts(record)).toEqual([]);
+  });
+
+  it('a command that declares deferEphemeral is deferred ephemerally, and its answer fills that placeholder', async () => {
+    await startBot(sandbox, [`${FIXTURES}/ephemeral`], { deferAfterMs: 100 });
+    const record = await sandbox.invoke({ name: 'declared', guildId });
+    expect(await record.firstResponse(5_000)).toEqual({ type: 5, data: { flags: 64 } });
+    await until(() => record.original?.content === 'declared secret', 'the answer');
+    expect(record.followups).toEqual([]);
+    expect(publicTexts(record)).toEqual([]);
+  });
+
+  it('the error message of a handler that throws after the automatic defer is not shown to the channel', async () => {
+    const { logs } = await startBot(sandbox, [`${FIXTURES}/ephemeral`], { deferAfterMs: 100 });
+    const record = await sandbox.invoke({ name: 'late-crash', guildId });
+    expect(await record.firstResponse(5_000)).toEqual({ type: 5 });
+    await until(() => record.followups.length === 1, 'the error message');
+    expect(record.followups[0]).toMatchObject({ content: 'Something went wrong while running `/late-crash`. It has been logged.', flags: 64 });
+    expect(record.original).toBeNull();
+    expect(publicTexts(record)).toEqual([]);
+    expect(logs.find((l) => l.msg === 'command handler failed')).toMatchObject({ plugin: 'privacy', command: 'late-crash' });
+  });
+
+  it('an ephemeral follow-up while a public placeholder is loading removes the placeholder first', async () => {
+    await startBot(sandbox, [`${FIXTURES}/ephemeral`]);
+    const record = await sandbox.invoke({ name: 'whisper', guildId });
+    await until(() => record.followups.length === 2, 'the whisper and the answer');
+    expect(record.followups.map((f) => [f.content, f.flags])).toEqual([
+      ['psst', 64],
+      ['done', 0],
+    ]);
+    expect(record.original).toBeNull();
+    expect(publicTexts(record)).toEqual(['done']);
+  });
+
+  it('the profile example keeps its answer private when its member request makes it slower than the guard', async () => {
+    // A small send window the bot fills itself, so that the profile's op 8 must wait in the shard's queue and
+    // the guard defers first: deterministic, whatever the machine's speed.
+    const slow = await createSandbox({
+      activities: true,
+      seed: { guilds: 1, membersPerGuild: 5 },
+      gateway: { identifyWindowMs: 50, heartbeatIntervalMs: 5_000, sendLimit: { count: 20, windowMs: 3_000 } },
+    });
+    try {
+      const { runtime } = await startBot(slow, ['plugins'], {
+        deferAfterMs: 100,
+        gateway: { sendLimit: { count: 20, windowMs: 3_000, marginMs: 300 } },
+      });
+      const guild = slow.state.guildIds[0]!;
+      const target = slow.state.memberIds(guild).find((id) => id !== runtime.applicationId)!;
+      expect(await runtime.cache.getMember(guild, target)).toBeUndefined();
+      const shard = runtime.gateway.shardForGuild(guild)!;
+      const presence = { since: null, activities: [], status: 'online', afk: false };
+      const fill = Array.from({ length: 17 }, () => shard.send(3, presence).catch((e: unknown) => e));
+      expect(shard.queuedSends).toBeGreaterThan(0);
+      const record = await slow.invoke({ name: 'Show profile', type: 2, targetId: target, guildId: guild });
+      expect(await record.firstResponse(5_000)).toEqual({ type: 5, data: { flags: 64 } });
+      await until(() => record.original !== null && !(Number(record.original.flags) & 128), 'the answer', 8_000);
+      expect(String(record.original!.content)).toMatch(new RegExp(`<@${target}>|Joined:`));
+      expect(publicTexts(record)).toEqual([]);
+      expect((await Promise.all(fill)).filter((outcome) => outcome !== undefined)).toEqual([]);
+    } finally {
+      await stopAll();
+      await slow.close();
+    }
+  });
+});
+
 describe('startup sync', () => {
   afterEach(stopAll);
   let sandbox: Sandbox;
@@ -382,7 +490,7 @@ describe('development mode and shutdown', () => {
     expect(content(ping)).toBe('pong');
   });
 
-  it('stop() lets an interaction in flight finish answering before the shards close', async () => {
+  it('stop() closes the shards first, then lets an interaction in flight finish answering', async () => {
     const { runtime } = await startBot(sandbox, [`${FIXTURES}/behaviour`], { deferAfterMs: 100 });
     const guildId = sandbox.state.guildIds[0]!;
     const record = await sandbox.invoke({ name: 'slow', guildId });
@@ -393,6 +501,63 @@ describe('development mode and shutdown', () => {
     expect(record.original?.content).toBe('finally');
     expect(runtime.interactionsInFlight).toBe(0);
     expect(runtime.state).toBe('stopped');
+  });
+});
+
+describe('rolling restart in one process', () => {
+  afterEach(stopAll);
+
+  it('every interaction of a steady stream is answered exactly once across a graceful stop and a RESUME', async () => {
+    // Interactions replayed to the next runtime may wait for its start; this test is about loss, not latency.
+    const sandbox = await createSandbox({
+      activities: true,
+      seed: { guilds: 2, membersPerGuild: 5 },
+      gateway: { identifyWindowMs: 50, heartbeatIntervalMs: 5_000 },
+      rest: { interactionResponseMs: 20_000 },
+    });
+    try {
+      const sessions = new Map<number, SessionState | null>();
+      const store: SessionStore = { load: (id) => sessions.get(id) ?? null, save: (id, state) => void sessions.set(id, state) };
+      const handledBy = new Map<string, string[]>();
+      const observe = (name: string): RuntimeOptions['observeDispatch'] => (_shard, t, d) => {
+        if (t !== 'INTERACTION_CREATE') return;
+        const id = (d as { id: string }).id;
+        handledBy.set(id, [...(handledBy.get(id) ?? []), name]);
+      };
+      const overrides: ConfigInput = { applicationId: sandbox.applicationId };
+      const first = await startBot(sandbox, [`${FIXTURES}/behaviour`], { overrides, gateway: { sessionStore: store }, observeDispatch: observe('first') });
+      const guildId = sandbox.state.guildIds[0]!;
+      const records: InteractionRecord[] = [];
+      let streaming = true;
+      const stream = (async () => {
+        for (let i = 0; streaming && i < 300; i++) {
+          records.push(await sandbox.invoke({ name: 'slow', guildId }));
+          await new Promise((r) => setTimeout(r, 25));
+        }
+      })();
+      await until(() => first.runtime.interactionsInFlight > 2, 'handlers in flight');
+      // The slow handlers (400 ms each) keep the drain busy while interactions keep arriving.
+      await first.runtime.stop({ resumable: true, graceMs: 5_000 });
+      expect(sessions.get(0)?.sessionId).toMatch(/.+/);
+      const second = await startBot(sandbox, [`${FIXTURES}/behaviour`], { overrides, gateway: { sessionStore: store }, observeDispatch: observe('second') });
+      expect(second.runtime.gateway.status()[0]!.sessionId).toBe(sessions.get(0)!.sessionId);
+      await new Promise((r) => setTimeout(r, 300));
+      streaming = false;
+      await stream;
+      await until(() => records.every((r) => r.callbacks.length === 1), 'every interaction answered', 15_000);
+      expect(records.length).toBeGreaterThan(10);
+      for (const record of records) {
+        expect(record.callbacks, `interaction ${record.id}`).toEqual([{ type: 4, data: { content: 'finally' } }]);
+        expect(handledBy.get(record.id), `runtimes that handled ${record.id}`).toHaveLength(1);
+      }
+      // Both runtimes answered some: the stream really crossed the restart.
+      const by = [...handledBy.values()].map((v) => v[0]);
+      expect(by).toContain('first');
+      expect(by).toContain('second');
+    } finally {
+      await stopAll();
+      await sandbox.close();
+    }
   });
 });
 

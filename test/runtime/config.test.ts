@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, afterEach } from 'vitest';
-import { ConfigError, intentBits, loadConfig } from '../../src/runtime/config.js';
+import { ConfigError, intentBits, loadConfig, usesEmbeddedSandbox } from '../../src/runtime/config.js';
 import { clearSecrets, redact } from '../../src/util/redact.js';
 
 function configDir(files: Record<string, unknown>): string {
@@ -93,6 +93,26 @@ describe('loadConfig', () => {
     const problems = problemsOf(() => loadConfig({ cwd, env: { GATEHOUSE_HTTP_HOST: '10.0.0.5' } }));
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^http\.host \(from environment variable GATEHOUSE_HTTP_HOST\): .*127\.0\.0\.1.*got "10\.0\.0\.5"/);
+  });
+
+  it('decides on the embedded sandbox: without a token in development, never silently in production', () => {
+    const at = (env: NodeJS.ProcessEnv) => loadConfig({ cwd: process.cwd(), env });
+    expect(at({}).sandbox.mode).toBe('auto');
+    expect(usesEmbeddedSandbox(at({}), false)).toBe(true);
+    expect(usesEmbeddedSandbox(at({ DISCORD_TOKEN: 'a.b.c' }), true)).toBe(false);
+    expect(problemsOf(() => usesEmbeddedSandbox(at({}), true))).toEqual([
+      expect.stringMatching(/^token: DISCORD_TOKEN is not set\. In production \(NODE_ENV=production\) .* GATEHOUSE_SANDBOX=embedded/),
+    ]);
+    expect(usesEmbeddedSandbox(at({ GATEHOUSE_SANDBOX: 'embedded' }), true)).toBe(true);
+    expect(problemsOf(() => usesEmbeddedSandbox(at({ GATEHOUSE_SANDBOX: 'embedded', DISCORD_TOKEN: 'a.b.c' }), false))).toEqual([
+      expect.stringMatching(/^sandbox\.mode: "embedded" .* unset one of them$/),
+    ]);
+    expect(problemsOf(() => usesEmbeddedSandbox(at({ GATEHOUSE_SANDBOX: 'off' }), false))).toEqual([
+      expect.stringMatching(/^token: DISCORD_TOKEN is not set and sandbox\.mode is "off"/),
+    ]);
+    expect(problemsOf(() => at({ GATEHOUSE_SANDBOX: 'yes' }))).toEqual([
+      expect.stringMatching(/^sandbox\.mode \(from environment variable GATEHOUSE_SANDBOX\): .*"auto".*"embedded".*"off".*; got "yes"$/),
+    ]);
   });
 
   it('reports unreadable JSON with the file name', () => {

@@ -24,7 +24,14 @@ delete env.REDIS_URL;
 let bot: ChildProcess | null = null;
 
 afterAll(() => {
-  if (bot?.pid !== undefined && bot.exitCode === null) process.kill(-bot.pid, 'SIGKILL');
+  // npm may have ended by the signal (signalCode set, exitCode null) with its group already gone.
+  if (bot?.pid !== undefined && bot.exitCode === null && bot.signalCode === null) {
+    try {
+      process.kill(-bot.pid, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+  }
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -81,4 +88,59 @@ describe('npm start', () => {
     expect(existsSync(env.GATEHOUSE_SANDBOX_STATE!)).toBe(false);
     expect(out).not.toMatch(/"level":(50|60)/);
   }, 120_000);
+});
+
+describe('gatehouse start in production (NODE_ENV=production)', () => {
+  const cli = ['--import', 'tsx', '--conditions=gatehouse-source', 'src/cli.ts', 'start'];
+  const production = (extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
+    const base: NodeJS.ProcessEnv = { ...env, NODE_ENV: 'production' };
+    delete base.GATEHOUSE_SANDBOX;
+    return { ...base, ...extra };
+  };
+
+  it('refuses to start without DISCORD_TOKEN: a configuration error naming the way out, exit 2, nothing started', async () => {
+    const child = spawn(process.execPath, cli, { cwd: ROOT, env: production({}) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolvePromise, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`no exit within 60 s; stdout: ${stdout}; stderr: ${stderr}`));
+      }, 60_000);
+      child.on('exit', (c) => {
+        clearTimeout(timer);
+        resolvePromise(c);
+      });
+    });
+    expect(code, stderr).toBe(2);
+    expect(stderr).toContain('DISCORD_TOKEN is not set. In production (NODE_ENV=production) gatehouse does not fall back to the embedded sandbox');
+    expect(stderr).toContain('GATEHOUSE_SANDBOX=embedded');
+    expect(stdout).not.toContain('gatehouse is running');
+  }, 90_000);
+
+  it('runs on the sandbox when asked for explicitly (GATEHOUSE_SANDBOX=embedded), and stops on SIGTERM with exit 0', async () => {
+    const child = spawn(process.execPath, cli, {
+      cwd: ROOT,
+      env: production({ GATEHOUSE_SANDBOX: 'embedded', GATEHOUSE_SANDBOX_STATE: join(dir, 'embedded.json') }),
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<{ code: number | null; signal: string | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!out.includes('Stop with Ctrl+C.')) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`did not come up:\n${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(out).toMatch(/gatehouse is running on the local sandbox/);
+      child.kill('SIGTERM');
+      const result = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
+      expect(result).toEqual({ code: 0, signal: null });
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 90_000);
 });
