@@ -17,7 +17,7 @@ import {
 import { ShardManager, type DispatchHook, type ShardManagerOptions } from '../gateway/index.js';
 import { InteractionRouter } from '../interactions/router.js';
 import { PluginHost } from '../plugins/host.js';
-import { getCurrentApplication, RestClient, type RestClientOptions } from '../rest/index.js';
+import { getCurrentApplication, RestClient, RestError, type RestClientOptions } from '../rest/index.js';
 import type { Sandbox } from '../sandbox/contract.js';
 import { registerSecret } from '../util/redact.js';
 import { intentBits, LOOPBACK_HOSTS, type Config } from './config.js';
@@ -25,6 +25,7 @@ import { logSyncResult, syncPluginCommands, type CommandSyncResult } from './com
 import { OpsServer, type Readiness } from './http-server.js';
 import { createMetrics, type RuntimeMetrics } from './metrics.js';
 import { createLogger } from './logger.js';
+import { StartupError } from './startup-error.js';
 import { gatewayBotPort, interactionTransport } from './rest-adapters.js';
 
 export interface RuntimeOptions {
@@ -47,6 +48,15 @@ export interface RuntimeOptions {
 
 export type RuntimeState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped';
 
+/** Who the bot is and what its shards hold, from READY (the "logged in as" line). */
+export interface ReadyInfo {
+  userId: string;
+  username: string;
+  /** Guilds in READY, summed over this process's shards. */
+  guilds: number;
+  shards: number;
+}
+
 export class Runtime {
   readonly config: Config;
   readonly log: Logger;
@@ -68,6 +78,8 @@ export class Runtime {
   private ops: OpsServer | null = null;
   private metrics: RuntimeMetrics | null = null;
   private opsAddressValue: { host: string; port: number } | null = null;
+  /** READY of each shard: the bot user and its guild count. */
+  private readonly readyShards = new Map<number, { userId: string; username: string; guilds: number }>();
 
   constructor(private readonly options: RuntimeOptions) {
     this.config = options.config;
@@ -118,6 +130,18 @@ export class Runtime {
   get opsAddress(): { host: string; port: number } | null {
     return this.opsAddressValue;
   }
+  /** True when there is no token and the runtime runs against its own (embedded) sandbox. */
+  get embedded(): boolean {
+    return this.config.token === undefined;
+  }
+  /** The bot and its guilds as the READYs of this process's shards said (null before the first READY). */
+  get readyInfo(): ReadyInfo | null {
+    const shards = [...this.readyShards.values()];
+    const first = shards[0];
+    if (first === undefined) return null;
+    return { userId: first.userId, username: first.username, guilds: shards.reduce((n, s) => n + s.guilds, 0), shards: shards.length };
+  }
+
   /** Components that may not exist yet (metrics and readiness read them at any time). */
   get parts(): { rest: RestClient | null; cache: Cache | null; gateway: ShardManager | null } {
     return { rest: this.restValue, cache: this.cacheValue, gateway: this.gatewayValue };
@@ -142,14 +166,30 @@ export class Runtime {
     const http = this.config.http;
     if (!http.enabled || this.ops !== null) return;
     this.metrics = createMetrics(this);
-    const ops = new OpsServer({
-      host: http.host,
-      port: http.port,
-      registry: this.metrics.registry,
-      readiness: () => this.readiness(),
-      log: this.log.child({ component: 'http' }),
-    });
-    this.opsAddressValue = await ops.listen();
+    const make = (port: number): OpsServer =>
+      new OpsServer({
+        host: http.host,
+        port,
+        registry: this.metrics!.registry,
+        readiness: () => this.readiness(),
+        log: this.log.child({ component: 'http' }),
+      });
+    let ops = make(http.port);
+    try {
+      this.opsAddressValue = await ops.listen();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      const where = `${http.host}:${http.port}`;
+      if (!this.embedded) {
+        throw new StartupError(
+          `the health and metrics port ${where} is in use (is another gatehouse running?). Set http.port in config/local.json or GATEHOUSE_HTTP_PORT to a free port (0 picks one), or http.enabled to false`,
+        );
+      }
+      // On the embedded sandbox (a second checkout, a second `npm start`) any free port will do.
+      ops = make(0);
+      this.opsAddressValue = await ops.listen();
+      this.log.warn(`port ${where} is in use; health and metrics moved to port ${this.opsAddressValue.port} (set GATEHOUSE_HTTP_PORT to choose)`);
+    }
     this.ops = ops;
     const { host, port } = this.opsAddressValue;
     if (!LOOPBACK_HOSTS.has(http.host)) {
@@ -186,7 +226,16 @@ export class Runtime {
       ...this.options.rest,
     });
     this.metrics?.attach();
-    this.applicationIdValue = this.config.applicationId ?? (await getCurrentApplication(this.restValue)).id;
+    try {
+      this.applicationIdValue = this.config.applicationId ?? (await getCurrentApplication(this.restValue)).id;
+    } catch (err) {
+      if (err instanceof RestError && err.status === 401) {
+        throw new StartupError(
+          `the token was rejected: GET ${apiUrl}/applications/@me answered 401 Unauthorized. Check DISCORD_TOKEN (the bot token from the Developer Portal, without "Bot "), and DISCORD_API_URL if it is set`,
+        );
+      }
+      throw err;
+    }
   }
 
   /** Load plugins (without running setup). */
@@ -203,6 +252,7 @@ export class Runtime {
         requestMembers: (o) => this.gateway.requestMembers(o),
       },
       pluginConfig: this.config.plugins.config,
+      pluginEnvironment: this.config.pluginEnvironment ?? [],
       disabled: this.config.plugins.disabled,
       ...(this.options.cwd !== undefined ? { cwd: this.options.cwd } : {}),
     });
@@ -223,6 +273,7 @@ export class Runtime {
       applicationId: this.applicationId,
       ...(this.config.commands.devGuildId !== undefined ? { devGuildId: this.config.commands.devGuildId } : {}),
       dryRun: options.dryRun === true,
+      partial: this.embedded,
       log: this.log.child({ component: 'commands' }),
     });
     if (options.quiet !== true) logSyncResult(result, this.log.child({ component: 'commands' }));
@@ -301,6 +352,13 @@ export class Runtime {
         });
       }
       await manager.start();
+      const info = this.readyInfo;
+      if (info !== null) {
+        this.log.info(
+          { userId: info.userId, guilds: info.guilds, shards: info.shards },
+          `ready: logged in as ${info.username} (id ${info.userId}), ${info.guilds} guild${info.guilds === 1 ? '' : 's'} on ${info.shards} shard${info.shards === 1 ? '' : 's'}`,
+        );
+      }
       if (coordinator !== null) {
         coordinator.manage({
           start: (id) => manager.addShard(id),
@@ -387,8 +445,18 @@ export class Runtime {
     this.dispatchCount++;
     this.cacheValue?.apply(t, d);
     if (t === 'INTERACTION_CREATE') this.routeInteraction(d as APIInteraction);
+    else if (t === 'READY') this.noteReady(shardId, d);
     this.hostValue?.dispatch(shardId, t, d);
     this.options.observeDispatch?.(shardId, t, d, s);
+  }
+
+  private noteReady(shardId: number, d: unknown): void {
+    const ready = d as { user?: { id?: unknown; username?: unknown }; guilds?: unknown };
+    this.readyShards.set(shardId, {
+      userId: String(ready.user?.id ?? ''),
+      username: String(ready.user?.username ?? ''),
+      guilds: Array.isArray(ready.guilds) ? ready.guilds.length : 0,
+    });
   }
 
   private routeInteraction(interaction: APIInteraction): void {

@@ -7,11 +7,14 @@ import type { ComponentOptions, ModalSubmitOptions } from '../contract.js';
 import type { SandboxCore } from '../core.js';
 import { SandboxError } from '../errors.js';
 import { channelObject } from '../state/serialize.js';
-import { addRole, addUser, envelope, sceneOf, type Resolved } from './invoke.js';
+import { addRole, addUser, envelope, guessContentType, matchesFileType, sceneOf, type Resolved, type Scene } from './invoke.js';
 import type { Json } from './messages.js';
 import { InteractionType, type InteractionMeta, type SandboxInteraction } from './store.js';
 
-const Component = { ACTION_ROW: 1, BUTTON: 2, STRING_SELECT: 3, TEXT_INPUT: 4, USER_SELECT: 5, ROLE_SELECT: 6, MENTIONABLE_SELECT: 7, CHANNEL_SELECT: 8, LABEL: 18 } as const;
+const Component = { ACTION_ROW: 1, BUTTON: 2, STRING_SELECT: 3, TEXT_INPUT: 4, USER_SELECT: 5, ROLE_SELECT: 6, MENTIONABLE_SELECT: 7, CHANNEL_SELECT: 8, LABEL: 18, FILE_UPLOAD: 19 } as const;
+
+/** A modal's file upload takes 0 to 10 files (spec §8). */
+const MAX_UPLOAD_FILES = 10;
 
 function invalid(message: string): SandboxError {
   return new SandboxError('INVALID_OPTION', message);
@@ -52,6 +55,21 @@ function parentUser(record: SandboxInteraction): string {
   return p.member?.user?.id ?? p.user?.id ?? '';
 }
 
+/** Resolved data for a value picked in a user, role, mentionable or channel select. */
+function resolvePicked(core: SandboxCore, scene: Scene, type: number, v: string, resolved: Resolved, customId: string): void {
+  if (type === Component.USER_SELECT) addUser(core, scene, v, resolved, customId);
+  else if (type === Component.ROLE_SELECT) addRole(scene, v, resolved, customId);
+  else if (type === Component.MENTIONABLE_SELECT) {
+    if (scene.guild?.roles.some((r) => r.id === v)) addRole(scene, v, resolved, customId);
+    else addUser(core, scene, v, resolved, customId);
+  } else if (type === Component.CHANNEL_SELECT) {
+    const channel = scene.guild?.channels.find((c) => c.id === v);
+    if (!scene.guild || !channel) throw invalid(`${customId}: no channel ${v} here`);
+    const c = channelObject(channel, scene.guild.id);
+    resolved.channels[v] = { id: v, name: c.name, type: c.type, permissions: scene.memberPermissions.toString(), guild_id: scene.guild.id, parent_id: c.parent_id, flags: 0 };
+  }
+}
+
 export function buildComponentInteraction(core: SandboxCore, o: ComponentOptions): Built {
   const found = core.interactions.findMessage(o.messageId);
   if (!found) throw new SandboxError('UNKNOWN_INTERACTION', `no message ${o.messageId} was sent by the app through an interaction`);
@@ -76,19 +94,7 @@ export function buildComponentInteraction(core: SandboxCore, o: ComponentOptions
       const allowed = Array.isArray(component.options) ? (component.options as Json[]).map((x) => x.value) : [];
       for (const v of values) if (!allowed.includes(v)) throw invalid(`'${v}' is not an option of select '${o.customId}'`);
     } else {
-      for (const v of values) {
-        if (type === Component.USER_SELECT) addUser(core, scene, v, resolved, o.customId);
-        else if (type === Component.ROLE_SELECT) addRole(scene, v, resolved, o.customId);
-        else if (type === Component.MENTIONABLE_SELECT) {
-          if (scene.guild?.roles.some((r) => r.id === v)) addRole(scene, v, resolved, o.customId);
-          else addUser(core, scene, v, resolved, o.customId);
-        } else if (type === Component.CHANNEL_SELECT) {
-          const channel = scene.guild?.channels.find((c) => c.id === v);
-          if (!scene.guild || !channel) throw invalid(`${o.customId}: no channel ${v} here`);
-          const c = channelObject(channel, scene.guild.id);
-          resolved.channels[v] = { id: v, name: c.name, type: c.type, permissions: scene.memberPermissions.toString(), guild_id: scene.guild.id, parent_id: c.parent_id, flags: 0 };
-        }
-      }
+      for (const v of values) resolvePicked(core, scene, type, v, resolved, o.customId);
     }
     data.values = values;
     const r = usedResolved(resolved);
@@ -119,12 +125,48 @@ export function buildModalSubmit(core: SandboxCore, o: ModalSubmitOptions): Buil
   if (!record) throw new SandboxError('UNKNOWN_INTERACTION', `unknown interaction ${o.interactionId}`);
   const modal = record.callbacks[0];
   if (!modal || modal.type !== 9 || !modal.data) throw invalid(`interaction ${o.interactionId} was not answered with a modal`);
-  const given = { ...o.values };
+  const given = new Map(Object.entries(o.values));
   const rows: Json[] = [];
+  const scene = sceneOf(core, record.meta.guildId, parentUser(record), record.meta.channelId);
+  const resolved = emptyResolved();
   const answer = (input: Json): Json => {
     const customId = String(input.custom_id);
-    const raw = given[customId];
-    delete given[customId];
+    const raw = given.get(customId);
+    given.delete(customId);
+    const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+    if (input.type === Component.FILE_UPLOAD) {
+      // Values name files; the client uploads them and the submission carries attachment ids.
+      const min = typeof input.min_values === 'number' ? input.min_values : 1;
+      const max = typeof input.max_values === 'number' ? input.max_values : 1;
+      const required = input.required !== false;
+      if (list.length === 0 && required && min > 0) throw invalid(`modal field '${customId}' is required (a file upload of ${min}-${max} files)`);
+      if (list.length > 0 && (list.length < min || list.length > Math.min(max, MAX_UPLOAD_FILES))) {
+        throw invalid(`modal field '${customId}' takes ${min}-${Math.min(max, MAX_UPLOAD_FILES)} files; got ${list.length}`);
+      }
+      const fileTypes = Array.isArray(input.file_types) ? (input.file_types as string[]) : null;
+      const ids = list.map((filename) => {
+        const contentType = guessContentType(filename);
+        if (fileTypes && fileTypes.length > 0 && !fileTypes.some((t) => matchesFileType(t, filename, contentType))) {
+          throw invalid(`modal field '${customId}' accepts ${fileTypes.join(', ')}; '${filename}' is ${contentType}`);
+        }
+        const id = core.store.ids.next();
+        const url = `https://cdn.sandbox.invalid/ephemeral-attachments/${id}/${encodeURIComponent(filename)}`;
+        resolved.attachments[id] = { id, filename, size: 1024, url, proxy_url: url, content_type: contentType, ephemeral: true };
+        return id;
+      });
+      return { type: Component.FILE_UPLOAD, id: input.id, custom_id: customId, values: ids };
+    }
+    if (
+      input.type === Component.USER_SELECT ||
+      input.type === Component.ROLE_SELECT ||
+      input.type === Component.MENTIONABLE_SELECT ||
+      input.type === Component.CHANNEL_SELECT
+    ) {
+      const required = input.required !== false;
+      if (required && list.length === 0) throw invalid(`modal field '${customId}' is required`);
+      for (const v of list) resolvePicked(core, scene, input.type, v, resolved, customId);
+      return { type: input.type, custom_id: customId, values: list };
+    }
     if (input.type === Component.STRING_SELECT) {
       const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
       const required = input.required !== false;
@@ -151,11 +193,12 @@ export function buildModalSubmit(core: SandboxCore, o: ModalSubmitOptions): Buil
       rows.push({ type: Component.LABEL, component: answer(top.component) });
     }
   }
-  const extra = Object.keys(given);
+  const extra = [...given.keys()];
   if (extra.length > 0) throw invalid(`the modal has no field '${extra[0]!}'`);
 
-  const scene = sceneOf(core, record.meta.guildId, parentUser(record), record.meta.channelId);
   const data: Json = { custom_id: modal.data.custom_id, components: rows };
+  const r = usedResolved(resolved);
+  if (r) data.resolved = r;
   const message = record.meta.sourceMessage;
   const integration = record.meta.integration;
   const { id, token, payload } = envelope(core, scene, { type: InteractionType.MODAL_SUBMIT, data, integration, locale: o.locale, ...(message ? { message } : {}) });

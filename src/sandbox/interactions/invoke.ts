@@ -482,12 +482,12 @@ const EXT_TYPES: Record<string, string> = {
   zip: 'application/zip',
 };
 
-function guessContentType(filename: string): string {
+export function guessContentType(filename: string): string {
   const ext = filename.includes('.') ? filename.split('.').pop()!.toLowerCase() : '';
   return EXT_TYPES[ext] ?? 'application/octet-stream';
 }
 
-function matchesFileType(fileType: string, filename: string, contentType: string): boolean {
+export function matchesFileType(fileType: string, filename: string, contentType: string): boolean {
   if (fileType.startsWith('.')) return filename.toLowerCase().endsWith(fileType.toLowerCase());
   return contentType.startsWith(`${fileType}/`);
 }
