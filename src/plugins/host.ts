@@ -181,8 +181,11 @@ export class PluginHost {
 
   /** Put a prepared plugin in place of `replacing` (or at the end), with its listeners and custom_ids. */
   commit(hosted: HostedPlugin, replacing: HostedPlugin | null): void {
+    const at = replacing === null ? -1 : this.plugins.indexOf(replacing);
     if (replacing !== null) this.remove(replacing);
-    this.plugins.push(hosted);
+    // A new version keeps its place in load order (setup, teardown and events go in that order).
+    if (at >= 0) this.plugins.splice(at, 0, hosted);
+    else this.plugins.push(hosted);
     for (const [event, handler] of Object.entries(hosted.definition.on ?? {})) {
       const name = event as PluginEventName;
       let list = this.listeners.get(name);

@@ -94,7 +94,7 @@ export function partitionValid(
   options: Parameters<PluginHost['validateCommands']>[0],
 ): { valid: HostedPlugin[]; skipped: SkippedPlugin[] } {
   let valid = [...host.loaded];
-  const skipped: SkippedPlugin[] = host.loadFailures.map((f) => ({ plugin: null, file: f.source.label, reasons: [f.error.message] }));
+  const skipped: SkippedPlugin[] = host.loadFailures.map((f) => ({ plugin: null, file: f.source.label, reasons: [withoutLabel(f.error.message, f.source.label)] }));
   for (let round = 0; round <= host.loaded.length; round++) {
     const problems = host.validateCommands(options, valid);
     if (problems.length === 0) break;
@@ -109,6 +109,12 @@ export function partitionValid(
     valid = all ? [] : valid.filter((p) => !bad.has(p.name));
   }
   return { valid, skipped };
+}
+
+/** A load error's message without the file label it starts with (the skipped entry names the file). */
+function withoutLabel(message: string, label: string): string {
+  const text = message.startsWith(`${label}:`) ? message.slice(label.length + 1) : message;
+  return text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0).join('; ');
 }
 
 export async function syncPluginCommands(options: CommandSyncOptions): Promise<CommandSyncResult> {

@@ -12,6 +12,7 @@ import type { CommandPermissionStore } from './state/command-permissions.js';
 import type { CommandRegistry } from './state/commands.js';
 import type { OAuthStore } from './state/oauth.js';
 import type { SandboxStore } from './state/store.js';
+import type { RequestJournal } from './rest/journal.js';
 
 export interface SandboxUrls {
   /** http://127.0.0.1:PORT/api/v10 */
@@ -47,5 +48,7 @@ export interface SandboxCore {
   readonly urls: SandboxUrls;
   readonly botToken: string;
   readonly clientSecret: string;
+  /** REST requests answered, for the admin API. */
+  readonly journal: RequestJournal;
   applicationFlags(): number;
 }

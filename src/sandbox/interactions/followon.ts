@@ -36,6 +36,31 @@ function* walk(nodes: unknown): Generator<Json> {
   }
 }
 
+/**
+ * The newest message the app sent through an interaction that holds a component with this custom_id (so a
+ * click needs no message id), or undefined.
+ */
+export function findComponentMessage(core: SandboxCore, customId: string): string | undefined {
+  const records = core.interactions.all();
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i]!;
+    for (const message of [...r.followups].reverse().concat(r.original ? [r.original] : [])) {
+      if ([...walk(message.components)].some((c) => c.custom_id === customId)) return message.id as string;
+    }
+  }
+  return undefined;
+}
+
+/** The newest interaction answered with a modal (with this modal custom_id, when given). */
+export function findModalInteraction(core: SandboxCore, customId?: string): string | undefined {
+  const records = core.interactions.all();
+  for (let i = records.length - 1; i >= 0; i--) {
+    const first = records[i]!.callbacks[0];
+    if (first?.type === 9 && (customId === undefined || first.data?.custom_id === customId)) return records[i]!.id;
+  }
+  return undefined;
+}
+
 interface Built {
   meta: InteractionMeta;
   guildId: string | null;
