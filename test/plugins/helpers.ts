@@ -19,11 +19,14 @@ export class LogSink extends Writable {
   }
 }
 
-export async function newSandbox(): Promise<Sandbox> {
+export async function newSandbox(options: { roomyBuckets?: boolean } = {}): Promise<Sandbox> {
+  // Roomy buckets for tests that make many requests of one route (a bot answering every event alike).
+  const roomy = { limit: 1_000, windowMs: 1_000 };
   return createSandbox({
     activities: true,
     seed: { guilds: 2, membersPerGuild: 10 },
     gateway: { identifyWindowMs: 50, heartbeatIntervalMs: 5_000 },
+    ...(options.roomyBuckets === true ? { rest: { buckets: { 'applications.me': roomy, 'interaction.callback': roomy, webhook: roomy } } } : {}),
   });
 }
 

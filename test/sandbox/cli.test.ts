@@ -103,7 +103,9 @@ describe('gatehouse sandbox invoke', () => {
     const code = await run(['invoke', 'roll', 'sides:20', '--state-file', statePath], io);
     expect(io.errors).toEqual([]);
     expect(code).toBe(0);
-    expect(io.lines[0]).toMatch(/^\/roll sides:20 {2}-> {2}interaction \d+ in guild \d+$/);
+    // Every verb says which sandbox it talked to first.
+    expect(io.lines[0]).toBe(`sandbox ${info.admin} (pid ${process.pid}, gatehouse sandbox, in ${process.cwd()})`);
+    expect(io.lines[1]).toMatch(/^\/roll sides:20 {2}-> {2}interaction \d+ in guild \d+$/);
     expect(io.lines).toContain('response: CHANNEL_MESSAGE_WITH_SOURCE (4)');
     expect(io.lines).toContain('  You rolled sides=20');
   });
