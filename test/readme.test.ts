@@ -8,21 +8,7 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from './plugins/helpers.js';
-
-/** The ```ts blocks of a markdown text, with the line each starts on. */
-export function typescriptBlocks(markdown: string): Array<{ line: number; code: string }> {
-  const blocks: Array<{ line: number; code: string }> = [];
-  const lines = markdown.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\s*$/.test(lines[i]!)) continue;
-    const start = i + 1;
-    let end = start;
-    while (end < lines.length && !lines[end]!.startsWith('```')) end++;
-    blocks.push({ line: start + 1, code: lines.slice(start, end).join('\n') });
-    i = end;
-  }
-  return blocks;
-}
+import { typescriptBlocks } from './helpers/markdown.js';
 
 // Inside the package (so 'gatehouse' resolves as it does for plugins) but outside the type-checked folders.
 const scratch = join(ROOT, '.gatehouse-tmp');

@@ -46,6 +46,8 @@ export interface CommandSyncOptions {
   dryRun?: boolean;
   /** Skip broken plugins instead of syncing nothing (the embedded sandbox only). */
   partial?: boolean;
+  /** What is known of the application already (it does not change while the process runs). */
+  facts?: ApplicationFacts;
   log: Logger;
 }
 
@@ -123,7 +125,7 @@ export async function syncPluginCommands(options: CommandSyncOptions): Promise<C
   let plugins = host.loaded;
   let skipped: SkippedPlugin[] = [];
   if (options.partial === true) {
-    const facts = await applicationFacts(options.rest, log);
+    const facts = options.facts ?? (await applicationFacts(options.rest, log));
     ({ valid: plugins, skipped } = partitionValid(host, { ...devOptions, ...facts }));
   } else {
     if (host.loadFailures.length > 0) {
@@ -131,7 +133,7 @@ export async function syncPluginCommands(options: CommandSyncOptions): Promise<C
       const files = host.loadFailures.map((f) => f.source.label).join(', ');
       return { status: 'blocked', reason: `plugins failed to load (${files}); their commands are left as they are` };
     }
-    const facts = await applicationFacts(options.rest, log);
+    const facts = options.facts ?? (await applicationFacts(options.rest, log));
     const problems = host.validateCommands({ ...devOptions, ...facts });
     if (problems.length > 0) return { status: 'invalid', problems };
   }

@@ -183,10 +183,8 @@ export class DevReloader {
       (outcome.ok ? changed : failed).push(...outcome.lines);
     }
 
-    let synced = false;
-    if (changed.length > 0 || failed.length > 0) {
-      synced = await this.sync(changed, failed);
-    }
+    // Only a change that took effect can change what is registered.
+    const synced = changed.length > 0 ? await this.sync(changed, failed) : false;
     const versions = versionsLoaded();
     if (versions >= VERSION_WARNING && !this.warnedVersions) {
       this.warnedVersions = true;

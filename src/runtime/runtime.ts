@@ -21,7 +21,7 @@ import { getCurrentApplication, RestClient, RestError, type RestClientOptions } 
 import type { Sandbox } from '../sandbox/contract.js';
 import { registerSecret } from '../util/redact.js';
 import { intentBits, LOOPBACK_HOSTS, type Config } from './config.js';
-import { logSyncResult, syncPluginCommands, type CommandSyncResult } from './command-sync.js';
+import { applicationFacts, logSyncResult, syncPluginCommands, type ApplicationFacts, type CommandSyncResult } from './command-sync.js';
 import { OpsServer, type Readiness } from './http-server.js';
 import { createMetrics, type RuntimeMetrics } from './metrics.js';
 import { createLogger } from './logger.js';
@@ -71,6 +71,8 @@ export class Runtime {
   private clusterValue: ClusterCoordinator | null = null;
   private applicationIdValue: string | null = null;
   private syncValue: CommandSyncResult | null = null;
+  /** The application's facts for validation, read once (a dev reload syncs again and again). */
+  private factsValue: ApplicationFacts | null = null;
   /** Interactions being handled; shutdown waits for them. */
   private readonly inFlight = new Set<Promise<void>>();
   private acceptingInteractions = false;
@@ -267,6 +269,7 @@ export class Runtime {
    */
   async syncCommands(options: { dryRun?: boolean; quiet?: boolean } = {}): Promise<CommandSyncResult> {
     const host = await this.loadPlugins();
+    this.factsValue ??= await applicationFacts(this.rest, this.log.child({ component: 'commands' }));
     const result = await syncPluginCommands({
       host,
       rest: this.rest,
@@ -274,6 +277,7 @@ export class Runtime {
       ...(this.config.commands.devGuildId !== undefined ? { devGuildId: this.config.commands.devGuildId } : {}),
       dryRun: options.dryRun === true,
       partial: this.embedded,
+      facts: this.factsValue,
       log: this.log.child({ component: 'commands' }),
     });
     if (options.quiet !== true) logSyncResult(result, this.log.child({ component: 'commands' }));
