@@ -77,7 +77,9 @@ describe('a newcomer, from README alone', () => {
         expect(example).not.toMatch(/[<>|;&]/);
         const r = await asPrinted(example);
         expect(r.code, `${example}\n${r.stdout}\n${r.stderr}`).toBe(0);
-        expect(r.stdout.split('\n')[0]).toMatch(new RegExp(`^sandbox http://127\\.0\\.0\\.1:\\d+/_sandbox \\(pid \\d+, gatehouse start, in ${clone.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)$`));
+        // After npm's own header, the first line says which sandbox answered: this clone's.
+        const first = r.stdout.split('\n').find((l) => l.startsWith('sandbox '));
+        expect(first).toMatch(new RegExp(`^sandbox http://127\\.0\\.0\\.1:\\d+/_sandbox \\(pid \\d+, gatehouse start, in ${clone.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)$`));
         expect(r.stdout).toMatch(/response: /);
       }
     });
@@ -105,6 +107,8 @@ describe('a newcomer, from README alone', () => {
       expect(wave.stdout).toContain('response: UPDATE_MESSAGE (7)');
       expect(wave.stdout).toMatch(/ {2}world waved back at \S+!/);
 
+      // The wave removed the buttons from that message: a new greeting brings them back.
+      await asPrinted('npm run gatehouse -- sandbox invoke greet hello who:again');
       const note = await asPrinted('npm run gatehouse -- sandbox click note');
       expect(note.stdout).toContain('response: MODAL (9)');
       expect(note.stdout).toContain('  submit: npm run gatehouse -- sandbox modal text:TEXT');
