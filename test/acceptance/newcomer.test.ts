@@ -72,16 +72,21 @@ describe('a newcomer, from README alone', () => {
     const examples = lines.filter((l) => l.startsWith('npm run gatehouse -- sandbox invoke '));
     expect(examples.length).toBe(6);
     await timed('examples', async () => {
-      for (const example of examples) {
-        // Shell-safe as printed: no placeholders a shell would take for redirections.
-        expect(example).not.toMatch(/[<>|;&]/);
-        const r = await asPrinted(example);
-        expect(r.code, `${example}\n${r.stdout}\n${r.stderr}`).toBe(0);
-        // After npm's own header, the first line says which sandbox answered: this clone's.
-        const first = r.stdout.split('\n').find((l) => l.startsWith('sandbox '));
-        expect(first).toMatch(new RegExp(`^sandbox http://127\\.0\\.0\\.1:\\d+/_sandbox \\(pid \\d+, gatehouse start, in ${clone.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)$`));
-        expect(r.stdout).toMatch(/response: /);
-      }
+      // Three at a time: most of each run is starting npm and tsx.
+      const queue = [...examples];
+      const worker = async (): Promise<void> => {
+        for (let example = queue.shift(); example !== undefined; example = queue.shift()) {
+          // Shell-safe as printed: no placeholders a shell would take for redirections.
+          expect(example).not.toMatch(/[<>|;&]/);
+          const r = await asPrinted(example);
+          expect(r.code, `${example}\n${r.stdout}\n${r.stderr}`).toBe(0);
+          // After npm's own header, the first line says which sandbox answered: this clone's.
+          const first = r.stdout.split('\n').find((l) => l.startsWith('sandbox '));
+          expect(first).toMatch(new RegExp(`^sandbox http://127\\.0\\.0\\.1:\\d+/_sandbox \\(pid \\d+, gatehouse start, in ${clone.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)$`));
+          expect(r.stdout).toMatch(/response: /);
+        }
+      };
+      await Promise.all([worker(), worker(), worker()]);
     });
     await bot!.stop();
     bot = null;
