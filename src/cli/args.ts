@@ -43,15 +43,12 @@ function usageLine(spec: VerbSpec): string {
 
 /** The help text of a verb, from its table. */
 export function helpText(spec: VerbSpec): string {
-  const lines = [usageLine(spec), '', spec.summary];
+  const lines = [usageLine(spec), '', spec.summary, '', 'options:'];
   const entries = Object.entries(spec.options);
-  if (entries.length > 0) {
-    lines.push('', 'options:');
-    const left = entries.map(([name, o]) => `  ${o.short !== undefined ? `-${o.short}, ` : ''}--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`);
-    const width = Math.max(...left.map((l) => l.length), 20) + 2;
-    entries.forEach(([, o], i) => lines.push(`${left[i]!.padEnd(width)}${o.help}${o.multiple === true ? ' (repeatable)' : ''}`));
-  }
-  lines.push(`  ${'-h, --help'.padEnd(Math.max(...entries.map(([n]) => n.length + 8), 20))}show this help`);
+  const left = entries.map(([name, o]) => `  ${o.short !== undefined ? `-${o.short}, ` : ''}--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`);
+  const width = Math.max(...left.map((l) => l.length), 12) + 2;
+  entries.forEach(([, o], i) => lines.push(`${left[i]!.padEnd(width)}${o.help}${o.multiple === true ? ' (repeatable)' : ''}`));
+  lines.push(`${'  -h, --help'.padEnd(width)}show this help`);
   if (spec.notes !== undefined && spec.notes.length > 0) lines.push('', ...spec.notes);
   return lines.join('\n');
 }

@@ -17,7 +17,7 @@ let guildId: string;
 
 beforeAll(async () => {
   sandbox = await newSandbox();
-  ({ runtime, logs } = await startBot(sandbox, [FIXTURE], { deferAfterMs: 150 }));
+  ({ runtime, logs } = await startBot(sandbox, [FIXTURE], { deferAfterMs: 800 }));
   guildId = sandbox.state.guildIds[0]!;
 });
 afterAll(async () => {
