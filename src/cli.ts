@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * gatehouse CLI: `start`, `sandbox`, `commands validate|diff|sync`.
+ * gatehouse CLI: `start`, `dev`, `check`, `sandbox ...`, `commands validate|diff|sync`.
  * Each verb lives in src/cli/<verb>.ts and is loaded only when used, so `commands validate` starts fast.
  */
 import { pathToFileURL } from 'node:url';
@@ -13,19 +13,26 @@ export interface CliIo {
 type Verb = (args: string[], io: CliIo) => Promise<number>;
 
 // A Map: the verb is whatever was typed (`gatehouse constructor` is an unknown verb, not Object).
-const VERBS = new Map<string, () => Promise<Verb>>([
+const VERBS: ReadonlyMap<string, () => Promise<Verb>> = new Map([
   ['start', async () => (await import('./cli/start.js')).run],
+  ['dev', async () => (await import('./cli/dev.js')).run],
+  ['check', async () => (await import('./cli/check.js')).run],
   ['sandbox', async () => (await import('./cli/sandbox.js')).run],
   ['commands', async () => (await import('./cli/commands.js')).run],
 ]);
 
-const USAGE = `usage: gatehouse <verb> [...]
+const USAGE = `usage: gatehouse <verb> [...]   (every verb takes --help)
 
   start                                  run the bot (the embedded sandbox when no DISCORD_TOKEN is set)
-  sandbox [invoke ...]                   run the local sandbox alone, or invoke a command against a running one
+  dev                                    run the bot and reload plugins as their files change
+  check                                  check the plugins offline: load, type-check, validate all commands
+  sandbox                                run the local sandbox alone
+  sandbox invoke|click|select|modal ...  act as a user against a running sandbox
+  sandbox member|entitlement|permissions ...
+                                         make an event happen in a running sandbox
   commands validate FILE [--scope global|guild]
                                          check a command list as it would be sent for one scope
-  commands diff                          print what a sync would change
+  commands diff [--exit-code]            print what a sync would change
   commands sync [--dry-run]              sync every plugin's commands`;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {

@@ -1,16 +1,36 @@
 /** Public API of gatehouse: what plugin authors and embedders import from 'gatehouse'. */
-export { definePlugin, defineCommand, defineSubcommand, type OptionsOf } from './plugins/define.js';
+export {
+  definePlugin,
+  defineCommand,
+  defineSubcommand,
+  defineSubcommandGroup,
+  defineButton,
+  defineSelect,
+  defineModal,
+  type OptionsOf,
+  type CustomIdParams,
+  type PluginSubcommand,
+  type PluginSubcommandGroup,
+  type SelectKind,
+} from './plugins/define.js';
 export type {
+  ComponentHandlerDefinition,
+  ModalHandlerDefinition,
   OptionBag,
   PluginAutocompleteContext,
   PluginCommand,
   PluginCommandContext,
+  PluginComponentContext,
+  PluginConfigSchema,
   PluginContext,
   PluginDefinition,
   PluginEventHandlers,
   PluginEventMap,
   PluginEventName,
+  PluginModalContext,
 } from './plugins/types.js';
+export type { ComponentKind, ComponentValuesByKind, ModalField } from './interactions/component-values.js';
+export { MessageLimitError, MESSAGE_LIMITS, type LimitProblem } from './interactions/message-limits.js';
 export type {
   OptionValue,
   ResolvedAttachment,

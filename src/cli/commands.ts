@@ -7,6 +7,7 @@
  * parsed, or on bad usage. FILE `-` reads standard input. Advisories (lintCommands) go to stderr as `warning: ...` and do not change the
  * exit code.
  */
+import { parseVerb, str, type VerbSpec } from './args.js';
 import { diffOrSync } from './commands-sync.js';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -20,13 +21,22 @@ import {
   type ScopeKind,
 } from '../commands/index.js';
 
-const USAGE = `usage: gatehouse commands <validate|diff|sync> ...
+const USAGE = `usage: gatehouse commands <validate|diff|sync> ...   (each takes --help)
 
   commands validate FILE [--scope global|guild]
       check FILE (a command object or an array, as sent for a bulk overwrite of one scope; default scope global)
       exit 0 valid, 1 invalid (one line per problem), 2 unreadable file or bad usage
-  commands diff              print what a sync would change
-  commands sync [--dry-run]  sync every plugin's commands`;
+  commands diff [--exit-code]  print what a sync would change (--exit-code: 1 when anything would change)
+  commands sync [--dry-run]    sync every plugin's commands`;
+
+const VALIDATE: VerbSpec = {
+  verb: 'commands validate',
+  args: 'FILE',
+  summary:
+    'Check FILE (a command object or an array, as sent for a bulk overwrite of one scope; - reads standard input). Exit 0 valid, 1 invalid (one line per problem), 2 unreadable file or bad usage.',
+  positionals: { min: 1, max: 1 },
+  options: { scope: { type: 'string', value: 'global|guild', help: 'the scope the list is for (default global)' } },
+};
 
 type Subverb = (args: string[], io: CliIo) => Promise<number>;
 
@@ -51,45 +61,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 }
 
 
-interface ValidateArgs {
-  file: string;
-  scope: ScopeKind;
-}
-
-function parseValidateArgs(args: string[]): ValidateArgs | string {
-  let file: string | undefined;
-  let scope: string = 'global';
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--scope') {
-      const v = args[++i];
-      if (v === undefined) return '--scope needs a value: global or guild';
-      scope = v;
-    } else if (a.startsWith('--scope=')) {
-      scope = a.slice('--scope='.length);
-    } else if (a.startsWith('-') && a !== '-') {
-      return `unknown option '${a}'`;
-    } else if (file === undefined) {
-      file = a;
-    } else {
-      return `unexpected argument '${a}' (one FILE only)`;
-    }
-  }
-  if (file === undefined) return 'FILE is required';
-  if (scope !== 'global' && scope !== 'guild') return `--scope must be global or guild, not '${scope}'`;
-  return { file, scope };
-}
-
 async function validate(args: string[], io: CliIo): Promise<number> {
-  if (args.includes('-h') || args.includes('--help')) {
-    io.out(USAGE);
-    return 0;
-  }
-  const parsed = parseValidateArgs(args);
-  if (typeof parsed === 'string') {
-    io.err(`gatehouse commands validate: ${parsed}\n${USAGE}`);
+  const parsedArgs = parseVerb(VALIDATE, args, io);
+  if (typeof parsedArgs === 'number') return parsedArgs;
+  const scopeArg = str(parsedArgs.values, 'scope') ?? 'global';
+  if (scopeArg !== 'global' && scopeArg !== 'guild') {
+    io.err(`gatehouse commands validate: --scope must be global or guild, not '${scopeArg}'`);
     return 2;
   }
+  const parsed: { file: string; scope: ScopeKind } = { file: parsedArgs.positionals[0]!, scope: scopeArg };
   const { file, scope } = parsed;
 
   let text: string;

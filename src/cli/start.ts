@@ -5,62 +5,27 @@
  * GATEHOUSE_SANDBOX=embedded asks for the sandbox on purpose.
  */
 import type { CliIo } from '../cli.js';
-import { CommandType } from '../commands/index.js';
-import type { PluginCommand } from '../plugins/types.js';
+import { parseVerb, type VerbSpec } from './args.js';
+import { printEmbeddedBanner, sampleUserId } from './banner.js';
+import { cli } from './hint.js';
 import { loadConfigFor } from './config.js';
 import { ConfigError, isProduction, usesEmbeddedSandbox } from '../runtime/config.js';
+import { StartupError } from '../runtime/startup-error.js';
 import { Runtime } from '../runtime/runtime.js';
 import { defaultStateFilePath, removeStateFile, writeStateFile, stateOf } from '../sandbox/statefile.js';
 
-/** How to run the CLI the way this process runs: compiled (the Docker image) or from sources (npm start). */
-const INVOKE = import.meta.url.includes('/dist/src/')
-  ? 'node dist/src/cli.js sandbox invoke'
-  : 'npm run gatehouse -- sandbox invoke';
+/** Kept for importers: the examples the banner prints now live in banner.ts. */
+export { invocationExamples } from './banner.js';
 
-/** An example invocation for each command, as `gatehouse sandbox invoke` takes it. */
-export function invocationExamples(
-  commands: readonly PluginCommand[],
-  sample: { userId?: string; messageId?: string } = {},
-): string[] {
-  const lines: string[] = [];
-  const quote = (s: string): string => (/\s/.test(s) ? `'${s}'` : s);
-  for (const c of commands) {
-    const type = c.type ?? CommandType.CHAT_INPUT;
-    if (type === CommandType.USER) lines.push(`${INVOKE} ${quote(c.name)} --type 2 --target ${sample.userId ?? '<user id>'}`);
-    // Without --target the sandbox makes up a message to target.
-    else if (type === CommandType.MESSAGE) lines.push(`${INVOKE} ${quote(c.name)} --type 3${sample.messageId !== undefined ? ` --target ${sample.messageId}` : ''}`);
-    else if (type === CommandType.PRIMARY_ENTRY_POINT) lines.push(`${INVOKE} ${quote(c.name)} --type 4`);
-    else {
-      const options = 'options' in c ? (c.options ?? []) : [];
-      const subs = options.filter((o) => o.type === 1 || o.type === 2);
-      if (subs.length === 0) {
-        const args = options.filter((o) => 'required' in o && o.required).map((o) => `${o.name}:<${o.name}>`);
-        lines.push([INVOKE, c.name, ...args].join(' '));
-        continue;
-      }
-      for (const sub of subs) {
-        const leaves = sub.type === 1 ? [[sub.name, sub.options ?? []] as const] : (sub.options ?? []).map((s) => [`${sub.name} ${s.name}`, s.options ?? []] as const);
-        for (const [path, opts] of leaves) {
-          const args = opts
-            .filter((o) => 'required' in o && o.required)
-            .map((o) => `${o.name}:${o.type === 4 || o.type === 10 ? '20' : `<${o.name}>`}`);
-          lines.push([INVOKE, c.name, path, ...args].join(' '));
-        }
-      }
-    }
-  }
-  return lines;
-}
+const START: VerbSpec = {
+  verb: 'start',
+  summary: 'Run the bot until SIGINT/SIGTERM (the embedded sandbox when no DISCORD_TOKEN is set). Configuration: config/*.json and environment variables (README).',
+  options: {},
+};
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  if (args.length > 0 && args[0] !== '--help') {
-    io.err(`gatehouse start: unexpected argument '${args[0]}'`);
-    return 2;
-  }
-  if (args[0] === '--help') {
-    io.out('usage: gatehouse start    (configuration: config/*.json and environment variables; see README)');
-    return 0;
-  }
+  const parsed = parseVerb(START, args, io);
+  if (typeof parsed === 'number') return parsed;
   const config = loadConfigFor('start', io);
   if (config === null) return 2;
   const production = isProduction();
@@ -99,7 +64,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   try {
     await runtime.start();
   } catch (err) {
-    log.error({ err }, 'startup failed');
+    // A failure the operator can fix is said in one line, without a stack.
+    if (err instanceof StartupError) io.err(`gatehouse start: ${err.message}`);
+    else log.error({ err }, 'startup failed');
     await shutdown('startup failure');
     return 1;
   }
@@ -107,24 +74,19 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const sandbox = runtime.sandbox;
   if (sandbox !== null) {
     statePath = defaultStateFilePath();
-    writeStateFile(statePath, stateOf(sandbox));
-    const commands = runtime.plugins.commands().map((c) => c.command);
-    io.out('');
-    io.out(`gatehouse is running on the local sandbox with ${runtime.plugins.loaded.length} plugins.`);
-    io.out('Invoke a command from another terminal:');
-    const guildId = sandbox.state.guildIds[0];
-    const userId = guildId === undefined ? undefined : sandbox.state.memberIds(guildId).find((id) => id !== runtime.applicationId);
-    for (const line of invocationExamples(commands, userId !== undefined ? { userId } : {})) io.out(`  ${line}`);
+    writeStateFile(statePath, stateOf(sandbox, 'gatehouse start'));
+    printEmbeddedBanner(runtime, io);
     if (runtime.endpoint !== null) {
       io.out(`Interactions arrive signed over HTTP (transport "${runtime.config.transport}"); install the app or grant an entitlement:`);
-      io.out(`  ${INVOKE.replace(/ invoke$/, '')} app install --user ${userId ?? '<user id>'}`);
+      io.out(`  ${cli('sandbox app install', '--user', sampleUserId(runtime) ?? '0')}`);
     }
-    io.out('Stop with Ctrl+C.');
   } else {
+    const info = runtime.readyInfo;
+    const who = info !== null ? `as ${info.username} (id ${info.userId}), ${info.guilds} guilds, ` : '';
     const shards = runtime.parts.gateway === null ? 'no shards' : `${runtime.gateway.shardIds.length} shards`;
     const endpoint = runtime.endpoint?.address;
     const http = endpoint !== undefined && endpoint !== null ? `, HTTP endpoint on ${endpoint.host}:${endpoint.port}` : '';
-    io.out(`gatehouse is running (${shards}${http}). Stop with Ctrl+C.`);
+    io.out(`gatehouse is running ${who}${shards}${http}. Stop with Ctrl+C.`);
   }
   await done;
   return 0;

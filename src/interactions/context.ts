@@ -4,6 +4,8 @@ import {
   type APIApplicationCommandInteraction,
   type APIApplicationCommandAutocompleteInteraction,
   type APIApplicationCommandOptionChoice,
+  type APIMessageComponentInteraction,
+  type APIModalSubmitInteraction,
   type APIInteractionResponse,
   type APIInteractionResponseCallbackData,
   type APIMessage,
@@ -22,7 +24,11 @@ export type ReplyInput = string | (APIInteractionResponseCallbackData & { epheme
 /** Follow-ups allowed per interaction when the app is installed only to the user (spec section 8). */
 export const USER_INSTALL_FOLLOW_UP_LIMIT = 5;
 
-export type ResponseState = 'pending' | 'deferred' | 'replied';
+/**
+ * Where an interaction's answer stands: not yet answered, deferred (a "thinking" message to fill in),
+ * answered, or (components and modals) acknowledged with a deferred update of the message they sit on.
+ */
+export type ResponseState = 'pending' | 'deferred' | 'replied' | 'deferred-update';
 
 function toMessage(input: ReplyInput): APIInteractionResponseCallbackData {
   if (typeof input === 'string') return { content: input };
@@ -64,12 +70,15 @@ export interface ContextServices<TCache = unknown, TPlugin = unknown> {
   readonly plugin: TPlugin;
 }
 
-/** Fields shared by command and autocomplete contexts. */
-abstract class BaseContext<
-  TInteraction extends APIApplicationCommandInteraction | APIApplicationCommandAutocompleteInteraction,
-  TCache,
-  TPlugin,
-> {
+/** Interactions a handler context wraps: commands, autocomplete, component clicks and modal submissions. */
+export type ContextInteraction =
+  | APIApplicationCommandInteraction
+  | APIApplicationCommandAutocompleteInteraction
+  | APIMessageComponentInteraction
+  | APIModalSubmitInteraction;
+
+/** Fields shared by every handler context. */
+abstract class BaseContext<TInteraction extends ContextInteraction, TCache, TPlugin> {
   readonly user: APIUser;
   readonly member: APIInteractionGuildMember | undefined;
   readonly log: Logger;
@@ -103,14 +112,12 @@ abstract class BaseContext<
   get locale(): string | undefined {
     return this.interaction.locale;
   }
-  get commandName(): string {
-    return this.interaction.data.name;
-  }
 }
 
 /**
- * The context a command handler gets. Every response goes through one queue so that calls issued without
- * awaiting (and the deadline guard) reach the service in the order they were made and never race.
+ * What every context that answers with messages shares (commands, components, modals). Every response goes
+ * through one queue so that calls issued without awaiting (and the deadline guard) reach the service in the
+ * order they were made and never race.
  *
  * An ephemeral answer is never shown to the channel. The EPHEMERAL flag is fixed by the first response, so
  * when a handler answers ephemerally after a public defer (its own, or the deadline guard's for a command
@@ -119,18 +126,18 @@ abstract class BaseContext<
  * comes first: the service turns the first follow-up after a defer into an edit of the placeholder,
  * ignoring its EPHEMERAL flag.
  */
-export class CommandContext<
-  TOptions = Record<string, OptionValue | undefined>,
+export abstract class RespondingContext<
+  TInteraction extends APIApplicationCommandInteraction | APIMessageComponentInteraction | APIModalSubmitInteraction,
   TCache = unknown,
   TPlugin = unknown,
-> extends BaseContext<APIApplicationCommandInteraction, TCache, TPlugin> {
-  private stateValue: ResponseState = 'pending';
+> extends BaseContext<TInteraction, TCache, TPlugin> {
+  protected stateValue: ResponseState = 'pending';
   /**
    * The state an acknowledgement under way leads to (null when none is): set synchronously, so that the
    * deadline guard never sends a second one, and so that a reply made while a defer is on the wire waits for
    * it and fills in the deferred message instead of failing.
    */
-  private ackInFlight: ResponseState | null = null;
+  protected ackInFlight: ResponseState | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private followUps = 0;
   /** Whether the initial response (reply or defer) was ephemeral. */
@@ -140,17 +147,6 @@ export class CommandContext<
   /** The ephemeral follow-up that stands in for the reply once the placeholder is gone. */
   private replyMessageId: string | null = null;
 
-  constructor(
-    interaction: APIApplicationCommandInteraction,
-    transport: InteractionTransport,
-    services: ContextServices<TCache, TPlugin>,
-    readonly options: TOptions,
-    /** Subcommand group and subcommand names, outermost first. */
-    readonly path: readonly string[],
-  ) {
-    super(interaction, transport, services);
-  }
-
   get state(): ResponseState {
     return this.stateValue;
   }
@@ -158,19 +154,14 @@ export class CommandContext<
   get acknowledged(): boolean {
     return this.stateValue !== 'pending' || this.ackInFlight !== null;
   }
-  /** For USER and MESSAGE commands: the id of the user or message the command targets. */
-  get targetId(): string | undefined {
-    return 'target_id' in this.interaction.data ? this.interaction.data.target_id : undefined;
-  }
-
-  private enqueue<T>(op: () => Promise<T>): Promise<T> {
+  protected enqueue<T>(op: () => Promise<T>): Promise<T> {
     const run = this.queue.then(op, op);
     this.queue = run.catch(() => undefined);
     return run;
   }
 
   /** Send the initial response; runs inside the queue. */
-  private async sendAck(body: APIInteractionResponse, next: ResponseState): Promise<void> {
+  protected async sendAck(body: APIInteractionResponse, next: ResponseState): Promise<void> {
     this.ackInFlight = next;
     try {
       await this.transport.callback(this.interaction.id, this.interaction.token, body);
@@ -183,7 +174,7 @@ export class CommandContext<
   }
 
   /** Why a second initial response is refused, in words a handler's author can act on. */
-  private alreadyAnswered(what: string): InteractionStateError {
+  protected alreadyAnswered(what: string): InteractionStateError {
     const how = this.ackInFlight !== null ? 'is already being answered' : this.stateValue === 'deferred' ? 'was already deferred' : 'was already answered';
     const hint =
       this.stateValue === 'deferred' || this.ackInFlight === 'deferred'
@@ -192,7 +183,7 @@ export class CommandContext<
     return new InteractionStateError(`cannot ${what}: this interaction ${how}${hint}`);
   }
 
-  private acknowledge(body: APIInteractionResponse, next: ResponseState, what: string): Promise<void> {
+  protected acknowledge(body: APIInteractionResponse, next: ResponseState, what: string): Promise<void> {
     if (this.acknowledged) return Promise.reject(this.alreadyAnswered(what));
     this.ackInFlight = next;
     return this.enqueue(() => this.sendAck(body, next));
@@ -203,7 +194,7 @@ export class CommandContext<
    * response: an ephemeral answer to a public placeholder replaces it (see the class comment), and an
    * ephemeral edit of a public reply is refused rather than shown to everyone.
    */
-  private async editOriginal(input: ReplyInput): Promise<APIMessage> {
+  protected async editOriginal(input: ReplyInput): Promise<APIMessage> {
     const body = toMessage(input);
     if (this.replyMessageId !== null) {
       const message = await this.transport.editFollowUp(this.applicationId, this.interaction.token, this.replyMessageId, withoutEphemeral(body));
@@ -328,7 +319,8 @@ export class CommandContext<
     });
   }
 
-  showModal(modal: APIModalInteractionResponseCallbackData): Promise<void> {
+  /** Open a modal (callback type 9); it must be the first answer. Commands and components expose it. */
+  protected openModal(modal: APIModalInteractionResponseCallbackData): Promise<void> {
     return this.acknowledge({ type: InteractionResponseType.Modal, data: modal }, 'replied', 'show a modal');
   }
 
@@ -340,6 +332,36 @@ export class CommandContext<
   /** Wait for every response call made so far. */
   settled(): Promise<void> {
     return this.queue.then(() => undefined);
+  }
+}
+
+/** The context a command handler gets. */
+export class CommandContext<
+  TOptions = Record<string, OptionValue | undefined>,
+  TCache = unknown,
+  TPlugin = unknown,
+> extends RespondingContext<APIApplicationCommandInteraction, TCache, TPlugin> {
+  constructor(
+    interaction: APIApplicationCommandInteraction,
+    transport: InteractionTransport,
+    services: ContextServices<TCache, TPlugin>,
+    readonly options: TOptions,
+    /** Subcommand group and subcommand names, outermost first. */
+    readonly path: readonly string[],
+  ) {
+    super(interaction, transport, services);
+  }
+
+  get commandName(): string {
+    return this.interaction.data.name;
+  }
+  /** For USER and MESSAGE commands: the id of the user or message the command targets. */
+  get targetId(): string | undefined {
+    return 'target_id' in this.interaction.data ? this.interaction.data.target_id : undefined;
+  }
+
+  showModal(modal: APIModalInteractionResponseCallbackData): Promise<void> {
+    return this.openModal(modal);
   }
 }
 
@@ -365,6 +387,10 @@ export class AutocompleteContext<
     readonly path: readonly string[],
   ) {
     super(interaction, transport, services);
+  }
+
+  get commandName(): string {
+    return this.interaction.data.name;
   }
 
   get answered(): boolean {

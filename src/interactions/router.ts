@@ -6,16 +6,24 @@ import {
   type APIApplicationCommandAutocompleteInteraction,
   type APIApplicationCommandInteraction,
   type APIInteraction,
+  type APIMessageComponentInteraction,
+  type APIModalSubmitInteraction,
 } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
+import { ComponentContext, ModalContext } from './component-context.js';
+import { kindOfComponentType, type ComponentKind } from './component-values.js';
 import {
   AutocompleteContext,
   CommandContext,
   type AutocompleteChoice,
   type ContextServices,
+  type RespondingContext,
 } from './context.js';
+import { compileCustomId, CustomIdTable } from './custom-id.js';
+import { checkingTransport } from './message-limits.js';
 import { parseOptions, type OptionValue } from './options.js';
 import type { InteractionTransport } from './transport.js';
+import { WarnLimiter } from './warn-limiter.js';
 
 /*
  * Handlers are declared with method syntax on purpose: method parameters are checked bivariantly, so a
@@ -24,6 +32,8 @@ import type { InteractionTransport } from './transport.js';
  */
 type LooseCommandContext = CommandContext<Record<string, OptionValue | undefined>, unknown, unknown>;
 type LooseAutocompleteContext = AutocompleteContext<Record<string, OptionValue | undefined>, unknown, unknown>;
+type LooseComponentContext = ComponentContext<ComponentKind, Readonly<Record<string, string>>, unknown, unknown>;
+type LooseModalContext = ModalContext<Readonly<Record<string, string>>, unknown, unknown>;
 /** Handlers return choices (or answer through ctx.respond); what they return is checked at run time. */
 export type AutocompleteResult = unknown;
 export type RunHandler = (ctx: LooseCommandContext) => unknown;
@@ -49,6 +59,23 @@ export interface RoutableCommand {
   readonly deferEphemeral?: boolean;
 }
 
+/** A component handler: a custom_id (exact, or a pattern such as `poll:{id}:{choice}`) and what it accepts. */
+export interface RoutableComponent {
+  readonly customId: string;
+  /** The component kinds this handler takes; any when absent. */
+  readonly kind?: ComponentKind | readonly ComponentKind[];
+  run(ctx: LooseComponentContext): unknown;
+  /** When the deadline guard has to defer a modal that no component opened, make it ephemeral. */
+  readonly deferEphemeral?: boolean;
+}
+
+/** A modal-submission handler, by the modal's custom_id (exact or pattern). */
+export interface RoutableModal {
+  readonly customId: string;
+  run(ctx: LooseModalContext): unknown;
+  readonly deferEphemeral?: boolean;
+}
+
 export interface RouterOptions<TCache, TPlugin> {
   transport: InteractionTransport;
   log: Logger;
@@ -61,6 +88,8 @@ export interface RouterOptions<TCache, TPlugin> {
   deferAfterMs?: number;
   /** Text of the ephemeral message a user sees when a handler throws. */
   errorMessage?: (command: string) => string;
+  /** Unhandled interactions are logged once per command (or custom_id) per this window. Default 60 s. */
+  unhandledWarnMs?: number;
 }
 
 interface Route {
@@ -118,18 +147,37 @@ function handlerAt<K extends 'run' | 'autocomplete'>(
 }
 
 /**
- * Routes APPLICATION_COMMAND and AUTOCOMPLETE interactions to the handlers declared on plugin commands:
- * by command type, name and scope (guild-scoped registrations first, then global), then by subcommand path.
+ * Routes interactions to the handlers plugins declare: APPLICATION_COMMAND and AUTOCOMPLETE by command type,
+ * name and scope (guild-scoped registrations first, then global), then by subcommand path; MESSAGE_COMPONENT
+ * and MODAL_SUBMIT by custom_id (exact ids first, then patterns; at most one can match). Nothing here depends
+ * on how an interaction arrived: answers go out through the InteractionTransport port.
  */
 export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
   private readonly routes = new Map<string, Route>();
+  private readonly componentRoutes = new CustomIdTable<RoutableComponent>();
+  private readonly modalRoutes = new CustomIdTable<RoutableModal>();
   private readonly deferAfterMs: number;
   private readonly errorMessage: (command: string) => string;
+  private readonly transport: InteractionTransport;
+  /** Unhandled interactions are an author's mistake, not a per-event log line on the hot path. */
+  private readonly unhandled: WarnLimiter;
 
   constructor(private readonly options: RouterOptions<TCache, TPlugin>) {
     this.deferAfterMs = options.deferAfterMs ?? 2000;
     this.errorMessage =
       options.errorMessage ?? ((command) => `Something went wrong while running \`/${command}\`. It has been logged.`);
+    this.transport = checkingTransport(options.transport);
+    this.unhandled = new WarnLimiter(options.unhandledWarnMs ?? 60_000);
+  }
+
+  /** Register a component handler. Throws when its custom_id could also reach another handler. */
+  addComponent(plugin: string, handler: RoutableComponent): void {
+    this.componentRoutes.add(plugin, compileCustomId(handler.customId), handler);
+  }
+
+  /** Register a modal-submission handler. Throws when its custom_id could also reach another handler. */
+  addModal(plugin: string, handler: RoutableModal): void {
+    this.modalRoutes.add(plugin, compileCustomId(handler.customId), handler);
   }
 
   /** Register a plugin's command. Throws if another plugin already routes the same type, name and scope. */
@@ -151,10 +199,17 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
   /** Forget every route of a plugin (a plugin disabled after its setup failed). */
   removePlugin(plugin: string): void {
     for (const [key, route] of this.routes) if (route.plugin === plugin) this.routes.delete(key);
+    this.componentRoutes.removeOwner(plugin);
+    this.modalRoutes.removeOwner(plugin);
   }
 
+  /** Command routes (one per scope a command is registered in). */
   get size(): number {
     return this.routes.size;
+  }
+  /** Component and modal handlers. */
+  get customIdRoutes(): number {
+    return this.componentRoutes.size + this.modalRoutes.size;
   }
 
   private find(interaction: APIApplicationCommandInteraction | APIApplicationCommandAutocompleteInteraction): Route | undefined {
@@ -170,10 +225,11 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
   async handle(interaction: APIInteraction): Promise<void> {
     if (interaction.type === InteractionType.ApplicationCommand) return this.handleCommand(interaction);
     if (interaction.type === InteractionType.ApplicationCommandAutocomplete) return this.handleAutocomplete(interaction);
+    if (interaction.type === InteractionType.MessageComponent) return this.handleComponent(interaction);
+    if (interaction.type === InteractionType.ModalSubmit) return this.handleModal(interaction);
   }
 
   private async handleCommand(interaction: APIApplicationCommandInteraction): Promise<void> {
-    const log = this.options.log;
     const route = this.find(interaction);
     const data = interaction.data;
     const parsed =
@@ -182,11 +238,11 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
         : parseOptions(undefined, undefined);
     const commandLabel = [data.name, ...parsed.path].join(' ');
     if (route === undefined) {
-      log.warn({ command: commandLabel, type: data.type }, 'no plugin handles this command');
+      this.warnUnhandled(`command ${data.type} ${commandLabel}`, { command: commandLabel, type: data.type }, 'no plugin handles this command');
       return;
     }
     const services = this.options.servicesFor(route.plugin);
-    const ctx = new CommandContext(interaction, this.options.transport, services, parsed.options, parsed.path);
+    const ctx = new CommandContext(interaction, this.transport, services, parsed.options, parsed.path);
     const run = handlerAt(route.command, parsed.path, 'run');
     const guard = setTimeout(() => {
       if (ctx.acknowledged) return;
@@ -213,8 +269,90 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
     }
   }
 
-  private async answerError(ctx: CommandContext<unknown, TCache, TPlugin>, command: string, log: Logger): Promise<void> {
-    const body = { content: this.errorMessage(command), flags: MessageFlags.Ephemeral };
+  /** Log an unhandled interaction at most once per key and window, with the count of repeats in between. */
+  private warnUnhandled(key: string, fields: Record<string, unknown>, message: string): void {
+    const repeats = this.unhandled.take(key, Date.now());
+    if (repeats === null) return;
+    this.options.log.warn(repeats > 0 ? { ...fields, repeats } : fields, message);
+  }
+
+  /**
+   * Component clicks and modal submissions: find the handler by custom_id, check the component kind it
+   * declared, run it under the deadline guard (a deferred update when there is a message to update, since
+   * that shows nothing and keeps a later reply's own ephemeral flag), and answer a failure ephemerally.
+   */
+  private async handleComponent(interaction: APIMessageComponentInteraction): Promise<void> {
+    const { custom_id: customId, component_type: componentType } = interaction.data;
+    const found = this.componentRoutes.find(customId);
+    if (found === undefined) {
+      this.warnUnhandled(`component ${customId}`, { customId, componentType }, 'no plugin handles this component');
+      return;
+    }
+    const { route, params } = found;
+    const services = this.options.servicesFor(route.owner);
+    const ctx = new ComponentContext(interaction, this.transport, services, params);
+    const label = `component ${route.pattern.source}`;
+    await this.runGuarded(ctx, route.owner, label, services.log, () => {
+      const kinds = route.value.kind === undefined ? undefined : typeof route.value.kind === 'string' ? [route.value.kind] : route.value.kind;
+      const kind = kindOfComponentType(componentType);
+      if (kinds !== undefined && (kind === undefined || !kinds.includes(kind))) {
+        throw new Error(
+          `plugin "${route.owner}" handles custom_id ${JSON.stringify(route.pattern.source)} as ${kinds.join(' or ')}, but a ${kind ?? `component of type ${componentType}`} sent it`,
+        );
+      }
+      return route.value.run(ctx as unknown as LooseComponentContext);
+    }, () => ctx.deferUpdate());
+  }
+
+  private async handleModal(interaction: APIModalSubmitInteraction): Promise<void> {
+    const customId = interaction.data.custom_id;
+    const found = this.modalRoutes.find(customId);
+    if (found === undefined) {
+      this.warnUnhandled(`modal ${customId}`, { customId }, 'no plugin handles this modal');
+      return;
+    }
+    const { route, params } = found;
+    const services = this.options.servicesFor(route.owner);
+    const ctx = new ModalContext(interaction, this.transport, services, params);
+    await this.runGuarded(ctx, route.owner, `modal ${route.pattern.source}`, services.log, () => route.value.run(ctx as unknown as LooseModalContext), () =>
+      interaction.message !== undefined ? ctx.deferUpdate() : ctx.defer({ ephemeral: route.value.deferEphemeral === true }),
+    );
+  }
+
+  /** Run a handler with the deadline guard; log and answer its failure. */
+  private async runGuarded(
+    ctx: RespondingContext<APIMessageComponentInteraction | APIModalSubmitInteraction, TCache, TPlugin>,
+    plugin: string,
+    label: string,
+    log: Logger,
+    run: () => unknown,
+    deferLate: () => Promise<void>,
+  ): Promise<void> {
+    const guard = setTimeout(() => {
+      if (ctx.acknowledged) return;
+      log.debug({ handler: label }, 'handler has not answered in time; deferring');
+      deferLate().catch((err: unknown) => log.warn({ err, handler: label }, 'automatic defer failed'));
+    }, this.deferAfterMs);
+    guard.unref();
+    try {
+      await run();
+      await ctx.settled();
+      if (!ctx.acknowledged) log.warn({ handler: label }, 'handler finished without answering the interaction');
+    } catch (err) {
+      log.error({ err, plugin, handler: label }, 'component or modal handler failed');
+      await this.answerError(ctx, label, log, 'Something went wrong while handling that. It has been logged.');
+    } finally {
+      clearTimeout(guard);
+    }
+  }
+
+  private async answerError(
+    ctx: RespondingContext<APIApplicationCommandInteraction | APIMessageComponentInteraction | APIModalSubmitInteraction, TCache, TPlugin>,
+    command: string,
+    log: Logger,
+    text: string = this.errorMessage(command),
+  ): Promise<void> {
+    const body = { content: text, flags: MessageFlags.Ephemeral };
     try {
       await ctx.settled();
       if (ctx.state === 'pending' && !ctx.acknowledged) await ctx.reply(body);
@@ -230,7 +368,7 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
     const parsed = parseOptions(interaction.data.options, interaction.data.resolved);
     const commandLabel = [interaction.data.name, ...parsed.path].join(' ');
     if (route === undefined) {
-      this.options.log.warn({ command: commandLabel }, 'no plugin handles autocomplete for this command');
+      this.warnUnhandled(`autocomplete ${commandLabel}`, { command: commandLabel }, 'no plugin handles autocomplete for this command');
       return;
     }
     const services = this.options.servicesFor(route.plugin);
@@ -240,7 +378,7 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
     }
     const ctx = new AutocompleteContext(
       interaction,
-      this.options.transport,
+      this.transport,
       services,
       parsed.options,
       parsed.focused,

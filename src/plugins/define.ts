@@ -1,15 +1,33 @@
-import type { ChatInputCommandDefinition, OptionDefinition } from '../commands/index.js';
+/**
+ * Typed helpers for plugin authors. Each is the identity at run time; at compile time it gives handlers
+ * typed contexts: options by name and type at every level (command, subcommand, subcommand in a group),
+ * custom_id parameters by name, select values by kind, and the plugin's config by its schema.
+ */
+import type {
+  ChatInputCommandDefinition,
+  OptionDefinition,
+  SubcommandDefinition,
+  SubcommandGroupDefinition,
+} from '../commands/index.js';
 import type { OptionValueByType } from '../interactions/options.js';
 import type {
   CommandBehaviour,
+  ComponentHandlerDefinition,
+  ModalHandlerDefinition,
   PluginAutocompleteContext,
   PluginCommand,
   PluginCommandContext,
+  PluginComponentContext,
+  PluginConfigBag,
   PluginDefinition,
+  PluginModalContext,
 } from './types.js';
 
-/** Identity with types: `export default definePlugin({ ... })`. */
-export function definePlugin<const P extends PluginDefinition>(plugin: P): P {
+/**
+ * `export default definePlugin({ ... })`. With `config: z.object({...})` the plugin's context (setup,
+ * teardown, events) sees the parsed config with its type.
+ */
+export function definePlugin<TConfig = PluginConfigBag>(plugin: PluginDefinition<TConfig>): PluginDefinition<TConfig> {
   return plugin;
 }
 
@@ -40,8 +58,8 @@ type TypedChatInput<O extends readonly OptionShape[]> = Omit<
 
 /**
  * A slash command whose handlers see typed options: `ctx.options.sides` is a `number` when the option
- * is `{ type: 4, name: 'sides', required: true }`. For commands with subcommands, type each subcommand's
- * handler through its own context or use definePlugin's looser typing.
+ * is `{ type: 4, name: 'sides', required: true }`. Subcommands and groups made with defineSubcommand and
+ * defineSubcommandGroup go in `options` and type their own handlers.
  */
 export function defineCommand<const O extends readonly OptionShape[] = []>(command: TypedChatInput<O>): PluginCommand {
   return command as unknown as PluginCommand;
@@ -58,9 +76,59 @@ type TypedSubcommand<O extends readonly OptionShape[]> = {
   autocomplete?(ctx: PluginAutocompleteContext<OptionsOf<O>>): unknown;
 };
 
+/** The type a subcommand has once made: it fits a command's options and a group's options alike. */
+export type PluginSubcommand = SubcommandDefinition<PluginCommandContext, PluginAutocompleteContext>;
+export type PluginSubcommandGroup = SubcommandGroupDefinition<PluginCommandContext, PluginAutocompleteContext>;
+
 /** A subcommand whose handlers see typed options, like defineCommand does for plain commands. */
-export function defineSubcommand<const O extends readonly OptionShape[] = []>(
-  subcommand: TypedSubcommand<O>,
-): OptionDefinition<PluginCommandContext, PluginAutocompleteContext> {
-  return subcommand as unknown as OptionDefinition<PluginCommandContext, PluginAutocompleteContext>;
+export function defineSubcommand<const O extends readonly OptionShape[] = []>(subcommand: TypedSubcommand<O>): PluginSubcommand {
+  return subcommand as unknown as PluginSubcommand;
+}
+
+/** A subcommand group (type 2): subcommands made with defineSubcommand, each with its own typed handlers. */
+export function defineSubcommandGroup(group: {
+  type: 2;
+  name: string;
+  description: string;
+  name_localizations?: Record<string, string> | null;
+  description_localizations?: Record<string, string> | null;
+  options: readonly PluginSubcommand[];
+}): PluginSubcommandGroup {
+  return group as unknown as PluginSubcommandGroup;
+}
+
+type ParamNames<S extends string> = S extends `${string}{${infer P}}${infer Rest}` ? P | ParamNames<Rest> : never;
+
+/** The parameters a custom_id pattern yields: `CustomIdParams<'poll:{id}:{choice}'>` is `{ id; choice }`. */
+export type CustomIdParams<S extends string> = { readonly [K in ParamNames<S>]: string };
+
+/** A button handler: `ctx.params` typed from the pattern; `ctx.update`, `ctx.reply`, `ctx.showModal`, ... */
+export function defineButton<const S extends string>(handler: {
+  customId: S;
+  run(ctx: PluginComponentContext<'button', CustomIdParams<S>>): unknown;
+}): ComponentHandlerDefinition {
+  return { ...handler, kind: 'button' } as unknown as ComponentHandlerDefinition;
+}
+
+export type SelectKind = 'stringSelect' | 'userSelect' | 'roleSelect' | 'mentionableSelect' | 'channelSelect';
+
+/**
+ * A select-menu handler: `ctx.values` holds strings (string selects) or resolved users, roles, mentionables
+ * or channels, by `kind`.
+ */
+export function defineSelect<const S extends string, K extends SelectKind>(handler: {
+  customId: S;
+  kind: K;
+  run(ctx: PluginComponentContext<K, CustomIdParams<S>>): unknown;
+}): ComponentHandlerDefinition {
+  return handler as unknown as ComponentHandlerDefinition;
+}
+
+/** A modal-submission handler: `ctx.text(id)`, `ctx.values(id)`, `ctx.files(id)`, and `ctx.params`. */
+export function defineModal<const S extends string>(handler: {
+  customId: S;
+  run(ctx: PluginModalContext<CustomIdParams<S>>): unknown;
+  deferEphemeral?: boolean;
+}): ModalHandlerDefinition {
+  return handler as unknown as ModalHandlerDefinition;
 }

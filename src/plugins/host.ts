@@ -1,8 +1,11 @@
 /**
  * The plugin host: loads plugin modules, gives each its own context (logger, config section, shared
- * services), runs setup/teardown, registers command routes and delivers events. A plugin that throws never
- * takes the process or another plugin down: setup failures disable that plugin, handler failures are logged
- * with the plugin's name and, for commands, answered with an ephemeral message.
+ * services), runs setup/teardown, registers command, component and modal routes and delivers events. A plugin
+ * that throws never takes the process or another plugin down: setup failures disable that plugin, handler
+ * failures are logged with the plugin's name and, for interactions, answered with an ephemeral message.
+ *
+ * Plugins can also be swapped one at a time while the process runs (`npm run dev`): a replacement is checked
+ * like a fresh load (shape, config, custom_id overlaps) before anything of the running version changes.
  */
 import { MessageFlags } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
@@ -14,10 +17,13 @@ import {
   type Problem,
   type ValidateDefinitionsOptions,
 } from '../commands/index.js';
-import type { InteractionRouter, RoutableCommand } from '../interactions/router.js';
-import { dict, own } from '../util/dict.js';
+import { compileCustomId, CustomIdTable } from '../interactions/custom-id.js';
+import type { InteractionRouter, RoutableCommand, RoutableComponent, RoutableModal } from '../interactions/router.js';
+import { own } from '../util/dict.js';
+import { closest } from '../util/did-you-mean.js';
+import { envName, resolveSection, type PluginEnvSetting } from './config-section.js';
 import { discoverPlugins, importPlugin, PluginLoadError, type PluginSource } from './loader.js';
-import type { PluginCommand, PluginContext, PluginDefinition, PluginEventMap, PluginEventName } from './types.js';
+import type { PluginCommand, PluginConfigSchema, PluginContext, PluginDefinition, PluginEventMap, PluginEventName } from './types.js';
 
 /** Dispatch names and the plugin events they become (a Map: the names come from the gateway). */
 const EVENT_OF_DISPATCH: ReadonlyMap<string, PluginEventName> = new Map([
@@ -75,6 +81,8 @@ export interface PluginHostOptions {
   services: SharedServices;
   /** `plugins.config`: per-plugin sections by plugin name. */
   pluginConfig?: Readonly<Record<string, unknown>>;
+  /** `GATEHOUSE_PLUGIN__<PLUGIN>__<KEY>` settings from the environment (see config-section.ts). */
+  pluginEnvironment?: readonly PluginEnvSetting[];
   /** Plugin names not to load. */
   disabled?: readonly string[];
   cwd?: string;
@@ -82,11 +90,19 @@ export interface PluginHostOptions {
 
 type AnyEventHandler = (payload: unknown, ctx: PluginContext) => unknown;
 
+type Listener = { plugin: HostedPlugin; handler: AnyEventHandler };
+
+const CUSTOM_ID_LISTS = ['components', 'modals'] as const;
+
 export class PluginHost {
   private readonly plugins: HostedPlugin[] = [];
   private readonly failures: LoadFailure[] = [];
   /** Per plugin event, the plugins that handle it, in load order (built once, read per dispatch). */
-  private readonly listeners = new Map<PluginEventName, Array<{ plugin: HostedPlugin; handler: AnyEventHandler }>>();
+  private readonly listeners = new Map<PluginEventName, Listener[]>();
+  /** custom_id patterns of every loaded plugin, to refuse overlaps at load time. */
+  private readonly customIds = { components: new CustomIdTable<null>(), modals: new CustomIdTable<null>() };
+  /** Names of plugins skipped by configuration (their config sections are not unknown). */
+  private readonly disabledNames = new Set<string>();
   private readonly log: Logger;
 
   constructor(private readonly options: PluginHostOptions) {
@@ -111,58 +127,139 @@ export class PluginHost {
         const { plugin } = await importPlugin(source);
         this.add(plugin, source, disabled);
       } catch (err) {
-        const error = err instanceof Error ? err : new Error(String(err));
-        this.failures.push({ source, error });
-        this.log.error({ file: source.label, err: error }, `plugin failed to load: ${error.message}`);
+        this.recordFailure(source, err);
       }
     }
+    for (const problem of this.configProblems()) this.log.warn(problem);
   }
 
-  /** Add a plugin that is already in memory (tests, programmatic use). */
+  /** Keep a load failure (and log it): the file, and what is wrong with it. */
+  recordFailure(source: PluginSource, err: unknown): void {
+    const error = err instanceof Error ? err : new Error(String(err));
+    this.failures.push({ source, error });
+    this.log.error({ file: source.label, err: error }, `plugin failed to load: ${error.message}`);
+  }
+
+  /** Add a plugin that is already in memory (tests, programmatic use). Throws PluginLoadError. */
   add(plugin: PluginDefinition, source: PluginSource, disabled: ReadonlySet<string> = new Set()): void {
     if (disabled.has(plugin.name)) {
+      this.disabledNames.add(plugin.name);
       this.log.info({ plugin: plugin.name, file: source.label }, 'plugin disabled by configuration');
       return;
     }
-    const clash = this.plugins.find((p) => p.name === plugin.name);
+    this.commit(this.prepare(plugin, source), null);
+  }
+
+  /**
+   * Check a plugin against the running set (name, config section, custom_id overlaps) and build its context,
+   * without changing anything. `replacing` is the running version it would replace (dev reload).
+   */
+  prepare(plugin: PluginDefinition, source: PluginSource, replacing: HostedPlugin | null = null): HostedPlugin {
+    const clash = this.plugins.find((p) => p.name === plugin.name && p !== replacing);
     if (clash !== undefined) {
       throw new PluginLoadError(source, [`name: "${plugin.name}" is already used by ${clash.source.label}`]);
     }
+    const problems = this.customIdProblems(plugin, replacing?.name ?? null);
+    const settings = (this.options.pluginEnvironment ?? []).filter((s) => s.plugin === envName(plugin.name));
+    const section = resolveSection(plugin.name, own(this.options.pluginConfig, plugin.name), settings, plugin.config as PluginConfigSchema<unknown> | undefined);
+    problems.push(...section.problems);
+    if (problems.length > 0) throw new PluginLoadError(source, problems);
     const log = this.options.log.child({ plugin: plugin.name });
-    // Own sections only: a plugin named "constructor" or "toString" must not get a function as its config.
-    const section = own(this.options.pluginConfig, plugin.name);
-    const isSection = typeof section === 'object' && section !== null && !Array.isArray(section);
-    if (section !== undefined && !isSection) {
-      log.error({ plugin: plugin.name, key: `plugins.config.${plugin.name}` }, `plugins.config.${plugin.name} must be an object of settings; the plugin gets none`);
+    for (const note of section.notes) log.error({ plugin: plugin.name, key: `plugins.config.${plugin.name}` }, note);
+    const context: PluginContext = { ...this.options.services, name: plugin.name, log, config: section.config };
+    return { name: plugin.name, source, definition: plugin, context, state: 'loaded' };
+  }
+
+  /** custom_id patterns that overlap another plugin's (or each other), with both plugins named. */
+  private customIdProblems(plugin: PluginDefinition, ignoreOwner: string | null): string[] {
+    const problems: string[] = [];
+    for (const list of CUSTOM_ID_LISTS) {
+      const mine = new CustomIdTable<null>();
+      (plugin[list] ?? []).forEach((handler, i) => {
+        const pattern = compileCustomId(handler.customId);
+        const conflict = mine.conflict(plugin.name, pattern) ?? this.customIds[list].conflict(plugin.name, pattern, ignoreOwner);
+        if (conflict !== null) problems.push(`${list}[${i}].customId: ${conflict.message}`);
+        else mine.add(plugin.name, pattern, null);
+      });
     }
-    const config = (isSection ? section : dict<unknown>()) as Readonly<Record<string, unknown>>;
-    const context: PluginContext = { ...this.options.services, name: plugin.name, log, config };
-    const hosted: HostedPlugin = { name: plugin.name, source, definition: plugin, context, state: 'loaded' };
-    this.plugins.push(hosted);
-    for (const [event, handler] of Object.entries(plugin.on ?? {})) {
+    return problems;
+  }
+
+  /** Put a prepared plugin in place of `replacing` (or at the end), with its listeners and custom_ids. */
+  commit(hosted: HostedPlugin, replacing: HostedPlugin | null): void {
+    const at = replacing === null ? -1 : this.plugins.indexOf(replacing);
+    if (replacing !== null) this.remove(replacing);
+    // A new version keeps its place in load order (setup, teardown and events go in that order).
+    if (at >= 0) this.plugins.splice(at, 0, hosted);
+    else this.plugins.push(hosted);
+    for (const [event, handler] of Object.entries(hosted.definition.on ?? {})) {
       const name = event as PluginEventName;
       let list = this.listeners.get(name);
       if (list === undefined) this.listeners.set(name, (list = []));
       list.push({ plugin: hosted, handler: handler as AnyEventHandler });
     }
+    for (const list of CUSTOM_ID_LISTS) {
+      for (const handler of hosted.definition[list] ?? []) this.customIds[list].add(hosted.name, compileCustomId(handler.customId), null);
+    }
+    // A failure recorded for this file no longer stands once a version of it loaded.
+    const failed = this.failures.findIndex((f) => f.source.file === hosted.source.file);
+    if (failed !== -1) this.failures.splice(failed, 1);
   }
 
-  /** Every command of every loaded plugin with the plugin that declared it, in load order. */
-  commands(): Array<{ plugin: HostedPlugin; command: PluginCommand; index: number }> {
+  /** Take a plugin out (its listeners and custom_ids too). Teardown is the caller's business. */
+  remove(hosted: HostedPlugin): void {
+    const i = this.plugins.indexOf(hosted);
+    if (i !== -1) this.plugins.splice(i, 1);
+    for (const list of this.listeners.values()) {
+      for (let j = list.length - 1; j >= 0; j--) if (list[j]!.plugin === hosted) list.splice(j, 1);
+    }
+    for (const list of CUSTOM_ID_LISTS) this.customIds[list].removeOwner(hosted.name);
+  }
+
+  /** Forget the load failure of a file (it was removed). */
+  forgetFailure(file: string): void {
+    const i = this.failures.findIndex((f) => f.source.file === file);
+    if (i !== -1) this.failures.splice(i, 1);
+  }
+
+  /**
+   * Config sections and environment settings that name no plugin (a misspelt plugin name would otherwise
+   * leave that plugin without its settings, silently).
+   */
+  configProblems(): string[] {
+    const names = new Set([...this.plugins.map((p) => p.name), ...this.disabledNames]);
+    const failing = this.failures.length > 0 ? ' (unless it is one of the plugins that failed to load)' : '';
+    const problems: string[] = [];
+    const mean = (key: string, pool: Iterable<string>): string => {
+      const best = closest(key, pool);
+      return best === null ? '' : `; did you mean "${best}"?`;
+    };
+    for (const key of Object.keys(this.options.pluginConfig ?? {})) {
+      if (!names.has(key)) problems.push(`plugins.config.${key}: no plugin is named "${key}"${mean(key, names)}${failing}`);
+    }
+    const byEnv = new Map([...names].map((n) => [envName(n), n]));
+    for (const s of this.options.pluginEnvironment ?? []) {
+      if (!byEnv.has(s.plugin)) problems.push(`${s.variable}: no plugin is named "${s.plugin}"${mean(s.plugin, byEnv.keys())}${failing}`);
+    }
+    return problems;
+  }
+
+  /** Every command of the given plugins (default: all loaded) with the plugin that declared it, in order. */
+  commands(plugins: readonly HostedPlugin[] = this.plugins): Array<{ plugin: HostedPlugin; command: PluginCommand; index: number }> {
     const out: Array<{ plugin: HostedPlugin; command: PluginCommand; index: number }> = [];
-    for (const plugin of this.plugins) {
+    for (const plugin of plugins) {
       (plugin.definition.commands ?? []).forEach((command, index) => out.push({ plugin, command, index }));
     }
     return out;
   }
 
   /**
-   * Validate all plugins' commands together (duplicates across plugins count) and trace each problem back to
+   * Validate the plugins' commands together (duplicates across plugins count) and trace each problem back to
    * its plugin and field. An empty list means the definitions may be synced. Pass what is known of the
    * application (EMBEDDED, installation contexts) to check the rules that depend on it.
    */
-  validateCommands(options: ValidateDefinitionsOptions = {}): PluginCommandProblem[] {
-    const all = this.commands();
+  validateCommands(options: ValidateDefinitionsOptions = {}, plugins: readonly HostedPlugin[] = this.plugins): PluginCommandProblem[] {
+    const all = this.commands(plugins);
     const problems = validateDefinitions(
       all.map((c) => c.command),
       options,
@@ -178,16 +275,18 @@ export class PluginHost {
     });
   }
 
-  /** Register every plugin's commands with the router, in the scopes sync puts them in. */
+  /** Register every plugin's commands, components and modals with the router. */
   registerRoutes(router: InteractionRouter<unknown, unknown>, options: { devGuildId?: string } = {}): void {
-    const all = this.commands();
-    const { groups } = groupByScope(
-      all.map((c) => c.command),
-      options.devGuildId !== undefined ? { devGuildId: options.devGuildId } : {},
-    );
+    for (const plugin of this.plugins) this.registerPluginRoutes(router, plugin, options);
+  }
+
+  /** Register one plugin's routes: commands in the scopes sync puts them in, then custom_id handlers. */
+  registerPluginRoutes(router: InteractionRouter<unknown, unknown>, plugin: HostedPlugin, options: { devGuildId?: string } = {}): void {
+    const commands = plugin.definition.commands ?? [];
+    const { groups } = groupByScope(commands, options.devGuildId !== undefined ? { devGuildId: options.devGuildId } : {});
     for (const group of groups) {
       for (const index of group.sources) {
-        const { plugin, command } = all[index]!;
+        const command = commands[index]!;
         const route = plugin.state === 'failed' ? unavailableRoute(command, plugin.name) : (command as RoutableCommand);
         try {
           router.add(plugin.name, route, group.scope.kind === 'guild' ? { guildIds: [group.scope.guildId] } : {});
@@ -198,34 +297,47 @@ export class PluginHost {
         }
       }
     }
+    const failed = plugin.state === 'failed';
+    for (const handler of plugin.definition.components ?? []) {
+      router.addComponent(plugin.name, failed ? unavailableHandler(handler.customId, plugin.name) : (handler as RoutableComponent));
+    }
+    for (const handler of plugin.definition.modals ?? []) {
+      router.addModal(plugin.name, failed ? unavailableHandler(handler.customId, plugin.name) : (handler as RoutableModal));
+    }
   }
 
   /** Run every plugin's setup in load order; a throw disables that plugin only. */
   async setupAll(): Promise<void> {
-    for (const plugin of this.plugins) {
-      if (plugin.state !== 'loaded') continue;
-      try {
-        await plugin.definition.setup?.(plugin.context);
-        plugin.state = 'ready';
-      } catch (err) {
-        plugin.state = 'failed';
-        plugin.error = err;
-        plugin.context.log.error({ err, plugin: plugin.name }, 'plugin setup failed; the plugin is disabled');
-      }
+    for (const plugin of this.plugins) await this.setup(plugin);
+  }
+
+  /** Run one plugin's setup; a throw disables it (state `failed`) and is logged. */
+  async setup(plugin: HostedPlugin): Promise<void> {
+    if (plugin.state !== 'loaded') return;
+    try {
+      await plugin.definition.setup?.(plugin.context);
+      plugin.state = 'ready';
+    } catch (err) {
+      plugin.state = 'failed';
+      plugin.error = err;
+      plugin.context.log.error({ err, plugin: plugin.name }, 'plugin setup failed; the plugin is disabled');
     }
   }
 
   /** Run teardown in reverse load order; errors are logged, and every plugin gets its turn. */
   async teardownAll(): Promise<void> {
-    for (const plugin of [...this.plugins].reverse()) {
-      if (plugin.state !== 'ready') continue;
-      try {
-        await plugin.definition.teardown?.(plugin.context);
-      } catch (err) {
-        plugin.context.log.error({ err, plugin: plugin.name }, 'plugin teardown failed');
-      }
-      plugin.state = 'stopped';
+    for (const plugin of [...this.plugins].reverse()) await this.teardown(plugin);
+  }
+
+  /** Run one plugin's teardown (when it is running); a throw is logged. */
+  async teardown(plugin: HostedPlugin): Promise<void> {
+    if (plugin.state !== 'ready') return;
+    try {
+      await plugin.definition.teardown?.(plugin.context);
+    } catch (err) {
+      plugin.context.log.error({ err, plugin: plugin.name }, 'plugin teardown failed');
     }
+    plugin.state = 'stopped';
   }
 
   /**
@@ -284,6 +396,8 @@ export class PluginHost {
   }
 }
 
+const unavailableText = (plugin: string): string => `This is unavailable right now (plugin "${plugin}" failed to start).`;
+
 /** A route for the commands of a plugin whose setup failed: it stays registered and says so. */
 function unavailableRoute(command: PluginCommand, plugin: string): RoutableCommand {
   const reply = { content: `This command is unavailable right now (plugin "${plugin}" failed to start).`, flags: MessageFlags.Ephemeral };
@@ -294,5 +408,15 @@ function unavailableRoute(command: PluginCommand, plugin: string): RoutableComma
       await ctx.reply(reply);
     },
     autocomplete: () => [],
+  };
+}
+
+/** The same for a component or modal handler of a plugin whose setup failed. */
+function unavailableHandler(customId: string, plugin: string): RoutableComponent & RoutableModal {
+  return {
+    customId,
+    async run(ctx: { reply(input: { content: string; flags: number }): Promise<void> }) {
+      await ctx.reply({ content: unavailableText(plugin), flags: MessageFlags.Ephemeral });
+    },
   };
 }

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { versionedUrl } from './fresh-import.js';
 import { checkPluginShape } from './shape.js';
 import type { PluginDefinition } from './types.js';
 
@@ -57,6 +57,10 @@ function indexFile(dir: string): string | null {
  * Every plugin module under the given directories, in load order. Missing directories are reported, and so
  * are modules passed over because another of the same base name comes first (`x.js` next to `x.ts`).
  */
+export function isModuleFile(name: string): boolean {
+  return MODULE_EXTENSIONS.includes(extname(name)) && !skipped(name);
+}
+
 export function discoverPlugins(
   dirs: readonly string[],
   cwd: string = process.cwd(),
@@ -114,8 +118,11 @@ async function ensureTypeScriptLoader(): Promise<boolean> {
   return tsLoaderReady;
 }
 
-/** Import one plugin module and check its shape. Throws PluginLoadError naming the file and fields. */
-export async function importPlugin(source: PluginSource): Promise<LoadedModule> {
+/**
+ * Import one plugin module and check its shape. Throws PluginLoadError naming the file and fields.
+ * `version` imports a new version of a module already loaded (see fresh-import.ts).
+ */
+export async function importPlugin(source: PluginSource, version: string | null = null): Promise<LoadedModule> {
   if (TS_EXTENSIONS.has(extname(source.file)) && !(await ensureTypeScriptLoader())) {
     throw new PluginLoadError(source, [
       'is TypeScript, and no TypeScript loader is available: run with `npm start` (tsx), or compile plugins (`npm run build`) and point plugins.dirs at dist/plugins',
@@ -123,7 +130,7 @@ export async function importPlugin(source: PluginSource): Promise<LoadedModule> 
   }
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(source.file).href)) as Record<string, unknown>;
+    mod = (await import(versionedUrl(source.file, version))) as Record<string, unknown>;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     throw new PluginLoadError(source, [`failed to load: ${message}`]);

@@ -3,6 +3,9 @@
  * every problem. The API rules of the command definitions are checked later, by the commands model, with
  * every plugin's definitions together (so cross-plugin problems such as duplicate names show up too).
  */
+import { COMPONENT_KINDS } from '../interactions/component-values.js';
+import { compileCustomId, CustomIdPatternError } from '../interactions/custom-id.js';
+import { suggestion } from '../util/did-you-mean.js';
 import type { PluginDefinition, PluginEventName } from './types.js';
 
 export const PLUGIN_EVENTS: readonly PluginEventName[] = [
@@ -22,7 +25,10 @@ export const PLUGIN_EVENTS: readonly PluginEventName[] = [
   'webhookEvent',
 ];
 
-const TOP_LEVEL_KEYS = new Set(['name', 'commands', 'on', 'setup', 'teardown']);
+const TOP_LEVEL_KEYS = new Set(['name', 'commands', 'components', 'modals', 'config', 'on', 'setup', 'teardown']);
+const COMPONENT_KEYS = new Set(['customId', 'kind', 'run']);
+const MODAL_KEYS = new Set(['customId', 'run', 'deferEphemeral']);
+const KIND_NAMES = Object.keys(COMPONENT_KINDS);
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
 
 export interface ShapeProblem {
@@ -35,34 +41,6 @@ function kindOf(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
-}
-
-/** Levenshtein distance, for "did you mean" on misspelt keys; inputs are short. */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length]!;
-}
-
-function suggestion(key: string, known: Iterable<string>): string {
-  let best: string | null = null;
-  let bestDistance = 3;
-  for (const k of known) {
-    const d = distance(key.toLowerCase(), k.toLowerCase());
-    if (d < bestDistance) {
-      best = k;
-      bestDistance = d;
-    }
-  }
-  return best === null ? '' : `; did you mean "${best}"?`;
 }
 
 /** Problems of a module's default export; an empty list means it is a PluginDefinition. */
@@ -96,6 +74,22 @@ export function checkPluginShape(value: unknown): ShapeProblem[] {
       });
     }
   }
+  for (const list of ['components', 'modals'] as const) {
+    const value = plugin[list];
+    if (value === undefined) continue;
+    if (!Array.isArray(value)) {
+      problems.push({ path: list, message: `must be an array of handlers ({ customId, run }), not ${kindOf(value)}` });
+      continue;
+    }
+    value.forEach((h: unknown, i) => problems.push(...handlerProblems(h, `${list}[${i}]`, list === 'components' ? COMPONENT_KEYS : MODAL_KEYS)));
+  }
+  if (plugin.config !== undefined) {
+    const standard = typeof plugin.config === 'object' && plugin.config !== null ? (plugin.config as Record<string, unknown>)['~standard'] : undefined;
+    const validate = typeof standard === 'object' && standard !== null ? (standard as Record<string, unknown>).validate : undefined;
+    if (typeof validate !== 'function') {
+      problems.push({ path: 'config', message: 'must be a schema of the plugin\'s configuration section (a Standard Schema such as z.object({...}) from zod)' });
+    }
+  }
   if (plugin.on !== undefined) {
     if (typeof plugin.on !== 'object' || plugin.on === null || Array.isArray(plugin.on)) {
       problems.push({ path: 'on', message: `must be an object of event handlers, not ${kindOf(plugin.on)}` });
@@ -118,6 +112,38 @@ export function checkPluginShape(value: unknown): ShapeProblem[] {
     }
   }
   return problems;
+}
+
+/** A component or modal handler: a valid custom_id pattern, a run function, and known kinds. */
+function handlerProblems(h: unknown, path: string, keys: ReadonlySet<string>): ShapeProblem[] {
+  if (typeof h !== 'object' || h === null || Array.isArray(h)) {
+    return [{ path, message: `must be a handler object ({ customId, run }), not ${kindOf(h)}` }];
+  }
+  const out: ShapeProblem[] = [];
+  const handler = h as Record<string, unknown>;
+  for (const key of Object.keys(handler)) {
+    if (!keys.has(key)) out.push({ path: `${path}.${key}`, message: `unknown key${suggestion(key, keys)}` });
+  }
+  if (typeof handler.customId !== 'string') {
+    out.push({ path: `${path}.customId`, message: `is required: an exact custom_id or a pattern such as "poll:{id}", not ${kindOf(handler.customId)}` });
+  } else {
+    try {
+      compileCustomId(handler.customId);
+    } catch (err) {
+      if (!(err instanceof CustomIdPatternError)) throw err;
+      out.push({ path: `${path}.customId`, message: err.message });
+    }
+  }
+  if (typeof handler.run !== 'function') out.push({ path: `${path}.run`, message: `must be a function, not ${kindOf(handler.run)}` });
+  if (handler.kind !== undefined) {
+    const kinds = Array.isArray(handler.kind) ? (handler.kind as unknown[]) : [handler.kind];
+    kinds.forEach((k) => {
+      if (typeof k !== 'string' || !KIND_NAMES.includes(k)) {
+        out.push({ path: `${path}.kind`, message: `${JSON.stringify(k)} is not a component kind${typeof k === 'string' ? suggestion(k, KIND_NAMES) : ''} (kinds: ${KIND_NAMES.join(', ')})` });
+      }
+    });
+  }
+  return out;
 }
 
 export function isPluginDefinition(value: unknown): value is PluginDefinition {

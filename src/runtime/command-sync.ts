@@ -2,6 +2,11 @@
  * Startup command sync (and `gatehouse commands diff|sync`): every plugin's definitions are validated
  * together; on any problem nothing is sent. Otherwise each scope is listed, diffed and brought up to date
  * with the fewest writes the commands model can plan.
+ *
+ * Against the embedded sandbox (no token) the sync is partial instead: plugins that failed to load or whose
+ * commands do not validate are skipped, loudly, and the others' commands are registered, so one broken file
+ * does not leave a newcomer with no command at all. The sandbox's registrations are private and thrown away
+ * with it; with a real token the rule stays.
  */
 import type { Logger } from 'pino';
 import {
@@ -15,15 +20,23 @@ import {
   type SyncPlan,
   type SyncSummary,
 } from '../commands/index.js';
-import type { PluginCommandProblem, PluginHost } from '../plugins/host.js';
+import type { HostedPlugin, PluginCommandProblem, PluginHost } from '../plugins/host.js';
 import { getCurrentApplication, type RestClient } from '../rest/index.js';
 import { commandsPort } from './rest-adapters.js';
+
+/** A plugin (or a file that did not load) whose commands a partial sync left out, and why. */
+export interface SkippedPlugin {
+  /** Null when the file did not load (its plugin name is unknown). */
+  plugin: string | null;
+  file: string;
+  reasons: string[];
+}
 
 export type CommandSyncResult =
   | { status: 'invalid'; problems: PluginCommandProblem[] }
   | { status: 'blocked'; reason: string }
-  | { status: 'planned'; plan: SyncPlan }
-  | { status: 'synced'; plan: SyncPlan; summary: SyncSummary };
+  | { status: 'planned'; plan: SyncPlan; skipped: SkippedPlugin[] }
+  | { status: 'synced'; plan: SyncPlan; summary: SyncSummary; skipped: SkippedPlugin[] };
 
 export interface CommandSyncOptions {
   host: PluginHost;
@@ -31,6 +44,10 @@ export interface CommandSyncOptions {
   applicationId: string;
   devGuildId?: string;
   dryRun?: boolean;
+  /** Skip broken plugins instead of syncing nothing (the embedded sandbox only). */
+  partial?: boolean;
+  /** What is known of the application already (it does not change while the process runs). */
+  facts?: ApplicationFacts;
   log: Logger;
 }
 
@@ -69,19 +86,59 @@ export function formatPluginProblem(p: PluginCommandProblem): string {
   return `${where}: ${formatProblem({ ...p.problem, path: p.path })}`;
 }
 
+/**
+ * The plugins whose commands validate together, and the others with their problems: plugins with problems
+ * are set aside and the rest validated again (a clash between two plugins is reported on one of them), until
+ * what remains is clean.
+ */
+export function partitionValid(
+  host: PluginHost,
+  options: Parameters<PluginHost['validateCommands']>[0],
+): { valid: HostedPlugin[]; skipped: SkippedPlugin[] } {
+  let valid = [...host.loaded];
+  const skipped: SkippedPlugin[] = host.loadFailures.map((f) => ({ plugin: null, file: f.source.label, reasons: [withoutLabel(f.error.message, f.source.label)] }));
+  for (let round = 0; round <= host.loaded.length; round++) {
+    const problems = host.validateCommands(options, valid);
+    if (problems.length === 0) break;
+    const bad = new Set(problems.map((p) => p.plugin));
+    // A problem no plugin owns (a count over all of them) sets every plugin aside: nothing is certain.
+    const all = bad.has('(all plugins)');
+    for (const plugin of valid) {
+      if (!all && !bad.has(plugin.name)) continue;
+      const mine = problems.filter((p) => all || p.plugin === plugin.name).map((p) => formatProblem({ ...p.problem, path: p.path }));
+      skipped.push({ plugin: plugin.name, file: plugin.source.label, reasons: mine });
+    }
+    valid = all ? [] : valid.filter((p) => !bad.has(p.name));
+  }
+  return { valid, skipped };
+}
+
+/** A load error's message without the file label it starts with (the skipped entry names the file). */
+function withoutLabel(message: string, label: string): string {
+  const text = message.startsWith(`${label}:`) ? message.slice(label.length + 1) : message;
+  return text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0).join('; ');
+}
+
 export async function syncPluginCommands(options: CommandSyncOptions): Promise<CommandSyncResult> {
   const { host, log } = options;
-  if (host.loadFailures.length > 0) {
-    // A plugin that did not load would have its commands deleted (and their permissions lost) by a sync.
-    const files = host.loadFailures.map((f) => f.source.label).join(', ');
-    return { status: 'blocked', reason: `plugins failed to load (${files}); their commands are left as they are` };
-  }
   const devOptions = options.devGuildId !== undefined ? { devGuildId: options.devGuildId } : {};
-  const facts = await applicationFacts(options.rest, log);
-  const problems = host.validateCommands({ ...devOptions, ...facts });
-  if (problems.length > 0) return { status: 'invalid', problems };
+  let plugins = host.loaded;
+  let skipped: SkippedPlugin[] = [];
+  if (options.partial === true) {
+    const facts = options.facts ?? (await applicationFacts(options.rest, log));
+    ({ valid: plugins, skipped } = partitionValid(host, { ...devOptions, ...facts }));
+  } else {
+    if (host.loadFailures.length > 0) {
+      // A plugin that did not load would have its commands deleted (and their permissions lost) by a sync.
+      const files = host.loadFailures.map((f) => f.source.label).join(', ');
+      return { status: 'blocked', reason: `plugins failed to load (${files}); their commands are left as they are` };
+    }
+    const facts = options.facts ?? (await applicationFacts(options.rest, log));
+    const problems = host.validateCommands({ ...devOptions, ...facts });
+    if (problems.length > 0) return { status: 'invalid', problems };
+  }
 
-  const all = host.commands();
+  const all = host.commands(plugins);
   const { groups, notes } = groupByScope(
     all.map((c) => c.command),
     devOptions,
@@ -99,8 +156,16 @@ export async function syncPluginCommands(options: CommandSyncOptions): Promise<C
     commandsPort(options.rest, options.applicationId),
     { alsoCheck, dryRun: options.dryRun === true },
   );
-  if (summary === null) return { status: 'planned', plan };
-  return { status: 'synced', plan, summary };
+  if (summary === null) return { status: 'planned', plan, skipped };
+  return { status: 'synced', plan, summary, skipped };
+}
+
+/** One loud line per skipped plugin or file, for logs and the console. */
+export function describeSkipped(skipped: readonly SkippedPlugin[]): string[] {
+  return skipped.map((s) => {
+    const who = s.plugin === null ? s.file : `plugin "${s.plugin}" (${s.file})`;
+    return `SKIPPED ${who}: its commands are not registered: ${s.reasons.join('; ')}`;
+  });
 }
 
 /** Log a sync result: every problem, or the summary per scope. */
@@ -114,9 +179,11 @@ export function logSyncResult(result: CommandSyncResult, log: Logger): void {
       log.error(`command sync skipped: ${result.reason}`);
       return;
     case 'planned':
+      for (const line of describeSkipped(result.skipped)) log.error(line);
       for (const line of describePlan(result.plan)) log.info(line);
       return;
     case 'synced':
+      for (const line of describeSkipped(result.skipped)) log.error(line);
       for (const s of result.summary.scopes) {
         const fields = {
           scope: s.key,

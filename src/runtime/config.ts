@@ -3,7 +3,9 @@ import { resolve, relative } from 'node:path';
 import { z } from 'zod';
 import { deepDict, dict } from '../util/dict.js';
 import { redact, registerSecret, urlCredentials } from '../util/redact.js';
+import { suggestion } from '../util/did-you-mean.js';
 import { INTENT_BITS, type IntentName } from '../api/intents.js';
+import { pluginEnvSettings, type PluginEnvSetting } from '../plugins/config-section.js';
 
 /**
  * Configuration: `config/default.json` (checked in) <- `config/local.json` (git-ignored, optional)
@@ -16,7 +18,19 @@ import { INTENT_BITS, type IntentName } from '../api/intents.js';
  */
 
 const snowflake = z.string().regex(/^\d{17,20}$/, 'expected a snowflake (a string of 17 to 20 digits)');
-const intentName = z.enum(Object.keys(INTENT_BITS) as [IntentName, ...IntentName[]]);
+const INTENT_NAMES = Object.keys(INTENT_BITS) as IntentName[];
+/** Intents: a bit set, or names; a misspelt name is reported with the closest real one. */
+const intents = z
+  .union([z.number().int().nonnegative(), z.array(z.string())])
+  .superRefine((v, ctx) => {
+    if (!Array.isArray(v)) return;
+    v.forEach((name, i) => {
+      if (!Object.prototype.hasOwnProperty.call(INTENT_BITS, name)) {
+        ctx.addIssue({ code: 'custom', path: [i], message: `unknown intent ${JSON.stringify(name)}${suggestion(name, INTENT_NAMES) || ` (intents: ${INTENT_NAMES.join(', ')})`}` });
+      }
+    });
+  })
+  .transform((v) => v as number | IntentName[]);
 const port = z.number().int().min(0).max(65_535);
 /**
  * Where the health and metrics endpoint listens: loopback unless the operator asks otherwise. A container whose
@@ -84,9 +98,7 @@ export const ConfigSchema = z.strictObject({
    */
   transport: z.enum(['gateway', 'both', 'http']).default('gateway'),
   endpoint: endpointSchema.default(ENDPOINT_DEFAULTS),
-  intents: z
-    .union([z.number().int().nonnegative(), z.array(intentName)])
-    .default(['GUILDS', 'GUILD_MEMBERS']),
+  intents: intents.default(['GUILDS', 'GUILD_MEMBERS']),
   shards: z
     .strictObject({
       /** "auto" takes the recommended count from GET /gateway/bot. */
@@ -210,7 +222,10 @@ export const ConfigSchema = z.strictObject({
     .default({ mode: 'auto', port: 0, guilds: 2, membersPerGuild: 25, activities: true }),
 });
 
-export type Config = z.output<typeof ConfigSchema>;
+export type Config = z.output<typeof ConfigSchema> & {
+  /** `GATEHOUSE_PLUGIN__<PLUGIN>__<KEY>` variables, applied to plugin sections when plugins load. */
+  readonly pluginEnvironment?: readonly PluginEnvSetting[];
+};
 export type ConfigInput = z.input<typeof ConfigSchema>;
 
 /** Keys whose values must never be printed. */
@@ -420,6 +435,26 @@ function registerConfigSecrets(merged: Plain): void {
   }
 }
 
+/** The keys a config object accepts at a path (for "did you mean" on unknown keys). */
+function knownKeysAt(path: ReadonlyArray<PropertyKey>): string[] {
+  let node: unknown = ConfigSchema;
+  for (const key of [...path, null]) {
+    // Step through defaults, optionals and refinements to the object schema inside.
+    for (let i = 0; i < 6; i++) {
+      const def = (node as { def?: { innerType?: unknown; in?: unknown } } | undefined)?.def;
+      const inner = def?.innerType ?? def?.in;
+      if (inner === undefined) break;
+      node = inner;
+    }
+    const shape = (node as { shape?: Record<string, unknown> } | undefined)?.shape;
+    if (shape === undefined) return [];
+    if (key === null) return Object.keys(shape);
+    if (!Object.prototype.hasOwnProperty.call(shape, String(key))) return [];
+    node = shape[String(key)];
+  }
+  return [];
+}
+
 function originOf(origins: Map<string, Source>, path: ReadonlyArray<PropertyKey>): Source | undefined {
   for (let n = path.length; n > 0; n--) {
     const found = origins.get(path.slice(0, n).map(String).join('.'));
@@ -460,24 +495,33 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   // Register before validating: a rejected token or password must not leak through an error message either.
   registerConfigSecrets(merged);
 
+  const plugins = pluginEnvSettings(env);
   const result = ConfigSchema.safeParse(merged);
-  if (!result.success) {
-    const problems = result.error.issues.flatMap((issue) => {
+  if (!result.success || plugins.problems.length > 0) {
+    const problems = (result.error?.issues ?? []).flatMap((issue) => {
       const keys =
         issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
       return keys.map((path) => {
         const dotted = path.map(String).join('.') || '(root)';
         const from = originOf(origins, path);
         const where = from ? ` (from ${from})` : '';
-        if (issue.code === 'unrecognized_keys') return `${dotted}${where}: unknown key`;
+        if (issue.code === 'unrecognized_keys') {
+          const key = String(path[path.length - 1]);
+          return `${dotted}${where}: unknown key${suggestion(key, knownKeysAt(path.slice(0, -1)))}`;
+        }
         const got = valueAt(merged, path);
         const gotText = got === undefined ? 'nothing' : describeValue(dotted, got);
-        return `${dotted}${where}: ${issue.message}; got ${gotText}`;
+        // A closed set of values: suggest the one meant.
+        const hint =
+          issue.code === 'invalid_value' && typeof got === 'string' && !SECRET_KEYS.has(dotted)
+            ? suggestion(got, issue.values.filter((v): v is string => typeof v === 'string'))
+            : '';
+        return issue.message.includes('did you mean') ? `${dotted}${where}: ${issue.message}` : `${dotted}${where}: ${issue.message}; got ${gotText}${hint}`;
       });
     });
-    throw new ConfigError(problems);
+    throw new ConfigError([...problems, ...plugins.problems]);
   }
-  const config = result.data;
+  const config: Config = { ...result.data, pluginEnvironment: plugins.settings };
   if (config.token) registerSecret(config.token);
   // Plugin sections are read with keys of the plugins' choosing (often ids): no prototype behind them either.
   config.plugins.config = deepDict(config.plugins.config) as Record<string, unknown>;

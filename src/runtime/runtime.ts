@@ -18,15 +18,16 @@ import { ShardFencedError, ShardManager, type DispatchHook, type ShardManagerOpt
 import { InteractionRouter } from '../interactions/router.js';
 import { interactionProblem } from '../interactions/shape.js';
 import { PluginHost } from '../plugins/host.js';
-import { getCurrentApplication, RestClient, type RestClientOptions } from '../rest/index.js';
+import { getCurrentApplication, RestClient, RestError, type RestClientOptions } from '../rest/index.js';
 import type { Sandbox } from '../sandbox/contract.js';
 import { AnomalyLog, anomalyFromText } from '../util/anomaly-log.js';
 import { registerSecret } from '../util/redact.js';
 import { intentBits, isProduction, LOOPBACK_HOSTS, usesEmbeddedSandbox, type Config } from './config.js';
-import { logSyncResult, syncPluginCommands, type CommandSyncResult } from './command-sync.js';
+import { applicationFacts, logSyncResult, syncPluginCommands, type ApplicationFacts, type CommandSyncResult } from './command-sync.js';
 import { OpsServer, type Readiness } from './http-server.js';
 import { createMetrics, type RuntimeMetrics } from './metrics.js';
 import { createLogger } from './logger.js';
+import { StartupError } from './startup-error.js';
 import { gatewayBotPort, interactionTransport } from './rest-adapters.js';
 import { HttpEndpoint } from './http-endpoint.js';
 import { MemorySeenKeys, RedisSeenKeys, WebhookEventHandler, type SeenKeys } from './webhook-events.js';
@@ -64,6 +65,15 @@ export interface RuntimeOptions {
 
 export type RuntimeState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped';
 
+/** Who the bot is and what its shards hold, from READY (the "logged in as" line). */
+export interface ReadyInfo {
+  userId: string;
+  username: string;
+  /** Guilds in READY, summed over this process's shards. */
+  guilds: number;
+  shards: number;
+}
+
 export class Runtime {
   readonly config: Config;
   readonly log: Logger;
@@ -78,6 +88,8 @@ export class Runtime {
   private clusterValue: ClusterCoordinator | null = null;
   private applicationIdValue: string | null = null;
   private syncValue: CommandSyncResult | null = null;
+  /** The application's facts for validation, read once (a dev reload syncs again and again). */
+  private factsValue: ApplicationFacts | null = null;
   /** Interactions being handled; shutdown waits for them. */
   private readonly inFlight = new Set<Promise<void>>();
   /** HTTP intake (interactions endpoint and webhook events); the gateway stops taking by closing its shards. */
@@ -105,6 +117,8 @@ export class Runtime {
   private readonly seenInteractions = new RecentKeys(INTERACTION_DEDUPE_MAX_KEYS, INTERACTION_DEDUPE_TTL_MS);
   /** Requests to the signed endpoint by `path\toutcome\tstatus` (for metrics). */
   readonly endpointRequests = new Map<string, number>();
+  /** READY of each shard: the bot user and its guild count. */
+  private readonly readyShards = new Map<number, { userId: string; username: string; guilds: number }>();
 
   constructor(private readonly options: RuntimeOptions) {
     this.config = options.config;
@@ -165,6 +179,18 @@ export class Runtime {
   get endpoint(): HttpEndpoint | null {
     return this.endpointValue;
   }
+  /** True when there is no token and the runtime runs against its own (embedded) sandbox. */
+  get embedded(): boolean {
+    return this.config.token === undefined;
+  }
+  /** The bot and its guilds as the READYs of this process's shards said (null before the first READY). */
+  get readyInfo(): ReadyInfo | null {
+    const shards = [...this.readyShards.values()];
+    const first = shards[0];
+    if (first === undefined) return null;
+    return { userId: first.userId, username: first.username, guilds: shards.reduce((n, s) => n + s.guilds, 0), shards: shards.length };
+  }
+
   /** Components that may not exist yet (metrics and readiness read them at any time). */
   get parts(): { rest: RestClient | null; cache: Cache | null; gateway: ShardManager | null } {
     return { rest: this.restValue, cache: this.cacheValue, gateway: this.gatewayValue };
@@ -196,14 +222,30 @@ export class Runtime {
     const http = this.config.http;
     if (!http.enabled || this.ops !== null) return;
     this.metrics = createMetrics(this);
-    const ops = new OpsServer({
-      host: http.host,
-      port: http.port,
-      registry: this.metrics.registry,
-      readiness: () => this.readiness(),
-      log: this.log.child({ component: 'http' }),
-    });
-    this.opsAddressValue = await ops.listen();
+    const make = (port: number): OpsServer =>
+      new OpsServer({
+        host: http.host,
+        port,
+        registry: this.metrics!.registry,
+        readiness: () => this.readiness(),
+        log: this.log.child({ component: 'http' }),
+      });
+    let ops = make(http.port);
+    try {
+      this.opsAddressValue = await ops.listen();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      const where = `${http.host}:${http.port}`;
+      if (!this.embedded) {
+        throw new StartupError(
+          `the health and metrics port ${where} is in use (is another gatehouse running?). Set http.port in config/local.json or GATEHOUSE_HTTP_PORT to a free port (0 picks one), or http.enabled to false`,
+        );
+      }
+      // On the embedded sandbox (a second checkout, a second `npm start`) any free port will do.
+      ops = make(0);
+      this.opsAddressValue = await ops.listen();
+      this.log.warn(`port ${where} is in use; health and metrics moved to port ${this.opsAddressValue.port} (set GATEHOUSE_HTTP_PORT to choose)`);
+    }
     this.ops = ops;
     const { host, port } = this.opsAddressValue;
     if (!LOOPBACK_HOSTS.has(http.host)) {
@@ -242,12 +284,21 @@ export class Runtime {
     this.metrics?.attach();
     // The endpoint verifies with the application's own public key unless the configuration names it.
     const needsKey = this.config.transport !== 'gateway' && this.config.endpoint.publicKey === undefined;
-    if (this.config.applicationId === undefined || needsKey) {
-      const application = await getCurrentApplication(this.restValue);
-      this.applicationIdValue = this.config.applicationId ?? application.id;
-      this.verifyKeyValue = typeof application.verify_key === 'string' ? application.verify_key : null;
-    } else {
-      this.applicationIdValue = this.config.applicationId;
+    try {
+      if (this.config.applicationId === undefined || needsKey) {
+        const application = await getCurrentApplication(this.restValue);
+        this.applicationIdValue = this.config.applicationId ?? application.id;
+        this.verifyKeyValue = typeof application.verify_key === 'string' ? application.verify_key : null;
+      } else {
+        this.applicationIdValue = this.config.applicationId;
+      }
+    } catch (err) {
+      if (err instanceof RestError && err.status === 401) {
+        throw new StartupError(
+          `the token was rejected: GET ${apiUrl}/applications/@me answered 401 Unauthorized. Check DISCORD_TOKEN (the bot token from the Developer Portal, without "Bot "), and DISCORD_API_URL if it is set`,
+        );
+      }
+      throw err;
     }
   }
 
@@ -268,6 +319,7 @@ export class Runtime {
             : this.gateway.requestMembers(o),
       },
       pluginConfig: this.config.plugins.config,
+      pluginEnvironment: this.config.pluginEnvironment ?? [],
       disabled: this.config.plugins.disabled,
       ...(this.options.cwd !== undefined ? { cwd: this.options.cwd } : {}),
     });
@@ -282,12 +334,15 @@ export class Runtime {
    */
   async syncCommands(options: { dryRun?: boolean; quiet?: boolean } = {}): Promise<CommandSyncResult> {
     const host = await this.loadPlugins();
+    this.factsValue ??= await applicationFacts(this.rest, this.log.child({ component: 'commands' }));
     const result = await syncPluginCommands({
       host,
       rest: this.rest,
       applicationId: this.applicationId,
       ...(this.config.commands.devGuildId !== undefined ? { devGuildId: this.config.commands.devGuildId } : {}),
       dryRun: options.dryRun === true,
+      partial: this.embedded,
+      facts: this.factsValue,
       log: this.log.child({ component: 'commands' }),
     });
     if (options.quiet !== true) logSyncResult(result, this.log.child({ component: 'commands' }));
@@ -385,6 +440,13 @@ export class Runtime {
         });
       }
       await manager.start();
+      const info = this.readyInfo;
+      if (info !== null) {
+        this.log.info(
+          { userId: info.userId, guilds: info.guilds, shards: info.shards },
+          `ready: logged in as ${info.username} (id ${info.userId}), ${info.guilds} guild${info.guilds === 1 ? '' : 's'} on ${info.shards} shard${info.shards === 1 ? '' : 's'}`,
+        );
+      }
       if (coordinator !== null) {
         coordinator.manage({
           start: (id) => manager.addShard(id),
@@ -472,7 +534,8 @@ export class Runtime {
   private onDispatch(shardId: number, t: string, d: unknown, s: number): void {
     this.dispatchCount++;
     this.cacheValue?.apply(t, d);
-    if (t === 'INTERACTION_CREATE') {
+    if (t === 'READY') this.noteReady(shardId, d);
+    else if (t === 'INTERACTION_CREATE') {
       // Not routed when malformed: a handler must never see values of another type than its options declare.
       const problem = interactionProblem(d);
       if (problem === null) this.routeInteraction(d as APIInteraction);
@@ -482,6 +545,15 @@ export class Runtime {
     const typed = this.seenEntitlementEvents === null || !t.startsWith('ENTITLEMENT_') || this.firstEntitlementEvent(t, d);
     this.hostValue?.dispatch(shardId, t, d, typed);
     this.options.observeDispatch?.(shardId, t, d, s);
+  }
+
+  private noteReady(shardId: number, d: unknown): void {
+    const ready = d as { user?: { id?: unknown; username?: unknown }; guilds?: unknown };
+    this.readyShards.set(shardId, {
+      userId: String(ready.user?.id ?? ''),
+      username: String(ready.user?.username ?? ''),
+      guilds: Array.isArray(ready.guilds) ? ready.guilds.length : 0,
+    });
   }
 
   /**

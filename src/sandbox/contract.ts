@@ -250,6 +250,10 @@ export interface SandboxState {
   /** Set ends_at (ENTITLEMENT_UPDATE). A cancellation without end emits nothing (spec section 3). */
   endEntitlement(entitlementId: string, endsAt?: Date): void;
   readonly skuIds: readonly string[];
+  /** Extension: the channel ids of a guild (the first is its text channel `general`). */
+  channelIds(guildId: string): string[];
+  /** Extension: the role ids of a guild (@everyone first). */
+  roleIds(guildId: string): string[];
   /** Registered commands of a scope (guildId undefined = global). */
   commands(guildId?: string): Array<Record<string, unknown>>;
 }

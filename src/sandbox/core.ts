@@ -14,6 +14,7 @@ import type { CommandRegistry } from './state/commands.js';
 import type { WebhookDelivery } from './delivery/webhooks.js';
 import type { OAuthStore } from './state/oauth.js';
 import type { SandboxStore } from './state/store.js';
+import type { RequestJournal } from './rest/journal.js';
 
 export interface SandboxUrls {
   /** http://127.0.0.1:PORT/api/v10 */
@@ -53,5 +54,7 @@ export interface SandboxCore {
   readonly urls: SandboxUrls;
   readonly botToken: string;
   readonly clientSecret: string;
+  /** REST requests answered, for the admin API. */
+  readonly journal: RequestJournal;
   applicationFlags(): number;
 }

@@ -29,6 +29,7 @@ import { GatewayServer } from './gateway/server.js';
 import { makeBotToken, resolveOptions } from './options.js';
 import { RateLimiter } from './ratelimit.js';
 import { RestApi } from './rest/api.js';
+import { RequestJournal } from './rest/journal.js';
 import { AdminApi } from './admin/api.js';
 import { sendComponent, sendInteraction, sendModalSubmit } from './interactions/send.js';
 import { InteractionStore } from './interactions/store.js';
@@ -154,6 +155,8 @@ function stateView(store: SandboxStore, commands: CommandRegistry): SandboxState
     get skuIds() {
       return store.skus.map((s) => s.id);
     },
+    channelIds: (guildId) => store.requireGuild(guildId).channels.map((c) => c.id),
+    roleIds: (guildId) => store.requireGuild(guildId).roles.map((r) => r.id),
     commands: (guildId) => commands.list(guildId ?? null),
   };
 }
@@ -203,6 +206,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     onPermissionsDropped: (guildId, commandId) => commandPermissions.drop(guildId, commandId),
   });
   const interactions = new InteractionStore(store.ids, { responseMs: o.rest.interactionResponseMs, tokenMs: o.rest.interactionTokenMs });
+  const journal = new RequestJournal();
   const core: SandboxCore = {
     options: o,
     store,
@@ -219,9 +223,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     urls,
     botToken,
     clientSecret: o.clientSecret,
+    journal,
     applicationFlags,
   };
-  const rest = new RestApi({ options: o.rest, botToken, oauth, limiter, counters, logger: o.logger });
+  const rest = new RestApi({ options: o.rest, botToken, oauth, limiter, counters, logger: o.logger, journal });
   rest.add(gatewayRoutes(core));
   rest.add(identityRoutes(core));
   rest.add(commandRoutes(core));

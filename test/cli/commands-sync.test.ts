@@ -51,6 +51,10 @@ describe('commands diff / sync', () => {
     const before = sandbox.counters.commandWrites;
     const diff = await cli('plugins', 'diff');
     expect(diff.code, diff.stderr.join('\n')).toBe(0);
+    // For CI drift checks: --exit-code fails while a sync would change anything.
+    const drift = await cli('plugins', 'diff', '--exit-code');
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toEqual(diff.stdout);
     expect(diff.stdout[0]).toMatch(/^global: 5 changes in one bulk overwrite/);
     expect(diff.stdout).toEqual(
       expect.arrayContaining([
@@ -69,8 +73,22 @@ describe('commands diff / sync', () => {
     expect(sync.stdout).toEqual(['global: 4 created, 1 updated, 0 deleted, 0 unchanged (1 requests)']);
     expect(sandbox.counters.commandWrites).toBe(before + 1);
 
-    const clean = await cli('plugins', 'diff');
+    const clean = await cli('plugins', 'diff', '--exit-code');
     expect(clean.stdout).toEqual(['global: up to date (5 unchanged, 0 new)']);
+    expect(clean.code).toBe(0);
+  });
+
+  it('--help exits 0 for diff and sync; diff without a token points to the offline check', async () => {
+    for (const verb of ['diff', 'sync']) {
+      const help = await cli('plugins', verb, '--help');
+      expect(help.code).toBe(0);
+      expect(help.stdout[0]).toMatch(new RegExp(`^usage: gatehouse commands ${verb}`));
+    }
+    setEnv({ GATEHOUSE_PLUGIN_DIRS: 'plugins' });
+    const stderr: string[] = [];
+    const code = await main(['commands', 'diff'], { out: () => undefined, err: (l) => stderr.push(l) });
+    expect(code).toBe(2);
+    expect(stderr[0]).toMatch(/needs DISCORD_TOKEN .* To check plugins offline, run `npm run gatehouse -- check`/);
   });
 
   it('exits 1 with one line per problem, naming plugin, file and field, and sends nothing', async () => {

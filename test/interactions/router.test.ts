@@ -40,14 +40,16 @@ function interaction(data: Record<string, unknown>, type = 2, guildId: string | 
   } as unknown as APIInteraction;
 }
 
-async function setup(): Promise<{ api: FakeApi; router: InteractionRouter; logs: LogSink; answers: () => string[] }> {
+async function setup(
+  extra: { unhandledWarnMs?: number } = {},
+): Promise<{ api: FakeApi; router: InteractionRouter; logs: LogSink; answers: () => string[] }> {
   const api = await startFakeApi();
   open.push(api);
   const rest = new RestClient({ baseUrl: api.baseUrl, token: 'router-test-bot-token', retries: 0 });
   open.push(rest);
   const logs = new LogSink();
   const log = createLogger({ level: 'debug', pretty: false, destination: logs });
-  const router = new InteractionRouter({ transport: interactionTransport(rest), log, servicesFor: () => ({ log, config: {}, cache: null, plugin: null }) });
+  const router = new InteractionRouter({ transport: interactionTransport(rest), log, servicesFor: () => ({ log, config: {}, cache: null, plugin: null }), ...extra });
   const answers = (): string[] =>
     api.requests.map((r) => {
       const body = JSON.parse(r.body) as { type: number; data?: { content?: string; choices?: Array<{ name: string }> } };
@@ -90,6 +92,22 @@ describe('InteractionRouter', () => {
     await router.handle(interaction({ name: 'ghost' }));
     expect(api.requests).toHaveLength(0);
     expect(logs.lines.find((l) => l.msg === 'no plugin handles this command')).toMatchObject({ command: 'ghost' });
+  });
+
+  it('warns about an unhandled command once per window, counting the repeats, not once per interaction', async () => {
+    const { router, logs } = await setup({ unhandledWarnMs: 300 });
+    const warned = () => logs.lines.filter((l) => l.msg === 'no plugin handles this command');
+    for (let i = 0; i < 50; i++) await router.handle(interaction({ name: 'ghost' }));
+    await router.handle(interaction({ name: 'other-ghost' }));
+    expect(warned().map((l) => l.command)).toEqual(['ghost', 'other-ghost']);
+    await new Promise((r) => setTimeout(r, 350));
+    await router.handle(interaction({ name: 'ghost' }));
+    expect(warned()).toHaveLength(3);
+    expect(warned()[2]).toMatchObject({ command: 'ghost', repeats: 49 });
+    // Components and modals nobody handles are limited the same way.
+    const component = (customId: string) => ({ ...interaction({}, 3), data: { custom_id: customId, component_type: 2 } }) as unknown as APIInteraction;
+    for (let i = 0; i < 5; i++) await router.handle(component('gone:1'));
+    expect(logs.lines.filter((l) => l.msg === 'no plugin handles this component')).toHaveLength(1);
   });
 
   it('refuses a second plugin routing the same type, name and scope', async () => {

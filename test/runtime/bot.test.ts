@@ -45,13 +45,17 @@ async function startBot(
     deferAfterMs?: number;
     gateway?: RuntimeOptions['gateway'];
     observeDispatch?: RuntimeOptions['observeDispatch'];
+    realToken?: boolean;
   } = {},
 ): Promise<{ runtime: Runtime; logs: LogSink }> {
   const logs = new LogSink();
+  // With realToken the sandbox stands in for the real service (a token is configured): the strict sync rules
+  // apply. Without, the runtime runs on the embedded sandbox.
+  const remote: ConfigInput = options.realToken === true ? { token: sandbox.botToken, apiUrl: sandbox.restUrl } : {};
   const config = loadConfig({
     cwd: ROOT,
     env: {},
-    overrides: { plugins: { dirs: plugins }, http: { enabled: false }, ...options.overrides },
+    overrides: { plugins: { dirs: plugins }, http: { enabled: false }, ...remote, ...options.overrides },
   });
   const runtime = new Runtime({
     config,
@@ -431,7 +435,7 @@ describe('startup sync', () => {
 
   it('refuses to sync invalid definitions, listing every problem with its plugin, and sends nothing', async () => {
     const before = { ...sandbox.counters };
-    const { runtime, logs } = await startBot(sandbox, [`${FIXTURES}/invalid`]);
+    const { runtime, logs } = await startBot(sandbox, [`${FIXTURES}/invalid`], { realToken: true });
     const result = runtime.commandSync;
     expect(result?.status).toBe('invalid');
     if (result?.status !== 'invalid') return;
@@ -452,7 +456,7 @@ describe('startup sync', () => {
 
   it('names the file and the fields of a malformed plugin, loads the others, and syncs nothing', async () => {
     const before = { ...sandbox.counters };
-    const { runtime } = await startBot(sandbox, [`${FIXTURES}/bad-shape`]);
+    const { runtime } = await startBot(sandbox, [`${FIXTURES}/bad-shape`], { realToken: true });
     expect(runtime.plugins.loaded.map((p) => p.name)).toEqual(['ok']);
     const failure = runtime.plugins.loadFailures[0];
     expect(failure?.source.label).toBe('test/fixtures/plugins/bad-shape/typo.js');
@@ -567,7 +571,7 @@ describe('rules that depend on the application', () => {
   it('refuses an entry point with a handler when the application has no Activity, before sending anything', async () => {
     const sandbox = await createSandbox({ activities: false, seed: { guilds: 1, membersPerGuild: 5 }, gateway: { identifyWindowMs: 50, heartbeatIntervalMs: 5_000 } });
     try {
-      const { runtime } = await startBot(sandbox, [`${FIXTURES}/no-activities`]);
+      const { runtime } = await startBot(sandbox, [`${FIXTURES}/no-activities`], { realToken: true });
       const result = runtime.commandSync;
       expect(result?.status).toBe('invalid');
       if (result?.status !== 'invalid') return;

@@ -81,8 +81,28 @@ describe('loadConfig', () => {
     expect(problems.find((p) => p.startsWith('shards.total'))).toMatch(/config\/default\.json.*got 0/);
     expect(problems.find((p) => p.startsWith('http.port'))).toMatch(/got 70000/);
     expect(problems.find((p) => p.startsWith('cache.backend'))).toMatch(/config\/local\.json.*"disk"/);
-    expect(problems).toContain('logg (from config/local.json): unknown key');
+    expect(problems).toContain('logg (from config/local.json): unknown key; did you mean "log"?');
     expect(problems.find((p) => p.startsWith('shards.ids'))).toMatch(/GATEHOUSE_SHARD_IDS/);
+  });
+
+  it('suggests what was meant: misspelt keys at every level, intents and closed values', () => {
+    const cwd = configDir({ 'local.json': { shard: { total: 1 }, plugins: { dirz: ['x'] }, cluster: { leaseMS: 1000 }, cache: { backend: 'redsi' } } });
+    const problems = problemsOf(() => loadConfig({ cwd, env: { GATEHOUSE_INTENTS: 'GUILDS,GUILD_MEMBRES' } }));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'shard (from config/local.json): unknown key; did you mean "shards"?',
+        'plugins.dirz (from config/local.json): unknown key; did you mean "dirs"?',
+        'cluster.leaseMS (from config/local.json): unknown key; did you mean "leaseMs"?',
+        'intents.1 (from environment variable GATEHOUSE_INTENTS): unknown intent "GUILD_MEMBRES"; did you mean "GUILD_MEMBERS"?',
+        expect.stringMatching(/^cache\.backend \(from config\/local\.json\): .*; got "redsi"; did you mean "redis"\?$/),
+      ]),
+    );
+    expect(problems).toHaveLength(5);
+    // A name far from every intent lists them instead.
+    const far = problemsOf(() => loadConfig({ cwd: configDir({}), env: { GATEHOUSE_INTENTS: 'EVERYTHING' } }));
+    expect(far[0]).toMatch(/^intents\.0 .*unknown intent "EVERYTHING" \(intents: GUILDS, /);
+    // Names that exist on Object.prototype are not intents either.
+    expect(problemsOf(() => loadConfig({ cwd: configDir({}), env: { GATEHOUSE_INTENTS: 'constructor' } }))[0]).toMatch(/unknown intent "constructor"/);
   });
 
   it('binds the health and metrics endpoint to loopback unless every interface is asked for by name', () => {

@@ -103,7 +103,9 @@ describe('gatehouse sandbox invoke', () => {
     const code = await run(['invoke', 'roll', 'sides:20', '--state-file', statePath], io);
     expect(io.errors).toEqual([]);
     expect(code).toBe(0);
-    expect(io.lines[0]).toMatch(/^\/roll sides:20 {2}-> {2}interaction \d+ in guild \d+$/);
+    // Every verb says which sandbox it talked to first.
+    expect(io.lines[0]).toBe(`sandbox ${info.admin} (pid ${process.pid}, gatehouse sandbox, in ${process.cwd()})`);
+    expect(io.lines[1]).toMatch(/^\/roll sides:20 {2}-> {2}interaction \d+ in guild \d+$/);
     expect(io.lines).toContain('response: CHANNEL_MESSAGE_WITH_SOURCE (4)');
     expect(io.lines).toContain('  You rolled sides=20');
   });
@@ -143,6 +145,9 @@ describe('gatehouse sandbox messages', () => {
     expect(await run(['messages', '--state-file', statePath], io)).toBe(0);
     expect(io.errors).toEqual([]);
     const text = io.lines.join('\n');
+    // Every verb says first which sandbox it talked to.
+    expect(io.lines[0]).toMatch(/^sandbox http:\/\/127\.0\.0\.1:\d+\/_sandbox /);
+    io.lines.shift();
     expect(io.lines[0]).toBe(`channel ${channel} in guild ${guildId}:`);
     expect(text).toMatch(new RegExp(`message ${first.body.id} \\(edited 1x\\)\n    hello again`));
     expect(text).toMatch(new RegExp(`message ${second.body.id} \\(deleted\\)\n    gone soon`));
@@ -151,11 +156,12 @@ describe('gatehouse sandbox messages', () => {
 
     const onlyDm = collector();
     expect(await run(['messages', '--channel', dm.body.id, '--url', info.admin], onlyDm)).toBe(0);
+    onlyDm.lines.shift();
     expect(onlyDm.lines[0]).toBe(`DM ${dm.body.id} with user ${members[2]}:`);
     expect(onlyDm.lines.join('\n')).not.toContain('hello');
     const none = collector();
     expect(await run(['messages', '--guild', '1', '--url', info.admin], none)).toBe(0);
-    expect(none.lines).toEqual(['no messages']);
+    expect(none.lines.slice(1)).toEqual(['no messages']);
     expect(await run(['messages', 'extra', '--url', info.admin], collector())).toBe(2);
   });
 });

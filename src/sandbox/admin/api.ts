@@ -16,8 +16,11 @@
  *   GET    /_sandbox/messages[?channel_id=&guild_id=]  messages the bot sent (deleted ones too), oldest first
  *   POST   /_sandbox/invoke                            InvokeOptions + { wait?, settle? } -> interaction record
  *   POST   /_sandbox/autocomplete                      AutocompleteOptions + { wait?, settle? }
- *   POST   /_sandbox/component                         { messageId, customId, values?, userId?, wait?, settle? }
- *   POST   /_sandbox/modal                             { interactionId, values: { custom_id: value }, wait?, settle? }
+ *   POST   /_sandbox/component                         { messageId?, customId, values?, userId?, wait?, settle? }
+ *                                                      (no messageId: the newest message with that component)
+ *   POST   /_sandbox/modal                             { interactionId?, customId?, values: { custom_id: value }, wait?, settle? }
+ *                                                      (no interactionId: the newest interaction answered with a modal)
+ *   GET    /_sandbox/requests[?after=SEQ]              { last, requests }: REST requests answered (tokens left out)
  *   GET    /_sandbox/interactions/:id                  interaction record
  *   POST   /_sandbox/faults/:shard                     { fault: stop-heartbeat-acks | reconnect | invalidate-session | close | corrupt-frame, resumable?, code? }
  *                                                      { fault: dispatch, t, d }  (a raw dispatch, malformed ones included)
@@ -29,6 +32,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AutocompleteOptions, InvokeOptions, SandboxFaults } from '../contract.js';
 import type { SandboxCore } from '../core.js';
 import { SandboxError, type SandboxErrorCode } from '../errors.js';
+import { findComponentMessage, findModalInteraction } from '../interactions/followon.js';
 import { sendComponent, sendInteraction, sendModalSubmit, settle } from '../interactions/send.js';
 import type { SandboxInteraction } from '../interactions/store.js';
 import { readRaw, refuseRestOfBody } from '../rest/body.js';
@@ -289,16 +293,18 @@ export class AdminApi implements AdminHandler {
       const o = obj(body);
       let record: SandboxInteraction;
       if (a === 'component') {
-        const messageId = optString(o, 'messageId');
         const customId = optString(o, 'customId');
-        if (!messageId || !customId) throw bad('messageId and customId are required');
+        if (!customId) throw bad('customId is required');
+        const messageId = optString(o, 'messageId') ?? findComponentMessage(core, customId);
+        if (!messageId) throw new SandboxError('UNKNOWN_INTERACTION', `no message the app sent has a component with custom_id '${customId}'`);
         const values = stringList(o, 'values');
         const userId = optString(o, 'userId');
         const locale = optString(o, 'locale');
         record = sendComponent(core, { messageId, customId, ...(values ? { values } : {}), ...(userId ? { userId } : {}), ...(locale ? { locale } : {}) });
       } else {
-        const interactionId = optString(o, 'interactionId');
-        if (!interactionId) throw bad('interactionId is required');
+        const modalId = optString(o, 'customId');
+        const interactionId = optString(o, 'interactionId') ?? findModalInteraction(core, modalId);
+        if (!interactionId) throw new SandboxError('UNKNOWN_INTERACTION', `no interaction was answered with a modal${modalId !== undefined ? ` '${modalId}'` : ''}`);
         const values = obj(o.values ?? {});
         for (const [k, v] of Object.entries(values)) {
           if (typeof v !== 'string' && !(Array.isArray(v) && v.every((x) => typeof x === 'string'))) throw bad(`values.${k} must be a string or an array of strings`);
@@ -308,6 +314,11 @@ export class AdminApi implements AdminHandler {
       const wait = optNumber(o, 'wait') ?? 0;
       if (wait > 0) await settle(record, Math.min(wait, 60_000), Math.min(optNumber(o, 'settle') ?? 500, 30_000));
       return new HttpResult(201, recordView(record));
+    }
+    if (a === 'requests' && is('GET', 1)) {
+      const after = Number(url.searchParams.get('after') ?? '0');
+      if (!Number.isInteger(after) || after < 0) throw bad('after must be a non-negative integer');
+      return new HttpResult(200, { last: core.journal.last, requests: core.journal.after(after) });
     }
     if (a === 'interactions' && is('GET', 2)) {
       const record = core.interactions.get(b!);

@@ -7,11 +7,14 @@ import type { ComponentOptions, ModalSubmitOptions } from '../contract.js';
 import type { SandboxCore } from '../core.js';
 import { SandboxError } from '../errors.js';
 import { channelObject } from '../state/serialize.js';
-import { addRole, addUser, emptyResolved, envelope, sceneOf, type Resolved } from './invoke.js';
+import { addRole, addUser, emptyResolved, envelope, guessContentType, matchesFileType, sceneOf, type Resolved, type Scene } from './invoke.js';
 import type { Json } from './messages.js';
 import { InteractionType, type InteractionMeta, type SandboxInteraction } from './store.js';
 
-const Component = { ACTION_ROW: 1, BUTTON: 2, STRING_SELECT: 3, TEXT_INPUT: 4, USER_SELECT: 5, ROLE_SELECT: 6, MENTIONABLE_SELECT: 7, CHANNEL_SELECT: 8, LABEL: 18 } as const;
+const Component = { ACTION_ROW: 1, BUTTON: 2, STRING_SELECT: 3, TEXT_INPUT: 4, USER_SELECT: 5, ROLE_SELECT: 6, MENTIONABLE_SELECT: 7, CHANNEL_SELECT: 8, LABEL: 18, FILE_UPLOAD: 19 } as const;
+
+/** A modal's file upload takes 0 to 10 files (spec §8). */
+const MAX_UPLOAD_FILES = 10;
 
 function invalid(message: string): SandboxError {
   return new SandboxError('INVALID_OPTION', message);
@@ -33,6 +36,31 @@ function* walk(nodes: unknown): Generator<Json> {
   }
 }
 
+/**
+ * The newest message the app sent through an interaction that holds a component with this custom_id (so a
+ * click needs no message id), or undefined.
+ */
+export function findComponentMessage(core: SandboxCore, customId: string): string | undefined {
+  const records = core.interactions.all();
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i]!;
+    for (const message of [...r.followups].reverse().concat(r.original ? [r.original] : [])) {
+      if ([...walk(message.components)].some((c) => c.custom_id === customId)) return message.id as string;
+    }
+  }
+  return undefined;
+}
+
+/** The newest interaction answered with a modal (with this modal custom_id, when given). */
+export function findModalInteraction(core: SandboxCore, customId?: string): string | undefined {
+  const records = core.interactions.all();
+  for (let i = records.length - 1; i >= 0; i--) {
+    const first = records[i]!.callbacks[0];
+    if (first?.type === 9 && (customId === undefined || first.data?.custom_id === customId)) return records[i]!.id;
+  }
+  return undefined;
+}
+
 interface Built {
   meta: InteractionMeta;
   guildId: string | null;
@@ -46,6 +74,21 @@ function usedResolved(r: Resolved): Json | undefined {
 function parentUser(record: SandboxInteraction): string {
   const p = record.payload as { member?: { user?: { id?: string } }; user?: { id?: string } };
   return p.member?.user?.id ?? p.user?.id ?? '';
+}
+
+/** Resolved data for a value picked in a user, role, mentionable or channel select. */
+function resolvePicked(core: SandboxCore, scene: Scene, type: number, v: string, resolved: Resolved, customId: string): void {
+  if (type === Component.USER_SELECT) addUser(core, scene, v, resolved, customId);
+  else if (type === Component.ROLE_SELECT) addRole(scene, v, resolved, customId);
+  else if (type === Component.MENTIONABLE_SELECT) {
+    if (scene.guild?.roles.some((r) => r.id === v)) addRole(scene, v, resolved, customId);
+    else addUser(core, scene, v, resolved, customId);
+  } else if (type === Component.CHANNEL_SELECT) {
+    const channel = scene.guild?.channels.find((c) => c.id === v);
+    if (!scene.guild || !channel) throw invalid(`${customId}: no channel ${v} here`);
+    const c = channelObject(channel, scene.guild.id);
+    resolved.channels[v] = { id: v, name: c.name, type: c.type, permissions: scene.memberPermissions.toString(), guild_id: scene.guild.id, parent_id: c.parent_id, flags: 0 };
+  }
 }
 
 export function buildComponentInteraction(core: SandboxCore, o: ComponentOptions): Built {
@@ -72,19 +115,7 @@ export function buildComponentInteraction(core: SandboxCore, o: ComponentOptions
       const allowed = Array.isArray(component.options) ? (component.options as Json[]).map((x) => x.value) : [];
       for (const v of values) if (!allowed.includes(v)) throw invalid(`'${v}' is not an option of select '${o.customId}'`);
     } else {
-      for (const v of values) {
-        if (type === Component.USER_SELECT) addUser(core, scene, v, resolved, o.customId);
-        else if (type === Component.ROLE_SELECT) addRole(scene, v, resolved, o.customId);
-        else if (type === Component.MENTIONABLE_SELECT) {
-          if (scene.guild?.roles.some((r) => r.id === v)) addRole(scene, v, resolved, o.customId);
-          else addUser(core, scene, v, resolved, o.customId);
-        } else if (type === Component.CHANNEL_SELECT) {
-          const channel = scene.guild?.channels.find((c) => c.id === v);
-          if (!scene.guild || !channel) throw invalid(`${o.customId}: no channel ${v} here`);
-          const c = channelObject(channel, scene.guild.id);
-          resolved.channels[v] = { id: v, name: c.name, type: c.type, permissions: scene.memberPermissions.toString(), guild_id: scene.guild.id, parent_id: c.parent_id, flags: 0 };
-        }
-      }
+      for (const v of values) resolvePicked(core, scene, type, v, resolved, o.customId);
     }
     data.values = values;
     const r = usedResolved(resolved);
@@ -118,10 +149,46 @@ export function buildModalSubmit(core: SandboxCore, o: ModalSubmitOptions): Buil
   // Field ids are the app's text and the values the caller's: a Map matches them key for key, prototype keys too.
   const given = new Map(Object.entries(o.values));
   const rows: Json[] = [];
+  const scene = sceneOf(core, record.meta.guildId, parentUser(record), record.meta.channelId);
+  const resolved = emptyResolved();
   const answer = (input: Json): Json => {
     const customId = String(input.custom_id);
     const raw = given.get(customId);
     given.delete(customId);
+    const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+    if (input.type === Component.FILE_UPLOAD) {
+      // Values name files; the client uploads them and the submission carries attachment ids.
+      const min = typeof input.min_values === 'number' ? input.min_values : 1;
+      const max = typeof input.max_values === 'number' ? input.max_values : 1;
+      const required = input.required !== false;
+      if (list.length === 0 && required && min > 0) throw invalid(`modal field '${customId}' is required (a file upload of ${min}-${max} files)`);
+      if (list.length > 0 && (list.length < min || list.length > Math.min(max, MAX_UPLOAD_FILES))) {
+        throw invalid(`modal field '${customId}' takes ${min}-${Math.min(max, MAX_UPLOAD_FILES)} files; got ${list.length}`);
+      }
+      const fileTypes = Array.isArray(input.file_types) ? (input.file_types as string[]) : null;
+      const ids = list.map((filename) => {
+        const contentType = guessContentType(filename);
+        if (fileTypes && fileTypes.length > 0 && !fileTypes.some((t) => matchesFileType(t, filename, contentType))) {
+          throw invalid(`modal field '${customId}' accepts ${fileTypes.join(', ')}; '${filename}' is ${contentType}`);
+        }
+        const id = core.store.ids.next();
+        const url = `https://cdn.sandbox.invalid/ephemeral-attachments/${id}/${encodeURIComponent(filename)}`;
+        resolved.attachments[id] = { id, filename, size: 1024, url, proxy_url: url, content_type: contentType, ephemeral: true };
+        return id;
+      });
+      return { type: Component.FILE_UPLOAD, id: input.id, custom_id: customId, values: ids };
+    }
+    if (
+      input.type === Component.USER_SELECT ||
+      input.type === Component.ROLE_SELECT ||
+      input.type === Component.MENTIONABLE_SELECT ||
+      input.type === Component.CHANNEL_SELECT
+    ) {
+      const required = input.required !== false;
+      if (required && list.length === 0) throw invalid(`modal field '${customId}' is required`);
+      for (const v of list) resolvePicked(core, scene, input.type, v, resolved, customId);
+      return { type: input.type, custom_id: customId, values: list };
+    }
     if (input.type === Component.STRING_SELECT) {
       const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
       const required = input.required !== false;
@@ -151,8 +218,9 @@ export function buildModalSubmit(core: SandboxCore, o: ModalSubmitOptions): Buil
   const extra = given.keys().next();
   if (extra.done !== true) throw invalid(`the modal has no field '${extra.value}'`);
 
-  const scene = sceneOf(core, record.meta.guildId, parentUser(record), record.meta.channelId);
   const data: Json = { custom_id: modal.data.custom_id, components: rows };
+  const r = usedResolved(resolved);
+  if (r) data.resolved = r;
   const message = record.meta.sourceMessage;
   const integration = record.meta.integration;
   const { id, token, payload } = envelope(core, scene, { type: InteractionType.MODAL_SUBMIT, data, integration, locale: o.locale, ...(message ? { message } : {}) });

@@ -491,12 +491,12 @@ const EXT_TYPES = new Map(Object.entries({
   zip: 'application/zip',
 }));
 
-function guessContentType(filename: string): string {
+export function guessContentType(filename: string): string {
   const ext = filename.includes('.') ? filename.split('.').pop()!.toLowerCase() : '';
   return EXT_TYPES.get(ext) ?? 'application/octet-stream';
 }
 
-function matchesFileType(fileType: string, filename: string, contentType: string): boolean {
+export function matchesFileType(fileType: string, filename: string, contentType: string): boolean {
   if (fileType.startsWith('.')) return filename.toLowerCase().endsWith(fileType.toLowerCase());
   return contentType.startsWith(`${fileType}/`);
 }

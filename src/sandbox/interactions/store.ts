@@ -167,6 +167,8 @@ export class SandboxInteraction implements InteractionRecord {
         break;
       }
       case CallbackType.DEFERRED_UPDATE_MESSAGE:
+        // Nothing shows yet; @original is now the message the component sits on, edited later.
+        if (this.meta.sourceMessage) this.setOriginal(this.meta.sourceMessage);
         break;
       case CallbackType.UPDATE_MESSAGE: {
         const d = checkMessage(data, { at: ['data'], requireContent: false, files });
@@ -245,6 +247,17 @@ export class SandboxInteraction implements InteractionRecord {
     if (!Array.isArray(d.components) || d.components.length < 1 || d.components.length > 5) {
       addTreeError(tree, ['data', 'components'], { code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 1 and 5 in length.' });
     }
+    // A file upload takes between 0 and 10 files (spec §8).
+    (Array.isArray(d.components) ? (d.components as unknown[]) : []).forEach((top, i) => {
+      const inner = isObject(top) && isObject(top.component) ? top.component : null;
+      if (inner === null || inner.type !== 19) return;
+      for (const key of ['min_values', 'max_values'] as const) {
+        const v = inner[key];
+        if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 10)) {
+          addTreeError(tree, ['data', 'components', i, 'component', key], { code: 'NUMBER_TYPE_MAX', message: 'int value should be between 0 and 10.' });
+        }
+      }
+    });
     if (Object.keys(tree).length > 0) throw invalidFormBody(tree);
   }
 
@@ -284,8 +297,14 @@ export class SandboxInteraction implements InteractionRecord {
     const d = checkMessage(patch, { at: [], requireContent: false, allowedFlags: editableFlags() | MessageFlags.EPHEMERAL });
     const edited = editMessage(current, d);
     this.messages.set(edited.id as string, edited);
-    if (current === this.original) this.original = edited;
-    else {
+    if (current === this.original) {
+      this.original = edited;
+      // After an update (6 or 7) @original is the component's message: it changes where it lives too.
+      const first = this.callbacks[0]?.type;
+      if ((first === CallbackType.DEFERRED_UPDATE_MESSAGE || first === CallbackType.UPDATE_MESSAGE) && this.meta.source) {
+        this.meta.source.record.replaceMessage(this.meta.source.messageId, edited);
+      }
+    } else {
       const i = this.followups.indexOf(current);
       if (i >= 0) this.followups[i] = edited;
     }

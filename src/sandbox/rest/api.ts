@@ -11,6 +11,7 @@ import type { ResolvedRestOptions } from '../options.js';
 import { bucketHeaders, type RateLimiter } from '../ratelimit.js';
 import type { OAuthStore } from '../state/oauth.js';
 import { parseBody, readRaw, refuseRestOfBody } from './body.js';
+import { journalPath, type RequestJournal } from './journal.js';
 import { Router } from './router.js';
 import type { Auth, HttpMethod, RestContext, RestResult, RouteDef } from './types.js';
 
@@ -21,6 +22,15 @@ export interface RestDeps {
   limiter: RateLimiter;
   counters: SandboxCounters;
   logger: Logger;
+  /** Where answered requests are kept for the admin API (`GET /_sandbox/requests`). */
+  journal?: RequestJournal;
+}
+
+/** What the journal needs to know of a request, filled in while it is handled. */
+interface Seen {
+  path?: string;
+  auth?: 'bot' | 'bearer' | 'none';
+  body?: unknown;
 }
 
 const METHODS = new Set(['GET', 'POST', 'PATCH', 'PUT', 'DELETE']);
@@ -41,18 +51,28 @@ export class RestApi {
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     this.deps.counters.restRequests++;
     const headers: Record<string, string> = {};
+    const seen: Seen = {};
     let result: RestResult;
     try {
       // The body is read (up to its cap) before anything else is decided, so that every answer, a 401 or a
       // 429 included, leaves the connection clean for the next request.
       const raw = await readRaw(req);
-      result = await this.dispatch(req, url, headers, raw);
+      result = await this.dispatch(req, url, headers, raw, seen);
     } catch (err) {
       result = this.errorResult(err);
       if (err instanceof ApiError && err.extraHeaders) Object.assign(headers, err.extraHeaders);
     }
     refuseRestOfBody(req, headers);
     if (result.status === 429) this.deps.counters.rest429s++;
+    if (seen.path !== undefined) {
+      this.deps.journal?.record({
+        method: (req.method ?? 'GET').toUpperCase(),
+        path: seen.path,
+        status: result.status,
+        auth: seen.auth ?? 'none',
+        ...(seen.body !== undefined ? { body: seen.body } : {}),
+      });
+    }
     Object.assign(headers, result.headers);
     const reason = result.status === UNMODELLED.status ? UNMODELLED.reason : undefined;
     if (result.body === undefined) {
@@ -74,7 +94,7 @@ export class RestApi {
     return { status: 500, body: { message: '500: Internal Server Error', code: 0 } };
   }
 
-  private async dispatch(req: IncomingMessage, url: URL, headers: Record<string, string>, raw: Buffer): Promise<RestResult> {
+  private async dispatch(req: IncomingMessage, url: URL, headers: Record<string, string>, raw: Buffer, seen: Seen): Promise<RestResult> {
     const method = (req.method ?? 'GET').toUpperCase();
     const path = this.versionedPath(url.pathname);
     const match = this.router.match(method, path);
@@ -83,8 +103,10 @@ export class RestApi {
     // (the sandbox cannot tell a route the service lacks from one it does not model).
     if (match.kind !== 'found' || !METHODS.has(method)) throw unmodelled(method, maskTokens(path));
     const { route, params } = match;
+    seen.path = journalPath(route.path, params);
 
     const auth = this.authenticate(req.headers.authorization);
+    seen.auth = auth.kind;
     if (route.auth === 'bot' && auth.kind !== 'bot') throw Errors.unauthorized();
     if (route.auth === 'bot-or-bearer' && auth.kind === 'none') throw Errors.unauthorized();
 
@@ -116,6 +138,7 @@ export class RestApi {
     }
 
     const body = await parseBody(raw, req.headers['content-type']);
+    if (body.kind === 'json' || body.kind === 'multipart') seen.body = body.value;
     const locale = requesterLocale(single(req.headers['x-discord-locale']), single(req.headers['accept-language']));
     const ctx: RestContext = { method: method as HttpMethod, path, params, query: url.searchParams, headers: req.headers, auth, body, locale };
     return route.handler(ctx);
