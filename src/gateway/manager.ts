@@ -13,7 +13,7 @@ import { shardForGuild } from '../api/snowflake.js';
 import { GatewayError, SessionStartLimitError } from './errors.js';
 import type { DispatchHook, GatewayEventMap, ShardStatus } from './events.js';
 import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
-import { inflaterFactory, type InflaterFactory, type InflatePreference } from './inflate.js';
+import { inflaterFactory, transportCompression, type InflaterFactory, type InflatePreference, type TransportCompression } from './inflate.js';
 import type { MemberRequestResult, RequestMembersOptions } from './member-requests.js';
 import { Shard, type SessionState, type ShardTiming } from './shard.js';
 
@@ -50,7 +50,8 @@ export interface ShardManagerOptions {
   identifyQueue?: IdentifyQueue | ((info: { maxConcurrency: number; windowMs: number }) => IdentifyQueue);
   /** One identify per bucket per this many ms. Default 5000 (shorten only against the sandbox). */
   identifyWindowMs?: number;
-  compress?: boolean;
+  /** Transport compression: 'zlib-stream' (or true, the default), 'zstd-stream', or false for none. */
+  compress?: boolean | TransportCompression;
   inflate?: InflatePreference | InflaterFactory;
   largeThreshold?: number;
   presence?: GatewayPresenceUpdateData;
@@ -213,8 +214,9 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
         ? o.identifyQueue({ maxConcurrency, windowMs })
         : (o.identifyQueue ?? new LocalIdentifyQueue({ maxConcurrency, windowMs }));
     // Resolve the inflate choice once, so a missing zlib-sync fails here and not per connection.
+    const transport = transportCompression(o.compress);
     const inflate =
-      o.compress === false ? undefined : typeof o.inflate === 'function' ? o.inflate : inflaterFactory(o.inflate);
+      transport === null ? undefined : typeof o.inflate === 'function' ? o.inflate : inflaterFactory(o.inflate, transport);
 
     this.identifyQueue = identifyQueue;
     this.inflate = inflate;
