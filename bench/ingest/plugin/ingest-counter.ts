@@ -1,0 +1,54 @@
+/**
+ * The ingest benchmark's plugin, an ordinary gatehouse plugin: it counts member and entitlement events and
+ * answers its slash command, so every interaction goes router -> handler -> REST callback.
+ */
+import { definePlugin } from 'gatehouse';
+import { ingestCounters } from '../counters.js';
+import { BENCH_COMMAND } from '../workload.js';
+
+const c = ingestCounters();
+
+export default definePlugin({
+  name: 'ingest-counter',
+  commands: [
+    {
+      ...BENCH_COMMAND,
+      async run(ctx) {
+        c.interactions++;
+        try {
+          await ctx.reply('pong');
+          c.answered++;
+        } catch {
+          c.answerErrors++;
+        }
+        c.onCount();
+      },
+    },
+  ],
+  on: {
+    guildCreate() {
+      c.guildCreates++;
+      c.onCount();
+    },
+    guildMemberAdd() {
+      c.memberAdds++;
+      c.onCount();
+    },
+    guildMemberUpdate() {
+      c.memberUpdates++;
+      c.onCount();
+    },
+    guildMemberRemove() {
+      c.memberRemoves++;
+      c.onCount();
+    },
+    entitlementCreate() {
+      c.entitlementCreates++;
+      c.onCount();
+    },
+    entitlementUpdate() {
+      c.entitlementUpdates++;
+      c.onCount();
+    },
+  },
+});
