@@ -49,6 +49,8 @@ interface Entry {
   label: string;
   subject: SubjectKind;
   decoder: ChildConfig['decoder'];
+  /** Another checkout of gatehouse to run this subject from (--baseline), for before/after in one run. */
+  root?: string;
 }
 
 const ENTRIES: Record<Transport, Entry[]> = {
@@ -107,6 +109,17 @@ const rounds = Math.max(1, Math.min(9, Number(arg('rounds') ?? (quick ? 1 : 3)))
 const budgetMs = Number(arg('budget') ?? 1800) * 1000;
 const childTimeoutMs = quick ? 120_000 : 600_000;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * --baseline=<dir>: a copy of an earlier commit (with node_modules linked in); its Runtime runs as one more
+ * subject, interleaved with the current one, so that a change is measured against what it replaced.
+ */
+const baseline = arg('baseline');
+if (baseline !== undefined) {
+  for (const t of ['zlib-stream', 'json', 'zstd-stream'] as const) {
+    const own = ENTRIES[t].find((e) => e.key === 'gatehouse')!;
+    ENTRIES[t].splice(1, 0, { ...own, key: 'gatehouse-baseline', label: `${own.label} [baseline]`, root: baseline });
+  }
+}
 
 async function runOne(
   server: IngestServer,
@@ -145,8 +158,9 @@ async function runOne(
   const redisMemBefore = redis ? await infoNumber(redis, 'memory', 'used_memory') : 0;
 
   if (entry.subject !== 'floor') server.begin(frames);
-  const child = spawn(process.execPath, ['--expose-gc', '--conditions=gatehouse-source', '--import', 'tsx', join(here, 'ingest', 'child.ts'), JSON.stringify(cfg)], {
-    cwd: ROOT,
+  const root = entry.root ?? ROOT;
+  const child = spawn(process.execPath, ['--expose-gc', '--conditions=gatehouse-source', '--import', 'tsx', join(root, 'bench', 'ingest', 'child.ts'), JSON.stringify(cfg)], {
+    cwd: root,
     stdio: ['ignore', logFd, 'inherit', 'ipc'],
     env: { ...process.env, NODE_ENV: 'production' },
   });

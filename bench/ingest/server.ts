@@ -268,6 +268,12 @@ export class IngestServer {
         }
         return;
       }
+      // A reply that comes after the automatic defer (the client fell behind) edits the deferred message.
+      if (/^\/webhooks\/\d+\/[^/]+(\/messages\/@original)?$/.test(path) && (method === 'PATCH' || method === 'POST')) {
+        this.trace.callbacks++;
+        json(200, { id: '1100000000000000401', channel_id: '1', content: 'pong', type: 20, author: { id: BOT_USER_ID, username: 'ingest-bench' } });
+        return;
+      }
       if (path === '/gateway/bot' && method === 'GET') {
         json(200, {
           url: this.gatewayUrl,
