@@ -18,19 +18,19 @@ import type { InteractionRouter, RoutableCommand } from '../interactions/router.
 import { discoverPlugins, importPlugin, PluginLoadError, type PluginSource } from './loader.js';
 import type { PluginCommand, PluginContext, PluginDefinition, PluginEventMap, PluginEventName } from './types.js';
 
-/** Dispatch names and the plugin events they become. */
-const EVENT_OF_DISPATCH: Readonly<Record<string, PluginEventName>> = {
-  READY: 'ready',
-  GUILD_CREATE: 'guildCreate',
-  GUILD_DELETE: 'guildDelete',
-  GUILD_MEMBER_ADD: 'guildMemberAdd',
-  GUILD_MEMBER_UPDATE: 'guildMemberUpdate',
-  GUILD_MEMBER_REMOVE: 'guildMemberRemove',
-  ENTITLEMENT_CREATE: 'entitlementCreate',
-  ENTITLEMENT_UPDATE: 'entitlementUpdate',
-  ENTITLEMENT_DELETE: 'entitlementDelete',
-  APPLICATION_COMMAND_PERMISSIONS_UPDATE: 'commandPermissionsUpdate',
-};
+/** Dispatch names and the plugin events they become (a Map: dispatch names come from the gateway). */
+const EVENT_OF_DISPATCH: ReadonlyMap<string, PluginEventName> = new Map<string, PluginEventName>([
+  ['READY', 'ready'],
+  ['GUILD_CREATE', 'guildCreate'],
+  ['GUILD_DELETE', 'guildDelete'],
+  ['GUILD_MEMBER_ADD', 'guildMemberAdd'],
+  ['GUILD_MEMBER_UPDATE', 'guildMemberUpdate'],
+  ['GUILD_MEMBER_REMOVE', 'guildMemberRemove'],
+  ['ENTITLEMENT_CREATE', 'entitlementCreate'],
+  ['ENTITLEMENT_UPDATE', 'entitlementUpdate'],
+  ['ENTITLEMENT_DELETE', 'entitlementDelete'],
+  ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', 'commandPermissionsUpdate'],
+]);
 
 export type PluginState = 'loaded' | 'ready' | 'failed' | 'stopped';
 
@@ -72,11 +72,19 @@ export interface PluginHostOptions {
 
 type AnyEventHandler = (payload: unknown, ctx: PluginContext) => unknown;
 
+/** One plugin's handler for one event, with its rejection handler made once (nothing is allocated per event). */
+interface EventListener {
+  readonly plugin: HostedPlugin;
+  readonly event: PluginEventName;
+  readonly handler: AnyEventHandler;
+  readonly onRejected: (err: unknown) => void;
+}
+
 export class PluginHost {
   private readonly plugins: HostedPlugin[] = [];
   private readonly failures: LoadFailure[] = [];
   /** Per plugin event, the plugins that handle it, in load order (built once, read per dispatch). */
-  private readonly listeners = new Map<PluginEventName, Array<{ plugin: HostedPlugin; handler: AnyEventHandler }>>();
+  private readonly listeners = new Map<PluginEventName, EventListener[]>();
   private readonly log: Logger;
 
   constructor(private readonly options: PluginHostOptions) {
@@ -132,7 +140,12 @@ export class PluginHost {
       const name = event as PluginEventName;
       let list = this.listeners.get(name);
       if (list === undefined) this.listeners.set(name, (list = []));
-      list.push({ plugin: hosted, handler: handler as AnyEventHandler });
+      list.push({
+        plugin: hosted,
+        event: name,
+        handler: handler as AnyEventHandler,
+        onRejected: (err: unknown) => this.eventFailed(hosted, name, err),
+      });
     }
   }
 
@@ -217,34 +230,41 @@ export class PluginHost {
     }
   }
 
-  /** Deliver a dispatch to the plugins that listen for it. Call after the cache has applied it. */
+  /**
+   * Deliver a dispatch to the plugins that listen for it. Call after the cache has applied it. On the hot path:
+   * a Map lookup, the handlers, and nothing allocated unless a plugin listens to `ready` or `raw`.
+   */
   dispatch(shardId: number, t: string, d: unknown): void {
-    const event = EVENT_OF_DISPATCH[t];
+    const event = EVENT_OF_DISPATCH.get(t);
     if (event !== undefined) {
       const list = this.listeners.get(event);
       if (list !== undefined) {
         const payload = event === 'ready' ? { ...(d as PluginEventMap['ready']), shardId } : d;
-        for (const entry of list) this.invoke(entry.plugin, event, entry.handler, payload);
+        for (let i = 0; i < list.length; i++) this.invoke(list[i]!, payload);
       }
     }
     const raw = this.listeners.get('raw');
     if (raw !== undefined) {
       const payload: PluginEventMap['raw'] = { shardId, t, d };
-      for (const entry of raw) this.invoke(entry.plugin, 'raw', entry.handler, payload);
+      for (let i = 0; i < raw.length; i++) this.invoke(raw[i]!, payload);
     }
   }
 
-  private invoke(plugin: HostedPlugin, event: PluginEventName, handler: AnyEventHandler, payload: unknown): void {
+  private invoke(listener: EventListener, payload: unknown): void {
+    const plugin = listener.plugin;
     if (plugin.state !== 'ready') return;
-    const fail = (err: unknown): void => {
-      plugin.context.log.error({ err, plugin: plugin.name, event }, 'plugin event handler failed');
-    };
+    let result: unknown;
     try {
-      const result = handler(payload, plugin.context);
-      if (result instanceof Promise) result.catch(fail);
+      result = listener.handler(payload, plugin.context);
     } catch (err) {
-      fail(err);
+      this.eventFailed(plugin, listener.event, err);
+      return;
     }
+    if (result instanceof Promise) result.catch(listener.onRejected);
+  }
+
+  private eventFailed(plugin: HostedPlugin, event: PluginEventName, err: unknown): void {
+    plugin.context.log.error({ err, plugin: plugin.name, event }, 'plugin event handler failed');
   }
 }
 
