@@ -326,6 +326,7 @@ interface Row {
   identifyToReadyMs: number | null;
   startupCpuMs: number;
   rssMiB: number;
+  rssBeforeMiB: number;
   heapBytesPerMember: number;
   eventsWallMs: number;
   logLines: number;
@@ -346,6 +347,7 @@ function rowOf(runs: RunResult[], liveEvents: number): Row {
     identifyToReadyMs: first.identifyToReadyMs === null ? null : m((r) => r.identifyToReadyMs ?? 0),
     startupCpuMs: m((r) => r.ready.startupCpuMs),
     rssMiB: m((r) => r.ready.rssBytes / 1048576),
+    rssBeforeMiB: m((r) => r.ready.rssBeforeBytes / 1048576),
     heapBytesPerMember: m((r) => (r.ready.members > 0 ? r.ready.heapDeltaBytes / r.ready.members : 0)),
     eventsWallMs: m((r) => r.eventsWallMs),
     logLines: Math.max(...runs.map((r) => r.logLinesDuringEvents)),
@@ -456,7 +458,9 @@ async function main(): Promise<void> {
       isFloor ? `${(row.readyMs / 1000).toFixed(2)} s (decode)` : `${(row.readyMs / 1000).toFixed(2)} s`,
       row.identifyToReadyMs === null ? '—' : `${(row.identifyToReadyMs / 1000).toFixed(2)} s`,
       readyVsFloor,
-      isFloor ? '—' : fmtInt(row.rssMiB),
+      `${(row.startupCpuMs / 1000).toFixed(2)} s`,
+      floor && !isFloor ? `${fmtRatio(row.startupCpuMs / floor.startupCpuMs)}x` : '—',
+      isFloor ? '—' : `${fmtInt(row.rssMiB)} (${fmtInt(row.rssBeforeMiB)} before login)`,
       isFloor ? '—' : row.entry.subject === 'gatehouse-redis' ? `${fmtInt(row.redisBytesPerMember)} (Redis)` : fmtInt(row.heapBytesPerMember),
       String(row.runs.length),
     ]);
@@ -464,14 +468,30 @@ async function main(): Promise<void> {
   console.log();
   console.log(
     markdownTable(
-      ['transport', 'client', 'events / CPU-s', 'µs / event', 'vs discord.js', 'of floor', 'ready (login → all cached)', 'IDENTIFY → all cached', 'ready / floor decode', 'RSS after load MiB', 'heap B / member', 'runs'],
+      [
+        'transport',
+        'client',
+        'events / CPU-s',
+        'µs / event',
+        'vs discord.js',
+        'of floor',
+        'ready (login → all cached)',
+        'IDENTIFY → all cached',
+        'ready / floor decode',
+        'startup CPU',
+        'startup CPU / floor',
+        'RSS after load MiB',
+        'heap B / member',
+        'runs',
+      ],
       table,
     ),
   );
   console.log(
     '\nevents / CPU-s: live events per second of the client process\'s own CPU (user + system) while they flow' +
       (withRedis ? ' (Redis row: plus redis-server\'s CPU from INFO cpu, which counts every client of that Redis)' : '') +
-      '; "of floor": that rate over the floor\'s (1.00 = as cheap as decoding alone); ready / floor decode: ready time over the time to decode the same startup bytes; ' +
+      '; "of floor": that rate over the floor\'s (1.00 = as cheap as decoding alone); ready / floor decode: ready time (wall clock) over the time to decode the same startup bytes; ' +
+      'startup CPU: CPU from login to all cached (the floor: decoding the startup bytes), steadier than wall time on a busy machine; ' +
       'heap B / member: JS heap + array buffers after load minus before login (after full GCs), per cached member.',
   );
 

@@ -94,6 +94,7 @@ async function main(): Promise<void> {
     startupCpuMs,
     readyAt: String(readyAt),
     rssBytes: loaded.rss,
+    rssBeforeBytes: before.rss,
     heapDeltaBytes: loaded.heap - before.heap,
     members,
   });

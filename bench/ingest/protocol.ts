@@ -45,6 +45,8 @@ export interface ReadyMessage {
   /** process.hrtime.bigint() at that moment, as a string (one clock for every process on the machine). */
   readyAt: string;
   rssBytes: number;
+  /** RSS before login (after imports and a full GC): what the process costs with nothing cached. */
+  rssBeforeBytes: number;
   /** JS heap + array buffers after load minus before login, both after full GCs. */
   heapDeltaBytes: number;
   members: number;
