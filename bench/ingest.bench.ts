@@ -24,6 +24,8 @@
  *   flags: --rounds=N --transports=zlib-stream,json,zstd-stream --subjects=gatehouse,discordjs,floor,...
  *          --redis (adds gatehouse-redis)  --profile (CPU profile of gatehouse's live-events phase, summarized)
  *          --budget=<seconds> (stop starting runs after this long; default 1800)
+ *          --baseline=<dir> (an earlier checkout's Runtime as one more subject)  --node-flags="<flags>" (the Runtime
+ *          once more with these node flags)
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -51,6 +53,8 @@ interface Entry {
   decoder: ChildConfig['decoder'];
   /** Another checkout of gatehouse to run this subject from (--baseline), for before/after in one run. */
   root?: string;
+  /** Extra node flags for this subject's process (--node-flags). */
+  nodeFlags?: string[];
 }
 
 const ENTRIES: Record<Transport, Entry[]> = {
@@ -109,6 +113,14 @@ const rounds = Math.max(1, Math.min(9, Number(arg('rounds') ?? (quick ? 1 : 3)))
 const budgetMs = Number(arg('budget') ?? 1800) * 1000;
 const childTimeoutMs = quick ? 120_000 : 600_000;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** --node-flags="<flags>": one more gatehouse subject, run with these node flags (e.g. GC tuning). */
+const nodeFlags = arg('node-flags');
+if (nodeFlags !== undefined) {
+  for (const t of ['zlib-stream', 'json', 'zstd-stream'] as const) {
+    const own = ENTRIES[t].find((e) => e.key === 'gatehouse')!;
+    ENTRIES[t].splice(1, 0, { ...own, key: 'gatehouse-flags', label: `${own.label} [${nodeFlags}]`, nodeFlags: nodeFlags.split(/\s+/).filter(Boolean) });
+  }
+}
 /**
  * --baseline=<dir>: a copy of an earlier commit (with node_modules linked in); its Runtime runs as one more
  * subject, interleaved with the current one, so that a change is measured against what it replaced.
@@ -159,7 +171,8 @@ async function runOne(
 
   if (entry.subject !== 'floor') server.begin(frames);
   const root = entry.root ?? ROOT;
-  const child = spawn(process.execPath, ['--expose-gc', '--conditions=gatehouse-source', '--import', 'tsx', join(root, 'bench', 'ingest', 'child.ts'), JSON.stringify(cfg)], {
+  const nodeArgs = ['--expose-gc', ...(entry.nodeFlags ?? []), '--conditions=gatehouse-source', '--import', 'tsx'];
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bench', 'ingest', 'child.ts'), JSON.stringify(cfg)], {
     cwd: root,
     stdio: ['ignore', logFd, 'inherit', 'ipc'],
     env: { ...process.env, NODE_ENV: 'production' },
@@ -289,6 +302,7 @@ function verify(entry: Entry, transport: Transport, expected: ExpectedState, don
   check('INTERACTION_CREATE seen', c.interactions, e.INTERACTION_CREATE);
   if (entry.subject === 'floor') return problems;
   check('interactions answered', c.answered, e.INTERACTION_CREATE);
+  if (c.answerError !== undefined) problems.push(`${who}: an answer failed: ${c.answerError}`);
   if (state === null) return [...problems, `${who}: no final state`];
   let wrongGuilds = 0;
   expected.membersPerGuild.forEach(([guildId, want], i) => {
@@ -534,6 +548,13 @@ async function main(): Promise<void> {
   if (gr && gz) goal(`Redis backend: ready at most 2x the memory backend's (${fmtRatio(gr.readyMs / gz.readyMs)}x)`, gr.readyMs <= 2 * gz.readyMs);
   if (goals.length > 0) console.log(`\ngoals of issue #15 (this run${quick ? ', quick workload: indicative only' : ''}):\n${goals.join('\n')}`);
 
+  for (const r of rows.filter((row) => row.entry.subject === 'gatehouse-redis')) {
+    console.log(
+      `\nRedis backend: ${(r.usPerEvent - r.redisUsPerEvent).toFixed(1)} µs/event in the client + ${r.redisUsPerEvent.toFixed(1)} µs/event in redis-server ` +
+        `(INFO cpu of the Redis at REDIS_URL: it counts that server's other clients too, so on a shared Redis it is an upper bound); ` +
+        `${fmtInt(r.redisBytesPerMember)} bytes of Redis memory per cached member`,
+    );
+  }
   const logNoise = rows.filter((r) => r.logLines > 0 && r.entry.subject !== 'discordjs' && r.entry.subject !== 'floor');
   for (const r of logNoise) console.log(`note: ${r.entry.label} over ${r.transport} wrote ${r.logLines} log lines while the live events flowed`);
 

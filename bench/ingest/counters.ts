@@ -13,6 +13,8 @@ export interface IngestCounters {
   /** Interactions whose answer the REST side accepted. */
   answered: number;
   answerErrors: number;
+  /** The first failed answer's error, for the report. */
+  answerError: string | null;
   /** Called after every count: the child checks its targets here. */
   onCount: () => void;
 }
@@ -31,6 +33,7 @@ export function ingestCounters(): IngestCounters {
     interactions: 0,
     answered: 0,
     answerErrors: 0,
+    answerError: null,
     onCount: () => {},
   };
   return holder[KEY];

@@ -33,6 +33,8 @@ export interface EventCounts {
   entitlementUpdates: number;
   interactions: number;
   answered: number;
+  /** The first error an answer failed with. */
+  answerError?: string;
   /** Floor only: messages decoded per event name. */
   byType?: Record<string, number>;
 }

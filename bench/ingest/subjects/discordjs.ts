@@ -65,8 +65,9 @@ export class DiscordJsSubject implements IngestSubject {
       try {
         await interaction.reply('pong');
         c.answered++;
-      } catch {
+      } catch (err) {
         c.answerErrors++;
+        c.answerError ??= err instanceof Error ? `${err.name}: ${err.message}` : String(err);
       }
       c.onCount();
     });
@@ -99,6 +100,7 @@ export class DiscordJsSubject implements IngestSubject {
       entitlementUpdates: c.entitlementUpdates,
       interactions: c.interactions,
       answered: c.answered,
+      ...(c.answerError !== null ? { answerError: c.answerError } : {}),
     };
   }
 

@@ -73,6 +73,7 @@ export class GatehouseSubject implements IngestSubject {
       entitlementUpdates: c.entitlementUpdates,
       interactions: c.interactions,
       answered: c.answered,
+      ...(c.answerError !== null ? { answerError: c.answerError } : {}),
     };
   }
 
