@@ -132,7 +132,8 @@ function atomicWrite(path: string, data: string | Buffer): void {
   renameSync(`${path}.tmp`, path);
 }
 
-async function encode(transport: Transport, messages: string[], startupCount: number, eventCount: number): Promise<TransportFrames> {
+/** The frames of `messages` (HELLO, then `startupCount` startup messages, then `eventCount` events) for one transport. */
+export async function encode(transport: Transport, messages: string[], startupCount: number, eventCount: number): Promise<TransportFrames> {
   const parts: Buffer[] = [];
   const shell: TransportFrames = {
     transport,
