@@ -18,8 +18,9 @@ export default definePlugin({
         try {
           await ctx.reply('pong');
           c.answered++;
-        } catch {
+        } catch (err) {
           c.answerErrors++;
+          c.answerError ??= err instanceof Error ? `${err.name}: ${err.message}` : String(err);
         }
         c.onCount();
       },
