@@ -65,6 +65,10 @@ export class IngestServer {
 
   constructor() {
     this.server = http.createServer((req, res) => this.rest(req, res));
+    // Node closes idle keep-alive sockets after 5 s; a client whose event loop is that far behind (a slow
+    // subject on a busy machine) would then reuse a closed socket and lose a POST ("socket hang up"), which
+    // says nothing about the path being measured. The service keeps them longer too.
+    this.server.keepAliveTimeout = 120_000;
     this.server.on('upgrade', (req, socket, head) => {
       if (this.frames === null || this.ws !== null) {
         this.trace.problems.push(this.ws !== null ? 'a second gateway connection (the subject reconnected)' : 'a connection between runs');
