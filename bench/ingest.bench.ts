@@ -389,7 +389,8 @@ async function main(): Promise<void> {
   }
 
   console.log('## ingest: the product path, frame -> decode -> cache -> plugin, per CPU-second\n');
-  console.log(`- command: npm run bench -- ${process.argv.slice(2).join(' ') || 'ingest'}`);
+  const command = `npm run bench -- ${['ingest', ...process.argv.slice(2)].join(' ')}`;
+  console.log(`- command: ${command}`);
   console.log(`- machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const liveEventsPlanned = o.events;
   const tamper = process.env.INGEST_BENCH_TAMPER === '1';
@@ -584,7 +585,7 @@ async function main(): Promise<void> {
     join(outDir, 'ingest.json'),
     `${JSON.stringify(
       {
-        command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
+        command,
         node: process.version,
         machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}`,
         workload: o,
