@@ -253,7 +253,7 @@ async function runOne(
 }
 
 function emptyTrace(): RunTrace {
-  return { identifyAt: null, eventsAt: null, eventsSentAt: null, heartbeats: 0, acks: 0, callbacks: 0, restRequests: 0, startupBytes: 0, eventBytes: 0, problems: [] };
+  return { identifyAt: null, eventsAt: null, eventsSentAt: null, heartbeats: 0, acks: 0, callbacks: 0, restRequests: 0, connections: 0, startupBytes: 0, eventBytes: 0, problems: [] };
 }
 
 function countLines(path: string, from: number, to: number): number {
@@ -435,6 +435,7 @@ async function main(): Promise<void> {
           problems.push(...r.problems);
           console.log(
             `${fmtInt(liveEvents / (r.done.eventsCpuMs / 1000))} events/CPU-s, ready ${(r.ready.loginToReadyMs / 1000).toFixed(2)} s` +
+              (r.entry.subject !== 'floor' ? `, ${r.trace.restRequests} REST requests over ${r.trace.connections - 1} connections` : '') +
               `${r.problems.length > 0 ? `, ${r.problems.length} PROBLEM(S)` : ', verified'}`,
           );
         }

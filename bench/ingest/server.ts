@@ -25,6 +25,8 @@ export interface RunTrace {
   acks: number;
   callbacks: number;
   restRequests: number;
+  /** TCP connections opened to the service (the gateway's one included). */
+  connections: number;
   /** Bytes of gateway frames sent (payload bytes, not WebSocket headers). */
   startupBytes: number;
   eventBytes: number;
@@ -40,6 +42,7 @@ function freshTrace(): RunTrace {
     acks: 0,
     callbacks: 0,
     restRequests: 0,
+    connections: 0,
     startupBytes: 0,
     eventBytes: 0,
     problems: [],
@@ -69,6 +72,7 @@ export class IngestServer {
     // subject on a busy machine) would then reuse a closed socket and lose a POST ("socket hang up"), which
     // says nothing about the path being measured. The service keeps them longer too.
     this.server.keepAliveTimeout = 120_000;
+    this.server.on('connection', () => this.trace.connections++);
     this.server.on('upgrade', (req, socket, head) => {
       if (this.frames === null || this.ws !== null) {
         this.trace.problems.push(this.ws !== null ? 'a second gateway connection (the subject reconnected)' : 'a connection between runs');
