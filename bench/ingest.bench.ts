@@ -25,9 +25,9 @@
  *          --redis (adds gatehouse-redis)  --profile (CPU profile of gatehouse's live-events phase, summarized)
  *          --budget=<seconds> (stop starting runs after this long; default 1800)
  *          --baseline=<dir> (an earlier checkout's Runtime as one more subject)  --node-flags="<flags>" (the Runtime
- *          once more with these node flags)
+ *          once more with these node flags)  --compiled (tsc output run by plain node, as the Docker image does)
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -107,6 +107,11 @@ function median(values: number[]): number {
 }
 
 const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+/**
+ * --compiled: every subject runs tsc's output (dist-bench/, built first), as the Docker image runs gatehouse;
+ * by default they run through tsx, as `npm start` does.
+ */
+const compiled = process.argv.includes('--compiled');
 const profile = process.argv.includes('--profile');
 const withRedis = process.argv.includes('--redis');
 const rounds = Math.max(1, Math.min(9, Number(arg('rounds') ?? (quick ? 1 : 3))));
@@ -171,8 +176,10 @@ async function runOne(
 
   if (entry.subject !== 'floor') server.begin(frames);
   const root = entry.root ?? ROOT;
-  const nodeArgs = ['--expose-gc', ...(entry.nodeFlags ?? []), '--conditions=gatehouse-source', '--import', 'tsx'];
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bench', 'ingest', 'child.ts'), JSON.stringify(cfg)], {
+  const runCompiled = compiled && entry.root === undefined;
+  const nodeArgs = ['--expose-gc', ...(entry.nodeFlags ?? []), ...(runCompiled ? [] : ['--conditions=gatehouse-source', '--import', 'tsx'])];
+  const childFile = runCompiled ? join(root, 'dist-bench', 'bench', 'ingest', 'child.js') : join(root, 'bench', 'ingest', 'child.ts');
+  const child = spawn(process.execPath, [...nodeArgs, childFile, JSON.stringify(cfg)], {
     cwd: root,
     stdio: ['ignore', logFd, 'inherit', 'ipc'],
     env: { ...process.env, NODE_ENV: 'production' },
@@ -398,6 +405,15 @@ async function main(): Promise<void> {
     `- workload: ${o.guilds} guilds x ${fmtInt(o.membersPerGuild)} members in GUILD_CREATE, then ${fmtInt(liveEventsPlanned)} live events ` +
       `(member update/add/remove, entitlement create/update, slash commands answered over REST); ${rounds} interleaved round(s), medians`,
   );
+  console.log(
+    compiled
+      ? '- code: compiled by tsc (dist-bench/, tsconfig.bench.json), run by plain node, as the Docker image runs gatehouse'
+      : '- code: TypeScript run through tsx, as `npm start` runs gatehouse (--compiled: tsc output, as in the Docker image)',
+  );
+  if (compiled) {
+    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.bench.json')], { stdio: 'inherit' });
+    if (tsc.status !== 0) throw new Error('tsc -p tsconfig.bench.json failed');
+  }
   const expected = await prepare(workload, transports, (line) => console.log(`- ${line}`));
   if (tamper) {
     // Self-check of the verification: a wrong expectation must fail every subject loudly.

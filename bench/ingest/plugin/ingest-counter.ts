@@ -2,13 +2,15 @@
  * The ingest benchmark's plugin, an ordinary gatehouse plugin: it counts member and entitlement events and
  * answers its slash command, so every interaction goes router -> handler -> REST callback.
  */
-import { definePlugin } from 'gatehouse';
+// Types only: the compiled benchmark (--compiled) loads this file next to its own compiled copy of gatehouse,
+// and a runtime import of 'gatehouse' would load the package's build a second time.
+import type { PluginDefinition } from 'gatehouse';
 import { ingestCounters } from '../counters.js';
 import { BENCH_COMMAND } from '../workload.js';
 
 const c = ingestCounters();
 
-export default definePlugin({
+export default {
   name: 'ingest-counter',
   commands: [
     {
@@ -52,4 +54,4 @@ export default definePlugin({
       c.onCount();
     },
   },
-});
+} satisfies PluginDefinition;

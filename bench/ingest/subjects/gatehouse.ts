@@ -4,7 +4,8 @@
  * memory cache (or Redis), and the counting plugin from bench/ingest/plugin loaded by the plugin host. Logs go
  * to stdout at the default level, as in production (the parent sends them to a file and counts the lines).
  */
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { Runtime } from '../../../src/runtime/runtime.js';
 import { loadConfig } from '../../../src/runtime/config.js';
 import type { Cache } from '../../../src/cache/index.js';
@@ -12,7 +13,15 @@ import { ingestCounters } from '../counters.js';
 import type { ChildConfig, EventCounts, StateMessage, VerifyRequest } from '../protocol.js';
 import { whenCounted, type IngestSubject } from './types.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
+/** The checkout's root (where package.json and config/ are), whether this file runs from bench/ or dist-bench/. */
+function findRoot(from: string): string {
+  let dir = from;
+  for (let i = 0; i < 10 && !existsSync(join(dir, 'package.json')); i++) dir = dirname(dir);
+  return dir;
+}
+const ROOT = findRoot(import.meta.dirname);
+/** The counting plugin next to this file: bench/ingest/plugin, or its compiled copy under dist-bench/. */
+const PLUGIN_DIR = relative(ROOT, join(import.meta.dirname, '..', 'plugin'));
 
 export class GatehouseSubject implements IngestSubject {
   private readonly runtime: Runtime;
@@ -23,7 +32,7 @@ export class GatehouseSubject implements IngestSubject {
     const env: NodeJS.ProcessEnv = {
       DISCORD_TOKEN: cfg.token,
       DISCORD_API_URL: `${cfg.apiBase}/v10`,
-      GATEHOUSE_PLUGIN_DIRS: 'bench/ingest/plugin',
+      GATEHOUSE_PLUGIN_DIRS: PLUGIN_DIR,
       GATEHOUSE_HTTP_PORT: '0',
       GATEHOUSE_GATEWAY_COMPRESS: cfg.transport === 'json' ? 'false' : cfg.transport,
       GATEHOUSE_CACHE_BACKEND: redis ? 'redis' : 'memory',
