@@ -3,7 +3,8 @@
 FROM node:20-bookworm AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The full image has python3, make and g++, so the optional zlib-sync addon compiles here.
+# The full image has python3, make and g++, so the optional native addons (zlib-sync, zstd-napi) compile here;
+# where one cannot build, npm ci goes on without it (zlib-stream then inflates with node:zlib, zstd-stream with fzstd).
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

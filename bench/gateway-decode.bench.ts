@@ -1,4 +1,6 @@
 /**
+ * PART benchmark (it says so in its output); the product path is ingest.bench.ts.
+ *
  * Gateway decode cost per event: WebSocket message -> inflate (zlib-stream) -> JSON.parse, gatehouse's
  * PayloadDecoder against @discordjs/ws's WebSocketShard#unpackMessage (the path discord.js uses), on identical
  * frames, in one run. Reported as ns per event and the ratio (theirs / ours: above 1 means gatehouse is faster).
@@ -255,6 +257,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const startup = quick ? 200 : 1_000;
   const rounds = argValue('--rounds') ?? (quick ? 3 : 7);
   console.log('## Gateway decode: frame -> inflate -> JSON.parse, per event\n');
+  console.log('PART benchmark: the decoder alone on frames in memory (no socket, no cache, no plugins); the product path is `npm run bench -- ingest`\n');
   for (const mix of ['steady', 'startup'] as const) {
     const w = gatewayWorkload(mix === 'steady' ? steady : startup, mix);
     console.log(`- ${mix}: ${w.messages.length} events, ${(w.bytes / w.messages.length / 1024).toFixed(1)} KiB of JSON per event`);

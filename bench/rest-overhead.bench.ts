@@ -1,4 +1,6 @@
 /**
+ * PART benchmark (it says so in its output): the REST client alone; the product path is ingest.bench.ts.
+ *
  * Client-side overhead of the REST client next to @discordjs/rest, on the same loopback workload in one run:
  * N GETs spread over 100 channels (100 buckets, each run one at a time by both libraries) against a server
  * that answers at once with generous rate-limit headers, so that only the clients' own cost differs.
@@ -12,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { REST } from '@discordjs/rest';
 import { RestClient } from '../src/rest/index.js';
 
+console.log('PART benchmark: the REST client alone against a loopback server; the product path is `npm run bench -- ingest`\n');
 const N = process.argv.includes('--quick') ? 3_000 : 20_000;
 const ROUND_LIMIT_MS = 60_000;
 const CHANNELS = 100;

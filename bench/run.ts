@@ -1,9 +1,14 @@
 /**
- * `npm run bench`: runs every `*.bench.ts` under bench/ (any depth), one process each, in name order,
- * and passes their output through. Each benchmark prints its own report (markdown tables and ratios
- * against the library it is compared with) and bounds its own loops by count and time.
+ * `npm run bench`: runs every `*.bench.ts` under bench/ (any depth), one process each, and passes their
+ * output through: first ingest.bench.ts, the product path (frames from a socket through the Runtime to a
+ * plugin, beside discord.js and the decode floor), which is the reference every optimisation is measured by;
+ * then, in name order, the PART benchmarks (cache alone, decoder alone, REST client alone, sandbox send rate),
+ * each of which says in its output that it measures a part. Each benchmark prints its own report and bounds
+ * its own loops by count and time.
  *
  *   npm run bench                 all benchmarks
+ *   npm run bench -- ingest       the product path only (add --quick for a small workload, --profile for where
+ *                                 gatehouse's CPU goes, --redis for the Redis backend)
  *   npm run bench -- cache        only those whose path contains "cache"
  *   npm run bench -- --quick      small workloads (flags starting with -- are passed to every benchmark)
  *
@@ -31,7 +36,10 @@ function findBenches(dir: string, depth = 0): string[] {
 const args = process.argv.slice(2);
 const filters = args.filter((a) => !a.startsWith('--'));
 const passThrough = args.filter((a) => a.startsWith('--'));
-const benches = findBenches(here).filter((file) => filters.length === 0 || filters.some((f) => relative(here, file).includes(f)));
+const PRODUCT_PATH = 'ingest.bench.ts';
+const benches = findBenches(here)
+  .filter((file) => filters.length === 0 || filters.some((f) => relative(here, file).includes(f)))
+  .sort((a, b) => Number(relative(here, b) === PRODUCT_PATH) - Number(relative(here, a) === PRODUCT_PATH));
 
 if (benches.length === 0) {
   console.error(`no benchmark matches ${filters.join(', ') || '(any)'} under ${relative(process.cwd(), here) || '.'}`);
@@ -42,7 +50,7 @@ const failed: string[] = [];
 const started = Date.now();
 for (const file of benches) {
   const name = relative(here, file);
-  console.log(`\n# ${name}`);
+  console.log(`\n# ${name}${name === PRODUCT_PATH ? ' (the product path)' : ' (a part)'}`);
   const result = spawnSync(process.execPath, ['--expose-gc', '--conditions=gatehouse-source', '--import', 'tsx', file, ...passThrough], {
     stdio: 'inherit',
     env: process.env,

@@ -1,4 +1,6 @@
 /**
+ * PART benchmark (it says so in its output): the sandbox's send rate; it says nothing about the client.
+ *
  * Sandbox throughput: how long the 1,000 guilds x 1,000 members fixture takes to seed, and how fast the sandbox
  * sends gateway events compared with how fast a client can consume them.
  *
@@ -16,6 +18,7 @@ import { Worker } from 'node:worker_threads';
 import { createSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { fmtInt, fmtRatio, markdownTable } from './lib/report.js';
 
+console.log('PART benchmark: how fast the sandbox sends (a test tool), not a client figure; the product path is `npm run bench -- ingest`\n');
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 function numArg(name: string, fallback: number): number {

@@ -26,11 +26,14 @@ export {
   inflaterFactory,
   loadZlibSync,
   resolveInflateImplementation,
+  TRANSPORT_COMPRESSIONS,
+  transportCompression,
   type Inflater,
   type InflaterFactory,
   type InflaterSink,
   type InflateImplementation,
   type InflatePreference,
+  type TransportCompression,
 } from './inflate.js';
 export {
   MemberRequestAssembler,

@@ -1,7 +1,7 @@
 /**
- * zlib-stream transport decompression (reference §5.4): one inflate context per connection, fed every binary
- * frame; a message is complete when the bytes so far end with the Z_SYNC_FLUSH suffix 00 00 ff ff.
+ * Transport decompression (reference §5.4): one context per connection, fed every binary frame.
  *
+ * zlib-stream: a message is complete when the bytes so far end with the Z_SYNC_FLUSH suffix 00 00 ff ff.
  * Two implementations behind one interface, chosen per connection:
  * - zlib-sync (native, synchronous): messages are delivered inside `push`, decoded to a string in C++ from a
  *   reused output buffer, so a message costs no intermediate Buffer.
@@ -9,13 +9,25 @@
  *   on the thread pool, so messages are delivered asynchronously, in order. `busy`/`whenIdle` let the
  *   connection hold a socket close back until every message that arrived before it has been handled.
  *
- * Both report a failure once, through `sink.error`, and ignore everything after it: the connection is reset.
+ * zstd-stream (zstd-inflate.ts): one message per WebSocket message; zstd-napi (native) or fzstd (pure JS).
+ *
+ * Every implementation reports a failure once, through `sink.error`, and ignores everything after it: the
+ * connection is reset.
  */
 import { createRequire } from 'node:module';
 import zlib from 'node:zlib';
+import { loadFzstd, loadZstdNapi } from '../util/zstd.js';
 import { GatewayDecodeError } from './errors.js';
+import { FzstdInflater, ZstdNapiInflater } from './zstd-inflate.js';
 
-export type InflateImplementation = 'zlib-sync' | 'node:zlib';
+/** The transport compressions the gateway offers (the `compress` query parameter). */
+export type TransportCompression = 'zlib-stream' | 'zstd-stream';
+export const TRANSPORT_COMPRESSIONS: readonly TransportCompression[] = ['zlib-stream', 'zstd-stream'];
+
+export type ZlibInflateImplementation = 'zlib-sync' | 'node:zlib';
+export type ZstdInflateImplementation = 'zstd-napi' | 'fzstd';
+export type InflateImplementation = ZlibInflateImplementation | ZstdInflateImplementation;
+/** An implementation, or 'auto': the native one of the transport when it loads, else its fallback. */
 export type InflatePreference = InflateImplementation | 'auto';
 
 /** Where an inflater delivers complete messages (as text) and its one failure. */
@@ -230,8 +242,31 @@ class NodeZlibInflater implements Inflater {
 
 // ---- selection --------------------------------------------------------------------------------------------
 
-/** The implementation `preference` resolves to on this machine. */
-export function resolveInflateImplementation(preference: InflatePreference = 'auto'): InflateImplementation {
+const ZLIB_IMPLEMENTATIONS: ReadonlySet<InflatePreference> = new Set(['zlib-sync', 'node:zlib']);
+const ZSTD_IMPLEMENTATIONS: ReadonlySet<InflatePreference> = new Set(['zstd-napi', 'fzstd']);
+
+/** The implementation `preference` resolves to on this machine for `transport`. */
+export function resolveInflateImplementation(
+  preference: InflatePreference = 'auto',
+  transport: TransportCompression = 'zlib-stream',
+): InflateImplementation {
+  if (transport === 'zstd-stream') {
+    if (ZLIB_IMPLEMENTATIONS.has(preference)) {
+      throw new Error(`gateway inflate "${preference}" decodes zlib-stream, but the transport is zstd-stream; use "auto", "zstd-napi" or "fzstd".`);
+    }
+    if (preference !== 'fzstd' && loadZstdNapi() !== null) return 'zstd-napi';
+    if (preference === 'zstd-napi') {
+      throw new Error(
+        'gateway inflate is "zstd-napi" but the zstd-napi package is not installed or its native module failed to load; ' +
+          'install it or use "auto" / "fzstd".',
+      );
+    }
+    if (loadFzstd() === null) throw new Error('zstd-stream needs the fzstd package (a dependency of gatehouse); reinstall dependencies.');
+    return 'fzstd';
+  }
+  if (ZSTD_IMPLEMENTATIONS.has(preference)) {
+    throw new Error(`gateway inflate "${preference}" decodes zstd-stream, but the transport is zlib-stream; use "auto", "zlib-sync" or "node:zlib".`);
+  }
   if (preference === 'node:zlib') return 'node:zlib';
   if (loadZlibSync() !== null) return 'zlib-sync';
   if (preference === 'zlib-sync') {
@@ -243,14 +278,35 @@ export function resolveInflateImplementation(preference: InflatePreference = 'au
   return 'node:zlib';
 }
 
-export function createInflater(sink: InflaterSink, preference: InflatePreference = 'auto'): Inflater {
-  const implementation = resolveInflateImplementation(preference);
-  if (implementation === 'zlib-sync') return new ZlibSyncInflater(loadZlibSync()!, sink);
-  return new NodeZlibInflater(sink);
+export function createInflater(
+  sink: InflaterSink,
+  preference: InflatePreference = 'auto',
+  transport: TransportCompression = 'zlib-stream',
+): Inflater {
+  switch (resolveInflateImplementation(preference, transport)) {
+    case 'zlib-sync':
+      return new ZlibSyncInflater(loadZlibSync()!, sink);
+    case 'node:zlib':
+      return new NodeZlibInflater(sink);
+    case 'zstd-napi':
+      return new ZstdNapiInflater(loadZstdNapi()!, sink);
+    case 'fzstd':
+      return new FzstdInflater(loadFzstd()!, sink);
+  }
 }
 
 /** A factory bound to one preference, resolved (and validated) now rather than at the first connection. */
-export function inflaterFactory(preference: InflatePreference = 'auto'): InflaterFactory {
-  const implementation = resolveInflateImplementation(preference);
-  return (sink) => createInflater(sink, implementation);
+export function inflaterFactory(
+  preference: InflatePreference = 'auto',
+  transport: TransportCompression = 'zlib-stream',
+): InflaterFactory {
+  const implementation = resolveInflateImplementation(preference, transport);
+  return (sink) => createInflater(sink, implementation, transport);
+}
+
+/** `compress` as the options take it (true = zlib-stream, false = none) as a transport, or null. */
+export function transportCompression(compress: boolean | TransportCompression | undefined): TransportCompression | null {
+  if (compress === undefined || compress === true) return 'zlib-stream';
+  if (compress === false) return null;
+  return compress;
 }

@@ -16,7 +16,7 @@ import type { ShardFence } from './fence.js';
 import type { DispatchHook, GatewayEventMap, ShardStatus } from './events.js';
 import { LocalIdentifyBudget, type IdentifyBudget } from './identify-budget.js';
 import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
-import { inflaterFactory, type InflaterFactory, type InflatePreference } from './inflate.js';
+import { inflaterFactory, transportCompression, type InflaterFactory, type InflatePreference, type TransportCompression } from './inflate.js';
 import type { MemberRequestResult, RequestMembersOptions } from './member-requests.js';
 import { Shard, type SessionState, type ShardTiming } from './shard.js';
 
@@ -59,7 +59,8 @@ export interface ShardManagerOptions {
    * a LocalIdentifyBudget (reserve 5% of the total) refreshed through `gatewayBot`.
    */
   identifyBudget?: IdentifyBudget;
-  compress?: boolean;
+  /** Transport compression: 'zlib-stream' (or true, the default), 'zstd-stream', or false for none. */
+  compress?: boolean | TransportCompression;
   inflate?: InflatePreference | InflaterFactory;
   largeThreshold?: number;
   presence?: GatewayPresenceUpdateData;
@@ -238,8 +239,9 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
         ? o.identifyQueue({ maxConcurrency, windowMs })
         : (o.identifyQueue ?? new LocalIdentifyQueue({ maxConcurrency, windowMs }));
     // Resolve the inflate choice once, so a missing zlib-sync fails here and not per connection.
+    const transport = transportCompression(o.compress);
     const inflate =
-      o.compress === false ? undefined : typeof o.inflate === 'function' ? o.inflate : inflaterFactory(o.inflate);
+      transport === null ? undefined : typeof o.inflate === 'function' ? o.inflate : inflaterFactory(o.inflate, transport);
 
     this.identifyQueue = identifyQueue;
     this.inflate = inflate;

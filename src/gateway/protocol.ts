@@ -26,8 +26,11 @@ export const Op = Object.freeze({
 
 export const MAX_OUTBOUND_PAYLOAD_BYTES = 4096;
 
-/** The connection URL: the base from GET /gateway/bot (or resume_gateway_url) with v, encoding and compress. */
-export function gatewayConnectUrl(base: string, compress: boolean): string {
+/**
+ * The connection URL: the base from GET /gateway/bot (or resume_gateway_url) with v, encoding and compress
+ * (`true` means zlib-stream, `false` or null none).
+ */
+export function gatewayConnectUrl(base: string, compress: boolean | 'zlib-stream' | 'zstd-stream' | null): string {
   let url: URL;
   try {
     url = new URL(base);
@@ -39,7 +42,7 @@ export function gatewayConnectUrl(base: string, compress: boolean): string {
   }
   url.searchParams.set('v', String(GATEWAY_VERSION));
   url.searchParams.set('encoding', 'json');
-  if (compress) url.searchParams.set('compress', 'zlib-stream');
+  if (compress) url.searchParams.set('compress', compress === true ? 'zlib-stream' : compress);
   else url.searchParams.delete('compress');
   return url.toString();
 }

@@ -31,7 +31,7 @@ import type { ShardFence } from './fence.js';
 import type { IdentifyBudget } from './identify-budget.js';
 import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
 import { PayloadDecoder } from './decoder.js';
-import { inflaterFactory, type InflaterFactory, type InflatePreference } from './inflate.js';
+import { inflaterFactory, transportCompression, type InflaterFactory, type InflatePreference, type TransportCompression } from './inflate.js';
 import { MemberRequestAssembler, type MemberRequestResult, type RequestMembersOptions } from './member-requests.js';
 import { describe, memberChunkProblem, rateLimitedProblem, type ShapeProblem } from './payload-shape.js';
 import { encodePayload, gatewayConnectUrl, Op, type ReceivedPayload } from './protocol.js';
@@ -77,9 +77,12 @@ export interface ShardOptions {
   intents: number;
   /** `url` from GET /gateway/bot. */
   gatewayUrl: string;
-  /** zlib-stream transport compression. Default true. */
-  compress?: boolean;
-  /** Inflate implementation (or a factory, for tests). Default 'auto': zlib-sync when installed. */
+  /** Transport compression: 'zlib-stream' (or true, the default), 'zstd-stream', or false for none. */
+  compress?: boolean | TransportCompression;
+  /**
+   * Decompressor (or a factory, for tests). Default 'auto': the native one of the transport when installed
+   * (zlib-sync, zstd-napi), else node:zlib / fzstd.
+   */
   inflate?: InflatePreference | InflaterFactory;
   /** Identify field large_threshold (50-250). Default 50. */
   largeThreshold?: number;
@@ -146,7 +149,7 @@ export class Shard {
   /** The same emitter, typed for emitting any dispatch name (untyped ones included). */
   private readonly namedEvents: EventEmitter<Record<string, [number, unknown]>>;
   private readonly options: ShardOptions;
-  private readonly compress: boolean;
+  private readonly compress: TransportCompression | null;
   private readonly makeInflater: InflaterFactory | null;
   private readonly identifyQueue: IdentifyQueue;
   private readonly sendQueue: SendQueue;
@@ -194,9 +197,10 @@ export class Shard {
     this.shardCount = options.shardCount;
     this.events = options.events ?? new EventEmitter<GatewayEventMap>();
     this.namedEvents = this.events as unknown as EventEmitter<Record<string, [number, unknown]>>;
-    this.compress = options.compress ?? true;
+    this.compress = transportCompression(options.compress);
     const inflate = options.inflate ?? 'auto';
-    this.makeInflater = this.compress ? (typeof inflate === 'function' ? inflate : inflaterFactory(inflate)) : null;
+    this.makeInflater =
+      this.compress === null ? null : typeof inflate === 'function' ? inflate : inflaterFactory(inflate, this.compress);
     this.identifyQueue = options.identifyQueue ?? new LocalIdentifyQueue();
     this.random = options.random ?? Math.random;
     this.onDispatch = options.onDispatch;

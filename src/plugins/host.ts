@@ -25,8 +25,8 @@ import { envName, resolveSection, type PluginEnvSetting } from './config-section
 import { discoverPlugins, importPlugin, PluginLoadError, type PluginSource } from './loader.js';
 import type { PluginCommand, PluginConfigSchema, PluginContext, PluginDefinition, PluginEventMap, PluginEventName } from './types.js';
 
-/** Dispatch names and the plugin events they become (a Map: the names come from the gateway). */
-const EVENT_OF_DISPATCH: ReadonlyMap<string, PluginEventName> = new Map([
+/** Dispatch names and the plugin events they become (a Map: dispatch names come from the gateway). */
+const EVENT_OF_DISPATCH: ReadonlyMap<string, PluginEventName> = new Map<string, PluginEventName>([
   ['READY', 'ready'],
   ['GUILD_CREATE', 'guildCreate'],
   ['GUILD_DELETE', 'guildDelete'],
@@ -90,7 +90,13 @@ export interface PluginHostOptions {
 
 type AnyEventHandler = (payload: unknown, ctx: PluginContext) => unknown;
 
-type Listener = { plugin: HostedPlugin; handler: AnyEventHandler };
+/** One plugin's handler for one event, with its rejection handler made once (nothing is allocated per event). */
+interface EventListener {
+  readonly plugin: HostedPlugin;
+  readonly event: PluginEventName;
+  readonly handler: AnyEventHandler;
+  readonly onRejected: (err: unknown) => void;
+}
 
 const CUSTOM_ID_LISTS = ['components', 'modals'] as const;
 
@@ -98,7 +104,7 @@ export class PluginHost {
   private readonly plugins: HostedPlugin[] = [];
   private readonly failures: LoadFailure[] = [];
   /** Per plugin event, the plugins that handle it, in load order (built once, read per dispatch). */
-  private readonly listeners = new Map<PluginEventName, Listener[]>();
+  private readonly listeners = new Map<PluginEventName, EventListener[]>();
   /** custom_id patterns of every loaded plugin, to refuse overlaps at load time. */
   private readonly customIds = { components: new CustomIdTable<null>(), modals: new CustomIdTable<null>() };
   /** Names of plugins skipped by configuration (their config sections are not unknown). */
@@ -196,7 +202,12 @@ export class PluginHost {
       const name = event as PluginEventName;
       let list = this.listeners.get(name);
       if (list === undefined) this.listeners.set(name, (list = []));
-      list.push({ plugin: hosted, handler: handler as AnyEventHandler });
+      list.push({
+        plugin: hosted,
+        event: name,
+        handler: handler as AnyEventHandler,
+        onRejected: (err: unknown) => this.eventFailed(hosted, name, err),
+      });
     }
     for (const list of CUSTOM_ID_LISTS) {
       for (const handler of hosted.definition[list] ?? []) this.customIds[list].add(hosted.name, compileCustomId(handler.customId), null);
@@ -342,7 +353,8 @@ export class PluginHost {
 
   /**
    * Deliver a dispatch to the plugins that listen for it. Call after the cache has applied it. `typed: false`
-   * delivers it to `raw` listeners only (the typed event already reached plugins another way).
+   * delivers it to `raw` listeners only (the typed event already reached plugins another way). On the hot path:
+   * a Map lookup, the handlers, and nothing allocated unless a plugin listens to `ready` or `raw`.
    */
   dispatch(shardId: number, t: string, d: unknown, typed = true): void {
     const event = typed ? EVENT_OF_DISPATCH.get(t) : undefined;
@@ -350,13 +362,13 @@ export class PluginHost {
       const list = this.listeners.get(event);
       if (list !== undefined) {
         const payload = event === 'ready' ? { ...(d as PluginEventMap['ready']), shardId } : d;
-        for (const entry of list) this.invoke(entry.plugin, event, entry.handler, payload);
+        for (let i = 0; i < list.length; i++) this.invoke(list[i]!, payload);
       }
     }
     const raw = this.listeners.get('raw');
     if (raw !== undefined) {
       const payload: PluginEventMap['raw'] = { shardId, t, d };
-      for (const entry of raw) this.invoke(entry.plugin, 'raw', entry.handler, payload);
+      for (let i = 0; i < raw.length; i++) this.invoke(raw[i]!, payload);
     }
   }
 
@@ -372,27 +384,31 @@ export class PluginHost {
       const list = this.listeners.get(name);
       if (list !== undefined) {
         const payload = name === 'applicationAuthorized' || name === 'applicationDeauthorized' ? { ...data, timestamp: event.timestamp } : data;
-        for (const entry of list) this.invoke(entry.plugin, name, entry.handler, payload);
+        for (const entry of list) this.invoke(entry, payload);
       }
     }
     const all = this.listeners.get('webhookEvent');
     if (all !== undefined) {
       const payload: PluginEventMap['webhookEvent'] = { type: event.type, timestamp: event.timestamp, data };
-      for (const entry of all) this.invoke(entry.plugin, 'webhookEvent', entry.handler, payload);
+      for (const entry of all) this.invoke(entry, payload);
     }
   }
 
-  private invoke(plugin: HostedPlugin, event: PluginEventName, handler: AnyEventHandler, payload: unknown): void {
+  private invoke(listener: EventListener, payload: unknown): void {
+    const plugin = listener.plugin;
     if (plugin.state !== 'ready') return;
-    const fail = (err: unknown): void => {
-      plugin.context.log.error({ err, plugin: plugin.name, event }, 'plugin event handler failed');
-    };
+    let result: unknown;
     try {
-      const result = handler(payload, plugin.context);
-      if (result instanceof Promise) result.catch(fail);
+      result = listener.handler(payload, plugin.context);
     } catch (err) {
-      fail(err);
+      this.eventFailed(plugin, listener.event, err);
+      return;
     }
+    if (result instanceof Promise) result.catch(listener.onRejected);
+  }
+
+  private eventFailed(plugin: HostedPlugin, event: PluginEventName, err: unknown): void {
+    plugin.context.log.error({ err, plugin: plugin.name, event }, 'plugin event handler failed');
   }
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 import type { HttpMethod } from './errors.js';
 
 /**
@@ -86,9 +86,13 @@ export function renderPath(route: CompiledRoute, params: Readonly<Record<string,
   return out;
 }
 
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string }).hash;
+
 /** A short stable digest, so that a token can key a map without being kept or shown. */
 export function digest(secret: string): string {
-  return createHash('sha256').update(secret).digest('base64url').slice(0, 16);
+  // The one-shot hash (Node >= 20.12) costs a third of a Hash object: it runs for every interaction answer.
+  const text = oneShotHash !== undefined ? oneShotHash('sha256', secret, 'base64url') : crypto.createHash('sha256').update(secret).digest('base64url');
+  return text.slice(0, 16);
 }
 
 /** The major parameter values joined, tokens digested; `-` when the route has none. */

@@ -110,8 +110,15 @@ export const ConfigSchema = z.strictObject({
   gateway: z
     .strictObject({
       largeThreshold: z.number().int().min(50).max(250).default(50),
-      /** zlib-stream transport compression. */
-      compress: z.boolean().default(true),
+      /**
+       * Transport compression: "zlib-stream" (or true), "zstd-stream", or false for none. zstd-stream decodes
+       * with zstd-napi when it is installed, else with the pure-JS fzstd.
+       */
+      compress: z
+        .union([z.boolean(), z.enum(['zlib-stream', 'zstd-stream'])], {
+          error: 'expected "zlib-stream", "zstd-stream", true (zlib-stream) or false (no compression)',
+        })
+        .default(true),
     })
     .default({ largeThreshold: 50, compress: true }),
   plugins: z
@@ -267,6 +274,7 @@ const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; parse: (raw: st
   { env: 'GATEHOUSE_ENDPOINT_TIMESTAMP_WINDOW', path: ['endpoint', 'timestampWindowSeconds'], parse: parseNumber },
   { env: 'GATEHOUSE_ENDPOINT_MAX_BODY_BYTES', path: ['endpoint', 'maxBodyBytes'], parse: parseNumber },
   { env: 'GATEHOUSE_INTENTS', path: ['intents'], parse: parseIntents },
+  { env: 'GATEHOUSE_GATEWAY_COMPRESS', path: ['gateway', 'compress'], parse: parseBool },
   { env: 'GATEHOUSE_SHARD_TOTAL', path: ['shards', 'total'], parse: parseAutoOrNumber },
   { env: 'GATEHOUSE_SHARD_IDS', path: ['shards', 'ids'], parse: parseShardIds },
   { env: 'GATEHOUSE_PLUGIN_DIRS', path: ['plugins', 'dirs'], parse: parseList },

@@ -116,7 +116,7 @@ export interface SandboxFaults {
   invalidateSession(shardId: number, resumable: boolean): void;
   /** Close the socket with the given code. */
   close(shardId: number, code: number): void;
-  /** Send a frame that does not inflate (corrupt zlib-stream data, or invalid JSON without compression). */
+  /** Send a frame that does not decode (corrupt zlib-stream or zstd-stream data, or invalid JSON without compression). */
   corruptFrame(shardId: number): void;
   /**
    * Extension: send one dispatch exactly as given (any event name, any `d`, malformed ones included, serialized
@@ -129,7 +129,9 @@ export interface SandboxFaults {
 /** What the sandbox observed on its gateway; tests count and time these. */
 export interface SandboxGatewayEvents {
   /** Extension: `path` says whether the client opened the main URL or resume_gateway_url. */
-  connection: [{ connectionId: number; at: number; path?: 'gateway' | 'resume'; compress?: boolean }];
+  connection: [
+    { connectionId: number; at: number; path?: 'gateway' | 'resume'; compress?: boolean; compression?: 'zlib-stream' | 'zstd-stream' },
+  ];
   identify: [{ connectionId: number; shard: [number, number]; intents: number; at: number }];
   resume: [{ connectionId: number; shard: [number, number]; sessionId: string; seq: number; at: number }];
   dispatch: [{ connectionId: number; shardId: number; t: string; s: number }];

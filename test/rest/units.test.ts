@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { GlobalLimiter } from '../../src/rest/global-limiter.js';
 import { parseRateLimitHeaders } from '../../src/rest/headers.js';
@@ -60,6 +61,8 @@ describe('routes', () => {
     const key = majorKey(r, { application_id: '1', interaction_token: 'super-secret-interaction-token' });
     expect(key).not.toContain('super-secret');
     expect(key).toHaveLength(16);
+    // The first 16 characters of the token's SHA-256 in base64url, whichever hashing API computed it.
+    expect(key).toBe(createHash('sha256').update('super-secret-interaction-token').digest('base64url').slice(0, 16));
     expect(majorKey(r, { application_id: '1', interaction_token: 'another-secret-interaction-token' })).not.toBe(key);
     expect(r.globalExempt).toBe(true);
     expect(compileRoute('/interactions/{interaction_id}/{interaction_token}/callback').globalExempt).toBe(true);

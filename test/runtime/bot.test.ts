@@ -12,6 +12,7 @@ import { createLogger } from '../../src/runtime/logger.js';
 import { Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
 import type { SessionStore } from '../../src/gateway/manager.js';
 import type { SessionState } from '../../src/gateway/shard.js';
+import { loadZstdNapi } from '../../src/util/zstd.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = 'test/fixtures/plugins';
@@ -172,6 +173,32 @@ describe('example plugins', () => {
   it('launches the Activity from its own entry-point command', async () => {
     const record = await sandbox.invoke({ name: 'launch', type: 4, guildId });
     expect(await record.firstResponse(5_000)).toEqual({ type: 12 });
+  });
+});
+
+describe.runIf(loadZstdNapi() !== null)('gateway.compress: zstd-stream', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await newSandbox();
+  });
+  afterAll(async () => {
+    await stopAll();
+    await sandbox.close();
+  });
+
+  it('connects with compress=zstd-stream, caches every guild and answers a command through it', async () => {
+    const compressions: Array<string | undefined> = [];
+    sandbox.gatewayEvents.on('connection', (e) => compressions.push(e.compression));
+    const { runtime } = await startBot(sandbox, ['plugins'], { overrides: { gateway: { compress: 'zstd-stream' } } });
+    expect(compressions).toEqual(['zstd-stream']);
+    const guildId = sandbox.state.guildIds[0]!;
+    await until(async () => (await runtime.cache.getGuild(guildId))?.name != null, 'the guild from its GUILD_CREATE');
+    const userId = sandbox.state.addMember(guildId, { username: 'zstd-joiner', nick: 'über ✓ 日本' });
+    await until(async () => (await runtime.cache.getMember(guildId, userId)) !== undefined, 'the new member cached');
+    expect((await runtime.cache.getMember(guildId, userId))?.nick).toBe('über ✓ 日本');
+    const flip = await sandbox.invoke({ name: 'dice', subcommand: ['flip'], guildId });
+    await flip.firstResponse(5_000);
+    expect(content(flip)).toMatch(/^(Heads|Tails)$/);
   });
 });
 

@@ -135,6 +135,17 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('gateway.compress takes zlib-stream, zstd-stream, true or false (also from GATEHOUSE_GATEWAY_COMPRESS), and names the choices otherwise', () => {
+    const cwd = configDir({});
+    expect(loadConfig({ cwd, env: {} }).gateway.compress).toBe(true);
+    expect(loadConfig({ cwd, env: { GATEHOUSE_GATEWAY_COMPRESS: 'zstd-stream' } }).gateway.compress).toBe('zstd-stream');
+    expect(loadConfig({ cwd, env: { GATEHOUSE_GATEWAY_COMPRESS: 'false' } }).gateway.compress).toBe(false);
+    expect(loadConfig({ cwd, env: {}, overrides: { gateway: { compress: 'zlib-stream' } } }).gateway.compress).toBe('zlib-stream');
+    const problems = problemsOf(() => loadConfig({ cwd, env: { GATEHOUSE_GATEWAY_COMPRESS: 'brotli' } }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^gateway\.compress \(from environment variable GATEHOUSE_GATEWAY_COMPRESS\): .*zstd-stream.*got "brotli"/);
+  });
+
   it('reports unreadable JSON with the file name', () => {
     const cwd = configDir({ 'local.json': '{ nope' });
     expect(problemsOf(() => loadConfig({ cwd, env: {} }))[0]).toMatch(/^config\/local\.json: not valid JSON/);

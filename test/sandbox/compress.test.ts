@@ -1,6 +1,7 @@
 import { constants, createInflate } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createZlibStreamEncoder, SYNC_FLUSH_SUFFIX } from '../../src/sandbox/gateway/compress.js';
+import { createStreamEncoder, createZlibStreamEncoder, SYNC_FLUSH_SUFFIX, zstdStreamAvailable } from '../../src/sandbox/gateway/compress.js';
+import { loadZstdNapi } from '../../src/util/zstd.js';
 import { splitFrames } from '../../src/sandbox/gateway/connection.js';
 
 /** Inflate a zlib-stream message by message through one context, like a client. */
@@ -61,5 +62,28 @@ describe('zlib-stream encoder', () => {
       expect(Buffer.concat(parts).equals(out)).toBe(true);
       parts.forEach((p, i) => expect(p.subarray(-4).equals(SYNC_FLUSH_SUFFIX)).toBe(i === parts.length - 1));
     }
+  });
+});
+
+describe.runIf(zstdStreamAvailable())('zstd-stream encoder', () => {
+  it('flushes every message without ending the frame: one magic number, and each message decodes when it arrives', () => {
+    const encoder = createStreamEncoder('zstd-stream', { zlibLevel: 1 });
+    const messages = [['{"op":10}'], ['{"t":"X","s":1,"op":0,"d":', Buffer.from('{"a":"ü"}'), '}'], ['{"op":11}']];
+    const frames: Buffer[] = [];
+    for (const parts of messages) encoder.encode(parts, (out) => frames.push(Buffer.from(out)));
+    encoder.close();
+    expect(frames).toHaveLength(3);
+    // The zstd magic number 28 b5 2f fd opens the stream once; later messages continue the same frame.
+    expect(frames[0]!.readUInt32LE(0)).toBe(0xfd2fb528);
+    expect(frames.slice(1).every((f) => f.readUInt32LE(0) !== 0xfd2fb528)).toBe(true);
+    const { DCtx } = loadZstdNapi()!;
+    const ctx = new DCtx();
+    const out = Buffer.alloc(1024);
+    const texts = frames.map((f) => {
+      const [, produced, consumed] = ctx.decompressStream(out, f);
+      expect(consumed).toBe(f.length);
+      return out.toString('utf8', 0, produced);
+    });
+    expect(texts).toEqual(messages.map((parts) => parts.map((p) => p.toString()).join('')));
   });
 });

@@ -1,6 +1,12 @@
 /**
- * zlib-stream transport compression, server side (reference §5.4): one deflate context per connection,
- * every message ends with a Z_SYNC_FLUSH (so its output ends with 00 00 ff ff).
+ * Transport compression, server side (reference §5.4).
+ *
+ * zstd-stream: one zstd compression stream per connection, flushed (ZSTD_e_flush, the frame stays open) after
+ * every message, which goes out as one WebSocket message. Only the native zstd-napi binding compresses, so the
+ * sandbox offers zstd-stream only where that optional package is installed (`zstdStreamAvailable()`).
+ *
+ * zlib-stream: one deflate context per connection, every message ends with a Z_SYNC_FLUSH (so its output ends
+ * with 00 00 ff ff).
  *
  * Two implementations behind one interface:
  *  - synchronous: drives the deflate handle of a node:zlib stream directly (`_handle.writeSync`, the call
@@ -10,13 +16,17 @@
  *    complete in write order.
  */
 import { constants, createDeflate, type Deflate } from 'node:zlib';
+import { loadZstdNapi, type ZstdCompressionContext, type ZstdNapiBinding } from '../../util/zstd.js';
 
 export const SYNC_FLUSH_SUFFIX = Buffer.from([0x00, 0x00, 0xff, 0xff]);
 const CHUNK = 64 * 1024;
 /** Largest reused encoding buffer per connection. */
 const MAX_SCRATCH = 1024 * 1024;
 
-export interface ZlibStreamEncoder {
+export type StreamCompression = 'zlib-stream' | 'zstd-stream';
+
+/** One connection's compressor: a message in, its bytes (one WebSocket message's worth, or more for zlib) out. */
+export interface StreamEncoder {
   readonly synchronous: boolean;
   /**
    * Compress one message given as consecutive parts (so that a cached payload is never copied into a frame
@@ -25,6 +35,8 @@ export interface ZlibStreamEncoder {
   encode(parts: ReadonlyArray<string | Buffer>, done: (out: Buffer) => void): void;
   close(): void;
 }
+
+export type ZlibStreamEncoder = StreamEncoder;
 
 /** The native handle behind a node:zlib stream (internal API, feature-detected). */
 interface NativeZlibHandle {
@@ -162,4 +174,94 @@ export function createZlibStreamEncoder(level: number, forceAsync = false): Zlib
  */
 export function corruptZlibFrame(): Buffer {
   return Buffer.from([0x07, 0xde, 0xad, 0xbe, 0xef, 0x00, 0x00, 0xff, 0xff]);
+}
+
+// ---- zstd-stream --------------------------------------------------------------------------------------------
+
+/** Whether this installation can serve zstd-stream (the optional zstd-napi binding loads). */
+export function zstdStreamAvailable(): boolean {
+  return loadZstdNapi() !== null;
+}
+
+class ZstdStreamEncoder implements StreamEncoder {
+  readonly synchronous = true;
+  private readonly ctx: ZstdCompressionContext;
+  private readonly flush: number;
+  private readonly continueOp: number;
+  private out = Buffer.allocUnsafe(CHUNK);
+  private offset = 0;
+  private scratch = Buffer.allocUnsafe(CHUNK);
+  private closed = false;
+
+  constructor(binding: ZstdNapiBinding, level: number) {
+    this.ctx = new binding.CCtx();
+    this.ctx.setParameter(binding.CParameter.compressionLevel, level);
+    this.flush = binding.EndDirective.flush;
+    this.continueOp = binding.EndDirective.continue;
+  }
+
+  encode(parts: ReadonlyArray<string | Buffer>, done: (out: Buffer) => void): void {
+    if (this.closed) return;
+    const out: Buffer[] = [];
+    const last = parts.length - 1;
+    for (let p = 0; p <= last; p++) {
+      const part = parts[p]!;
+      this.write(typeof part === 'string' ? this.utf8(part) : part, p === last ? this.flush : this.continueOp, out);
+    }
+    done(out.length === 1 ? out[0]! : Buffer.concat(out));
+  }
+
+  private utf8(text: string): Buffer {
+    if (text.length * 3 > MAX_SCRATCH) return Buffer.from(text);
+    if (text.length * 3 > this.scratch.length) {
+      let size = this.scratch.length;
+      while (size < text.length * 3) size *= 2;
+      this.scratch = Buffer.allocUnsafe(size);
+    }
+    return this.scratch.subarray(0, this.scratch.write(text, 0, 'utf8'));
+  }
+
+  /** Feed `input`; with the flush directive, loop until zstd reports nothing left to flush. */
+  private write(input: Buffer, op: number, out: Buffer[]): void {
+    let read = 0;
+    for (;;) {
+      const [remaining, produced, consumed] = this.ctx.compressStream2(
+        this.out.subarray(this.offset),
+        read === 0 ? input : input.subarray(read),
+        op,
+      );
+      // Views handed out are never written again: the offset only moves forward, then a new buffer comes.
+      if (produced > 0) out.push(this.out.subarray(this.offset, this.offset + produced));
+      this.offset += produced;
+      read += consumed;
+      if (this.out.length - this.offset < 1024) {
+        this.out = Buffer.allocUnsafe(CHUNK);
+        this.offset = 0;
+      }
+      if (read === input.length && (op === this.continueOp || remaining === 0)) return;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+}
+
+/** The encoder for a connection that asked for `compression`. zstd-stream needs zstdStreamAvailable(). */
+export function createStreamEncoder(compression: StreamCompression, options: { zlibLevel: number; zstdLevel?: number; forceAsync?: boolean }): StreamEncoder {
+  if (compression === 'zlib-stream') return createZlibStreamEncoder(options.zlibLevel, options.forceAsync === true);
+  const binding = loadZstdNapi();
+  if (binding === null) throw new Error('zstd-stream needs the optional zstd-napi package, which is not installed here');
+  return new ZstdStreamEncoder(binding, options.zstdLevel ?? ZSTD_SANDBOX_LEVEL);
+}
+
+/** zstd level of the sandbox: 1 favours send speed, as zlib level 1 does. */
+export const ZSTD_SANDBOX_LEVEL = 1;
+
+/**
+ * Bytes no zstd decoder accepts, in a frame or between frames: a block header with the reserved block type 3
+ * (and, read as a frame start, no zstd magic number).
+ */
+export function corruptZstdFrame(): Buffer {
+  return Buffer.from([0x06, 0x00, 0x00, 0xde, 0xad, 0xbe, 0xef]);
 }

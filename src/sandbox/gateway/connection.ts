@@ -5,7 +5,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import WebSocket from 'ws';
-import { corruptZlibFrame, createZlibStreamEncoder, type ZlibStreamEncoder } from './compress.js';
+import { corruptZlibFrame, corruptZstdFrame, createStreamEncoder, type StreamCompression, type StreamEncoder } from './compress.js';
 import type { GatewayServer } from './server.js';
 import type { Session } from './session.js';
 
@@ -37,7 +37,7 @@ export class Connection {
   /** IDENTIFY asked for legacy payload compression (only without transport compression). */
   payloadCompression = false;
   readonly openedAt = Date.now();
-  private readonly encoder: ZlibStreamEncoder | null;
+  private readonly encoder: StreamEncoder | null;
   private queue: OutItem[] = [];
   private head = 0;
   private inflight = 0;
@@ -59,11 +59,13 @@ export class Connection {
     readonly id: number,
     private readonly ws: WebSocket,
     readonly kind: ConnectionKind,
-    readonly compressed: boolean,
+    /** Transport compression the client asked for (null: none). */
+    readonly compression: StreamCompression | null,
     private readonly server: GatewayServer,
   ) {
     const o = server.options;
-    this.encoder = compressed ? createZlibStreamEncoder(o.compressionLevel, o.asyncCompression) : null;
+    this.encoder =
+      compression === null ? null : createStreamEncoder(compression, { zlibLevel: o.compressionLevel, forceAsync: o.asyncCompression });
     this.heartbeatTimer = setTimeout(() => this.closeNow(4009, 'Session timed out'), o.heartbeatTimeoutMs);
     this.heartbeatTimer.unref();
     ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
@@ -74,6 +76,10 @@ export class Connection {
     this.enqueue(
       `{"t":null,"s":null,"op":10,"d":{"heartbeat_interval":${o.heartbeatIntervalMs},"_trace":["[\\"gatehouse-sandbox\\",{\\"micros\\":0}]"]}}`,
     );
+  }
+
+  get compressed(): boolean {
+    return this.compression !== null;
   }
 
   get open(): boolean {
@@ -320,7 +326,8 @@ export class Connection {
   private sendBinary(out: Buffer): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
     const max = this.server.options.maxFrameBytes;
-    if (max === null || out.length <= max) {
+    // zstd-stream carries exactly one gateway message per WebSocket message: never split it.
+    if (max === null || out.length <= max || this.compression === 'zstd-stream') {
       this.ws.send(out, { binary: true }, this.afterSend);
       return;
     }
@@ -328,7 +335,8 @@ export class Connection {
   }
 
   private sendCorrupt(): void {
-    if (this.encoder !== null || this.payloadCompression) this.ws.send(corruptZlibFrame(), { binary: true }, this.afterSend);
+    if (this.compression === 'zstd-stream') this.ws.send(corruptZstdFrame(), { binary: true }, this.afterSend);
+    else if (this.encoder !== null || this.payloadCompression) this.ws.send(corruptZlibFrame(), { binary: true }, this.afterSend);
     else this.ws.send('{"t":"GUILD_CREATE","s":', { binary: false }, this.afterSend);
   }
 }

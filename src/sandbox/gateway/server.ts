@@ -14,6 +14,7 @@ import { SandboxError } from '../errors.js';
 import type { ResolvedGatewayOptions } from '../options.js';
 import { userObject } from '../state/serialize.js';
 import type { DispatchSink, MemberListKind, SandboxStore } from '../state/store.js';
+import { zstdStreamAvailable } from './compress.js';
 import { Connection, type ConnectionKind } from './connection.js';
 import { receives } from './intents.js';
 import { isAllMembersRequest, memberChunks, parseMemberRequest } from './members.js';
@@ -85,15 +86,25 @@ export class GatewayServer implements DispatchSink {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, kind: ConnectionKind, query: URLSearchParams): void {
     const encoding = query.get('encoding') ?? 'json';
     const compress = query.get('compress');
-    if (encoding !== 'json' || (compress !== null && compress !== 'zlib-stream')) {
-      // ETF and zstd-stream are not spoken here; refuse the handshake rather than send frames the client cannot read.
-      socket.end('HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\n\r\nthe sandbox supports encoding=json and compress=zlib-stream only\n');
+    const zstd = zstdStreamAvailable();
+    if (encoding !== 'json' || (compress !== null && compress !== 'zlib-stream' && !(compress === 'zstd-stream' && zstd))) {
+      // ETF is not spoken here, nor zstd-stream without its compressor; refuse the handshake rather than send
+      // frames the client cannot read.
+      const offered = zstd ? 'compress=zlib-stream or zstd-stream' : 'compress=zlib-stream (zstd-stream needs the optional zstd-napi package)';
+      socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\n\r\nthe sandbox supports encoding=json and ${offered} only\n`);
       return;
     }
+    const compression = compress === 'zlib-stream' || compress === 'zstd-stream' ? compress : null;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const conn = new Connection(this.nextConnectionId++, ws, kind, compress === 'zlib-stream', this);
+      const conn = new Connection(this.nextConnectionId++, ws, kind, compression, this);
       this.connections.add(conn);
-      this.deps.events.emit('connection', { connectionId: conn.id, at: Date.now(), path: kind, compress: conn.compressed });
+      this.deps.events.emit('connection', {
+        connectionId: conn.id,
+        at: Date.now(),
+        path: kind,
+        compress: conn.compressed,
+        ...(compression !== null ? { compression } : {}),
+      });
       const v = query.get('v');
       if (v !== '10' && v !== '9') conn.closeNow(4012, 'Invalid API version');
     });

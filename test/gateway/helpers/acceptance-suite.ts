@@ -1,7 +1,7 @@
 /**
  * The issue's acceptance scenarios against the sandbox over real sockets, run once per transport variant
  * (zlib-stream through zlib-sync, zlib-stream through node:zlib with messages split over several frames,
- * and uncompressed JSON). Heartbeat interval, identify window and the op 8 window are shortened through the
+ * zstd-stream through zstd-napi and through fzstd, and uncompressed JSON). Heartbeat interval, identify window and the op 8 window are shortened through the
  * sandbox's options so the whole matrix stays fast.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,12 +12,13 @@ import { Shard } from '../../../src/gateway/shard.js';
 import { ShardManager } from '../../../src/gateway/manager.js';
 import { LocalIdentifyQueue } from '../../../src/gateway/identify-queue.js';
 import { GatewayFatalCloseError } from '../../../src/gateway/errors.js';
-import type { InflatePreference } from '../../../src/gateway/inflate.js';
+import type { InflatePreference, TransportCompression } from '../../../src/gateway/inflate.js';
 import { DispatchRecorder, eventually, gatewayBotPort, sleep, type Recorded } from './sandbox.js';
 
 export interface TransportVariant {
   name: string;
-  compress: boolean;
+  /** true = zlib-stream. */
+  compress: boolean | TransportCompression;
   inflate: InflatePreference;
   /** Sandbox option: split each compressed message into frames of at most this many bytes. */
   maxFrameBytes?: number;

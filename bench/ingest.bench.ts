@@ -1,0 +1,628 @@
+/**
+ * The product-path benchmark: what a bot owner gets per CPU-second, from WebSocket frames to plugin code.
+ *
+ * A local service (bench/ingest/server.ts, 127.0.0.1) speaks the gateway and the REST routes the clients call
+ * and sends pre-serialized, pre-compressed frames (made once, before anything is timed): READY and one
+ * GUILD_CREATE per guild with every member (200 guilds x 1,000 members), then 100,000 live events (member
+ * add/update/remove, entitlement create/update, slash commands that each client answers over REST). Each
+ * subject runs in its own process and measures its own CPU (process.cpuUsage), so the server's work is never
+ * counted:
+ *
+ *   gatehouse    the Runtime as `gatehouse start` runs it (config/ + environment, memory cache, the plugin host
+ *                with a plugin counting member and entitlement events and answering the command)
+ *   discord.js   discord.js 14, same intents, default caches, listeners counting the same events, reply()
+ *   floor        inflate (zlib-sync / zstd-napi) + JSON.parse of the same bytes and nothing else
+ *   gatehouse-redis (with --redis)  the Runtime on the Redis cache; redis-server's CPU (INFO cpu) is added
+ *
+ * Subjects run interleaved (round 1: A B C, round 2: C B A, ...); the table gives medians. Every run's final
+ * state is checked against the workload's (cached members per guild, a sample of members with nick and roles,
+ * removed members gone, every entitlement with its end) and so are the event counts; any difference fails
+ * the benchmark. Bounded by count (rounds) and time (per subject run, and --budget for the whole).
+ *
+ *   npm run bench -- ingest                      full workload, 3 rounds, zlib-stream + json + zstd-stream
+ *   npm run bench -- ingest --quick              20 guilds x 500 members, 10,000 events, 1 round
+ *   flags: --rounds=N --transports=zlib-stream,json,zstd-stream --subjects=gatehouse,discordjs,floor,...
+ *          --redis (adds gatehouse-redis)  --profile (CPU profile of gatehouse's live-events phase, summarized)
+ *          --budget=<seconds> (stop starting runs after this long; default 1800)
+ *          --baseline=<dir> (an earlier checkout's Runtime as one more subject)  --node-flags="<flags>" (the Runtime
+ *          once more with these node flags)  --compiled (tsc output run by plain node, as the Docker image does)
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { load, prepare, TRANSPORTS, transportAvailable, workloadDir, type Transport, type TransportFrames } from './ingest/frames.js';
+import { CATEGORIES, readProfile, summarize, topFunctions } from './ingest/profile-summary.js';
+import type { ChildConfig, ChildMessage, DoneMessage, ReadyMessage, StateMessage, SubjectKind } from './ingest/protocol.js';
+import { BENCH_TOKEN, IngestServer, type RunTrace } from './ingest/server.js';
+import { IngestWorkload, QUICK_INGEST_WORKLOAD, type ExpectedState } from './ingest/workload.js';
+import { redisAnswers } from './lib/redis-probe.js';
+import { fmtInt, fmtRatio, markdownTable } from './lib/report.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ROOT = dirname(here);
+
+/** A subject as it appears in the report: which process, which transport decoder. */
+interface Entry {
+  key: string;
+  label: string;
+  subject: SubjectKind;
+  decoder: ChildConfig['decoder'];
+  /** Another checkout of gatehouse to run this subject from (--baseline), for before/after in one run. */
+  root?: string;
+  /** Extra node flags for this subject's process (--node-flags). */
+  nodeFlags?: string[];
+}
+
+const ENTRIES: Record<Transport, Entry[]> = {
+  'zlib-stream': [
+    { key: 'gatehouse', label: 'gatehouse Runtime (zlib-sync)', subject: 'gatehouse', decoder: 'auto' },
+    { key: 'discordjs', label: 'discord.js 14 (zlib-sync)', subject: 'discordjs', decoder: 'auto' },
+    { key: 'floor', label: 'floor: zlib-sync + JSON.parse', subject: 'floor', decoder: 'zlib-sync' },
+    { key: 'gatehouse-redis', label: 'gatehouse Runtime, Redis cache', subject: 'gatehouse-redis', decoder: 'auto' },
+  ],
+  json: [
+    { key: 'gatehouse', label: 'gatehouse Runtime', subject: 'gatehouse', decoder: 'auto' },
+    { key: 'discordjs', label: 'discord.js 14', subject: 'discordjs', decoder: 'auto' },
+    { key: 'floor', label: 'floor: toString + JSON.parse', subject: 'floor', decoder: 'auto' },
+  ],
+  'zstd-stream': [
+    { key: 'gatehouse', label: 'gatehouse Runtime (zstd-napi)', subject: 'gatehouse', decoder: 'zstd-napi' },
+    { key: 'gatehouse-fzstd', label: 'gatehouse Runtime (fzstd, pure JS)', subject: 'gatehouse', decoder: 'fzstd' },
+    { key: 'floor', label: 'floor: zstd-napi + JSON.parse', subject: 'floor', decoder: 'zstd-napi' },
+    { key: 'floor-fzstd', label: 'floor: fzstd + JSON.parse', subject: 'floor', decoder: 'fzstd' },
+  ],
+};
+
+interface RunResult {
+  transport: Transport;
+  entry: Entry;
+  round: number;
+  ready: ReadyMessage;
+  done: DoneMessage;
+  state: StateMessage;
+  trace: RunTrace;
+  /** IDENTIFY received -> every guild cached (ms); null for the floor. */
+  identifyToReadyMs: number | null;
+  /** Events started -> last event handled (ms). */
+  eventsWallMs: number;
+  logLinesDuringEvents: number;
+  redisCpuMs: number;
+  redisBytesPerMember: number;
+  problems: string[];
+}
+
+function arg(name: string): string | undefined {
+  const prefix = `--${name}=`;
+  return process.argv.find((a) => a.startsWith(prefix))?.slice(prefix.length);
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+/**
+ * --compiled: every subject runs tsc's output (dist-bench/, built first), as the Docker image runs gatehouse;
+ * by default they run through tsx, as `npm start` does.
+ */
+const compiled = process.argv.includes('--compiled');
+const profile = process.argv.includes('--profile');
+const withRedis = process.argv.includes('--redis');
+const rounds = Math.max(1, Math.min(9, Number(arg('rounds') ?? (quick ? 1 : 3))));
+const budgetMs = Number(arg('budget') ?? 1800) * 1000;
+const childTimeoutMs = quick ? 120_000 : 600_000;
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** --node-flags="<flags>": one more gatehouse subject, run with these node flags (e.g. GC tuning). */
+const nodeFlags = arg('node-flags');
+if (nodeFlags !== undefined) {
+  for (const t of ['zlib-stream', 'json', 'zstd-stream'] as const) {
+    const own = ENTRIES[t].find((e) => e.key === 'gatehouse')!;
+    ENTRIES[t].splice(1, 0, { ...own, key: 'gatehouse-flags', label: `${own.label} [${nodeFlags}]`, nodeFlags: nodeFlags.split(/\s+/).filter(Boolean) });
+  }
+}
+/**
+ * --baseline=<dir>: a copy of an earlier commit (with node_modules linked in); its Runtime runs as one more
+ * subject, interleaved with the current one, so that a change is measured against what it replaced.
+ */
+const baseline = arg('baseline');
+if (baseline !== undefined) {
+  for (const t of ['zlib-stream', 'json', 'zstd-stream'] as const) {
+    const own = ENTRIES[t].find((e) => e.key === 'gatehouse')!;
+    ENTRIES[t].splice(1, 0, { ...own, key: 'gatehouse-baseline', label: `${own.label} [baseline]`, root: baseline });
+  }
+}
+
+async function runOne(
+  server: IngestServer,
+  frames: TransportFrames,
+  transport: Transport,
+  entry: Entry,
+  round: number,
+  expected: ExpectedState,
+  framesDir: string,
+  outDir: string,
+): Promise<RunResult> {
+  const logPath = join(outDir, `ingest-${transport}-${entry.key}.log`);
+  const logFd = openSync(logPath, 'w');
+  const redisPrefix = `gh-bench-ingest:${randomBytes(4).toString('hex')}`;
+  const liveEvents = Object.values(expected.events).reduce((a, b) => a + b, 0);
+  const cfg: ChildConfig = {
+    subject: entry.subject,
+    transport,
+    decoder: entry.decoder,
+    apiBase: server.apiBase,
+    token: BENCH_TOKEN,
+    framesDir,
+    guilds: expected.guilds,
+    targets: {
+      memberEvents: expected.memberEvents,
+      entitlementEvents: expected.events.ENTITLEMENT_CREATE + expected.events.ENTITLEMENT_UPDATE,
+      interactions: expected.events.INTERACTION_CREATE,
+      liveEvents,
+    },
+    timeoutMs: childTimeoutMs,
+    ...(profile && entry.subject !== 'floor' ? { profilePath: join(outDir, `ingest-${transport}-${entry.key}.cpuprofile`) } : {}),
+    ...(entry.subject === 'gatehouse-redis' ? { redisUrl, redisPrefix } : {}),
+  };
+  const redis = entry.subject === 'gatehouse-redis' ? new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 }) : null;
+  await redis?.connect();
+  const redisMemBefore = redis ? await infoNumber(redis, 'memory', 'used_memory') : 0;
+
+  if (entry.subject !== 'floor') server.begin(frames);
+  const root = entry.root ?? ROOT;
+  const runCompiled = compiled && entry.root === undefined;
+  const nodeArgs = ['--expose-gc', ...(entry.nodeFlags ?? []), ...(runCompiled ? [] : ['--conditions=gatehouse-source', '--import', 'tsx'])];
+  const childFile = runCompiled ? join(root, 'dist-bench', 'bench', 'ingest', 'child.js') : join(root, 'bench', 'ingest', 'child.ts');
+  const child = spawn(process.execPath, [...nodeArgs, childFile, JSON.stringify(cfg)], {
+    cwd: root,
+    stdio: ['ignore', logFd, 'inherit', 'ipc'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  closeSync(logFd);
+  const problems: string[] = [];
+  let ready: ReadyMessage | null = null;
+  let done: DoneMessage | null = null;
+  let state: StateMessage | null = null;
+  let logAtReady = 0;
+  let logAtDone = 0;
+  let redisCpuBefore = 0;
+  let redisCpuMs = 0;
+  let redisBytesPerMember = 0;
+  const killer = setTimeout(() => child.kill('SIGKILL'), childTimeoutMs + 30_000);
+  await new Promise<void>((resolve) => {
+    child.on('message', (raw: ChildMessage) => {
+      void (async () => {
+        if (raw.type === 'ready') {
+          ready = raw;
+          logAtReady = statSync(logPath).size;
+          if (redis) {
+            redisCpuBefore = await infoCpuMs(redis);
+            redisBytesPerMember = raw.members > 0 ? ((await infoNumber(redis, 'memory', 'used_memory')) - redisMemBefore) / raw.members : 0;
+          }
+          if (entry.subject !== 'floor') server.streamEvents();
+        } else if (raw.type === 'done') {
+          done = raw;
+          if (entry.subject !== 'floor') server.finish();
+          logAtDone = statSync(logPath).size;
+          if (redis) redisCpuMs = (await infoCpuMs(redis)) - redisCpuBefore;
+          child.send({
+            type: 'verify',
+            guildIds: expected.membersPerGuild.map(([id]) => id),
+            sample: expected.sample.map(({ guildId, userId }) => ({ guildId, userId })),
+            removed: expected.removedSample,
+            entitlementIds: expected.entitlements.map((e) => e.id),
+          });
+        } else if (raw.type === 'state') {
+          state = raw;
+        } else if (raw.type === 'error') {
+          problems.push(`${entry.label}: ${raw.message.split('\n')[0]}`);
+        }
+      })();
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(killer);
+      if (code !== 0) problems.push(`${entry.label}: exited with ${signal ?? code}`);
+      resolve();
+    });
+  });
+  const trace = entry.subject !== 'floor' ? server.end() : { ...emptyTrace() };
+  if (redis) {
+    await deleteKeys(redis, redisPrefix);
+    redis.disconnect();
+  }
+  const r = { ready, done, state } as { ready: ReadyMessage | null; done: DoneMessage | null; state: StateMessage | null };
+  if (r.ready === null || r.done === null || (entry.subject !== 'floor' && r.state === null)) {
+    throw new Error(`${entry.label} over ${transport} did not finish: ${problems.join('; ') || 'no result'} (log: ${relative(ROOT, logPath)})`);
+  }
+  problems.push(...trace.problems.map((p) => `${entry.label}: ${p}`));
+  problems.push(...verify(entry, transport, expected, r.done, r.state ?? null));
+  return {
+    transport,
+    entry,
+    round,
+    ready: r.ready,
+    done: r.done,
+    state: r.state ?? { type: 'state', membersPerGuild: [], sample: [], removedPresent: 0, entitlements: [], extra: {} },
+    trace,
+    identifyToReadyMs: trace.identifyAt !== null ? Number(BigInt(r.ready.readyAt) - trace.identifyAt) / 1e6 : null,
+    eventsWallMs: trace.eventsAt !== null ? Number(BigInt(r.done.doneAt) - trace.eventsAt) / 1e6 : r.done.eventsCpuMs,
+    logLinesDuringEvents: countLines(logPath, logAtReady, logAtDone),
+    redisCpuMs,
+    redisBytesPerMember,
+    problems,
+  };
+}
+
+function emptyTrace(): RunTrace {
+  return { identifyAt: null, eventsAt: null, eventsSentAt: null, heartbeats: 0, acks: 0, callbacks: 0, restRequests: 0, connections: 0, startupBytes: 0, eventBytes: 0, problems: [] };
+}
+
+function countLines(path: string, from: number, to: number): number {
+  if (to <= from) return 0;
+  const buf = readFileSync(path).subarray(from, to);
+  let n = 0;
+  for (let i = 0; i < buf.length; i++) if (buf[i] === 10) n++;
+  return n;
+}
+
+async function infoNumber(redis: Redis, section: string, field: string): Promise<number> {
+  const info = await redis.info(section);
+  const m = new RegExp(`^${field}:([\\d.]+)`, 'm').exec(info);
+  return m ? Number(m[1]) : 0;
+}
+
+/** redis-server's own CPU (user + system, all its threads) in ms. */
+async function infoCpuMs(redis: Redis): Promise<number> {
+  return ((await infoNumber(redis, 'cpu', 'used_cpu_user')) + (await infoNumber(redis, 'cpu', 'used_cpu_sys'))) * 1000;
+}
+
+async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  let rounds = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0' && ++rounds < 100_000);
+}
+
+/** Every difference between what the subject holds and saw and what the workload says. */
+function verify(entry: Entry, transport: Transport, expected: ExpectedState, done: DoneMessage, state: StateMessage | null): string[] {
+  const problems: string[] = [];
+  const who = `${entry.label} over ${transport}`;
+  const c = done.counts;
+  const e = expected.events;
+  const check = (what: string, got: number, want: number): void => {
+    if (got !== want) problems.push(`${who}: ${what}: ${got}, expected ${want}`);
+  };
+  check('GUILD_MEMBER_ADD seen', c.memberAdds, e.GUILD_MEMBER_ADD);
+  check('GUILD_MEMBER_UPDATE seen', c.memberUpdates, e.GUILD_MEMBER_UPDATE);
+  check('GUILD_MEMBER_REMOVE seen', c.memberRemoves, e.GUILD_MEMBER_REMOVE);
+  check('ENTITLEMENT_CREATE seen', c.entitlementCreates, e.ENTITLEMENT_CREATE);
+  check('ENTITLEMENT_UPDATE seen', c.entitlementUpdates, e.ENTITLEMENT_UPDATE);
+  check('INTERACTION_CREATE seen', c.interactions, e.INTERACTION_CREATE);
+  if (entry.subject === 'floor') return problems;
+  check('interactions answered', c.answered, e.INTERACTION_CREATE);
+  if (c.answerError !== undefined) problems.push(`${who}: an answer failed: ${c.answerError}`);
+  if (state === null) return [...problems, `${who}: no final state`];
+  let wrongGuilds = 0;
+  expected.membersPerGuild.forEach(([guildId, want], i) => {
+    const got = state.membersPerGuild[i];
+    if (got !== want && wrongGuilds++ < 3) problems.push(`${who}: guild ${guildId} holds ${String(got)} members, expected ${want}`);
+  });
+  if (wrongGuilds > 3) problems.push(`${who}: ${wrongGuilds} guilds with a wrong member count in all`);
+  let wrongMembers = 0;
+  expected.sample.forEach((want, i) => {
+    const got = state.sample[i];
+    const same = got != null && got.nick === want.nick && got.roles.join() === want.roles.join();
+    if (!same && wrongMembers++ < 3) {
+      problems.push(`${who}: member ${want.userId} of ${want.guildId} is ${JSON.stringify(got ?? 'missing')}, expected nick ${JSON.stringify(want.nick)} roles [${want.roles.join(',')}]`);
+    }
+  });
+  if (wrongMembers > 3) problems.push(`${who}: ${wrongMembers} of ${expected.sample.length} sampled members wrong in all`);
+  if (state.removedPresent > 0) problems.push(`${who}: ${state.removedPresent} removed members still cached`);
+  let wrongEnt = 0;
+  expected.entitlements.forEach((want, i) => {
+    const got = state.entitlements[i];
+    const same = got != null && got.skuId === want.skuId && got.userId === want.userId && got.endsAt === want.endsAt;
+    if (!same && wrongEnt++ < 3) problems.push(`${who}: entitlement ${want.id} is ${JSON.stringify(got ?? 'missing')}, expected ${JSON.stringify(want)}`);
+  });
+  if (wrongEnt > 3) problems.push(`${who}: ${wrongEnt} of ${expected.entitlements.length} entitlements wrong in all`);
+  return problems;
+}
+
+interface Row {
+  transport: Transport;
+  entry: Entry;
+  runs: RunResult[];
+  eventsPerCpuSecond: number;
+  usPerEvent: number;
+  readyMs: number;
+  identifyToReadyMs: number | null;
+  startupCpuMs: number;
+  rssMiB: number;
+  rssBeforeMiB: number;
+  heapBytesPerMember: number;
+  eventsWallMs: number;
+  logLines: number;
+  redisUsPerEvent: number;
+  redisBytesPerMember: number;
+}
+
+function rowOf(runs: RunResult[], liveEvents: number): Row {
+  const m = (f: (r: RunResult) => number): number => median(runs.map(f));
+  const first = runs[0]!;
+  return {
+    transport: first.transport,
+    entry: first.entry,
+    runs,
+    eventsPerCpuSecond: m((r) => liveEvents / ((r.done.eventsCpuMs + r.redisCpuMs) / 1000)),
+    usPerEvent: m((r) => ((r.done.eventsCpuMs + r.redisCpuMs) * 1000) / liveEvents),
+    readyMs: m((r) => r.ready.loginToReadyMs),
+    identifyToReadyMs: first.identifyToReadyMs === null ? null : m((r) => r.identifyToReadyMs ?? 0),
+    startupCpuMs: m((r) => r.ready.startupCpuMs),
+    rssMiB: m((r) => r.ready.rssBytes / 1048576),
+    rssBeforeMiB: m((r) => r.ready.rssBeforeBytes / 1048576),
+    heapBytesPerMember: m((r) => (r.ready.members > 0 ? r.ready.heapDeltaBytes / r.ready.members : 0)),
+    eventsWallMs: m((r) => r.eventsWallMs),
+    logLines: Math.max(...runs.map((r) => r.logLinesDuringEvents)),
+    redisUsPerEvent: m((r) => (r.redisCpuMs * 1000) / liveEvents),
+    redisBytesPerMember: m((r) => r.redisBytesPerMember),
+  };
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const workload = new IngestWorkload(quick ? QUICK_INGEST_WORKLOAD : {});
+  const o = workload.options;
+  const wantedTransports = (arg('transports')?.split(',') ?? [...TRANSPORTS]) as Transport[];
+  for (const t of wantedTransports) if (!TRANSPORTS.includes(t)) throw new Error(`unknown transport "${t}"; expected some of ${TRANSPORTS.join(',')}`);
+  const transports = wantedTransports.filter((t) => {
+    if (transportAvailable(t)) return true;
+    console.log(`(${t} skipped: the optional zstd-napi package, needed to make its frames, is not installed)`);
+    return false;
+  });
+  const wantedKeys = arg('subjects')?.split(',');
+  const entriesFor = (t: Transport): Entry[] =>
+    ENTRIES[t].filter((e) => (wantedKeys ? wantedKeys.includes(e.key) : e.key !== 'gatehouse-redis' || withRedis));
+  if (transports.some((t) => entriesFor(t).some((e) => e.subject === 'gatehouse-redis')) && !(await redisAnswers(redisUrl))) {
+    throw new Error(`gatehouse-redis needs a Redis at ${redisUrl} (REDIS_URL); nothing answers there`);
+  }
+
+  console.log('## ingest: the product path, frame -> decode -> cache -> plugin, per CPU-second\n');
+  const command = `npm run bench -- ${['ingest', ...process.argv.slice(2)].join(' ')}`;
+  console.log(`- command: ${command}`);
+  console.log(`- machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const liveEventsPlanned = o.events;
+  const tamper = process.env.INGEST_BENCH_TAMPER === '1';
+  console.log(
+    `- workload: ${o.guilds} guilds x ${fmtInt(o.membersPerGuild)} members in GUILD_CREATE, then ${fmtInt(liveEventsPlanned)} live events ` +
+      `(member update/add/remove, entitlement create/update, slash commands answered over REST); ${rounds} interleaved round(s), medians`,
+  );
+  console.log(
+    compiled
+      ? '- code: compiled by tsc (dist-bench/, tsconfig.bench.json), run by plain node, as the Docker image runs gatehouse'
+      : '- code: TypeScript run through tsx, as `npm start` runs gatehouse (--compiled: tsc output, as in the Docker image)',
+  );
+  if (compiled) {
+    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.bench.json')], { stdio: 'inherit' });
+    if (tsc.status !== 0) throw new Error('tsc -p tsconfig.bench.json failed');
+  }
+  const expected = await prepare(workload, transports, (line) => console.log(`- ${line}`));
+  if (tamper) {
+    // Self-check of the verification: a wrong expectation must fail every subject loudly.
+    expected.membersPerGuild[0]![1]++;
+    expected.sample[0]!.nick = 'tampered';
+    expected.entitlements[0]!.endsAt = 1;
+    expected.events.GUILD_MEMBER_ADD++;
+  }
+  const liveEvents = Object.values(expected.events).reduce((a, b) => a + b, 0);
+  console.log(`- events: ${Object.entries(expected.events).map(([t, n]) => `${t} ${fmtInt(n)}`).join(', ')}; ${fmtInt(expected.members)} members cached at the end`);
+
+  const outDir = join(here, 'results');
+  mkdirSync(outDir, { recursive: true });
+  const dir = workloadDir(workload);
+  const frames = new Map<Transport, TransportFrames>(transports.map((t) => [t, load(dir, t)]));
+  const server = new IngestServer();
+  await server.listen();
+
+  const results: RunResult[] = [];
+  const problems: string[] = [];
+  let stoppedEarly = false;
+  try {
+    for (let round = 0; round < rounds && !stoppedEarly; round++) {
+      for (const transport of transports) {
+        const list = entriesFor(transport);
+        const order = round % 2 === 0 ? list : [...list].reverse();
+        for (const entry of order) {
+          if (Date.now() - started > budgetMs) {
+            stoppedEarly = true;
+            break;
+          }
+          process.stdout.write(`round ${round + 1}/${rounds} ${transport} ${entry.label}... `);
+          const r = await runOne(server, frames.get(transport)!, transport, entry, round, expected, dir, outDir);
+          results.push(r);
+          problems.push(...r.problems);
+          console.log(
+            `${fmtInt(liveEvents / (r.done.eventsCpuMs / 1000))} events/CPU-s, ready ${(r.ready.loginToReadyMs / 1000).toFixed(2)} s` +
+              (r.entry.subject !== 'floor' ? `, ${r.trace.restRequests} REST requests over ${r.trace.connections - 1} connections` : '') +
+              `${r.problems.length > 0 ? `, ${r.problems.length} PROBLEM(S)` : ', verified'}`,
+          );
+        }
+      }
+    }
+  } finally {
+    await server.close();
+  }
+  if (stoppedEarly) problems.push(`the --budget of ${budgetMs / 1000} s ran out: fewer rounds than asked`);
+
+  // ---- report ------------------------------------------------------------------------------------------
+  const rows: Row[] = [];
+  for (const transport of transports) {
+    for (const entry of entriesFor(transport)) {
+      const runs = results.filter((r) => r.transport === transport && r.entry.key === entry.key);
+      if (runs.length > 0) rows.push(rowOf(runs, liveEvents));
+    }
+  }
+  const find = (t: Transport, key: string): Row | undefined => rows.find((r) => r.transport === t && r.entry.key === key);
+  const djsZlib = find('zlib-stream', 'discordjs');
+  const table: string[][] = [];
+  for (const row of rows) {
+    const djs = find(row.transport, 'discordjs') ?? djsZlib;
+    const floor = find(row.transport, 'floor');
+    const isFloor = row.entry.subject === 'floor';
+    const vsDjs = djs && row !== djs && !isFloor ? `${fmtRatio(row.eventsPerCpuSecond / djs.eventsPerCpuSecond)}x${djs.transport !== row.transport ? ' (djs zlib)' : ''}` : '—';
+    const vsFloor = floor && !isFloor ? fmtRatio(row.eventsPerCpuSecond / floor.eventsPerCpuSecond) : '—';
+    const readyVsFloor = floor && !isFloor ? `${fmtRatio(row.readyMs / floor.readyMs)}x` : '—';
+    table.push([
+      row.transport,
+      row.entry.label,
+      fmtInt(row.eventsPerCpuSecond),
+      row.usPerEvent.toFixed(1),
+      vsDjs,
+      vsFloor,
+      isFloor ? `${(row.readyMs / 1000).toFixed(2)} s (decode)` : `${(row.readyMs / 1000).toFixed(2)} s`,
+      row.identifyToReadyMs === null ? '—' : `${(row.identifyToReadyMs / 1000).toFixed(2)} s`,
+      readyVsFloor,
+      `${(row.startupCpuMs / 1000).toFixed(2)} s`,
+      floor && !isFloor ? `${fmtRatio(row.startupCpuMs / floor.startupCpuMs)}x` : '—',
+      isFloor ? '—' : `${fmtInt(row.rssMiB)} (${fmtInt(row.rssBeforeMiB)} before login)`,
+      isFloor ? '—' : row.entry.subject === 'gatehouse-redis' ? `${fmtInt(row.redisBytesPerMember)} (Redis)` : fmtInt(row.heapBytesPerMember),
+      String(row.runs.length),
+    ]);
+  }
+  console.log();
+  console.log(
+    markdownTable(
+      [
+        'transport',
+        'client',
+        'events / CPU-s',
+        'µs / event',
+        'vs discord.js',
+        'of floor',
+        'ready (login → all cached)',
+        'IDENTIFY → all cached',
+        'ready / floor decode',
+        'startup CPU',
+        'startup CPU / floor',
+        'RSS after load MiB',
+        'heap B / member',
+        'runs',
+      ],
+      table,
+    ),
+  );
+  console.log(
+    '\nevents / CPU-s: live events per second of the client process\'s own CPU (user + system) while they flow' +
+      (withRedis ? ' (Redis row: plus redis-server\'s CPU from INFO cpu, which counts every client of that Redis)' : '') +
+      '; "of floor": that rate over the floor\'s (1.00 = as cheap as decoding alone); ready / floor decode: ready time (wall clock) over the time to decode the same startup bytes; ' +
+      'startup CPU: CPU from login to all cached (the floor: decoding the startup bytes), steadier than wall time on a busy machine; ' +
+      'heap B / member: JS heap + array buffers after load minus before login (after full GCs), per cached member.',
+  );
+
+  // Wire bytes and CPU per transport.
+  const wire: string[][] = [];
+  for (const t of transports) {
+    const f = frames.get(t)!;
+    const startupBytes = f.ends[f.startupCount]!;
+    const eventBytes = f.data.length - startupBytes;
+    const gh = find(t, 'gatehouse');
+    wire.push([
+      t,
+      (startupBytes / 1048576).toFixed(1),
+      (eventBytes / 1048576).toFixed(1),
+      fmtInt(eventBytes / liveEvents),
+      gh ? gh.usPerEvent.toFixed(1) : '—',
+      gh ? `${(gh.readyMs / 1000).toFixed(2)} s` : '—',
+      find(t, 'floor') ? find(t, 'floor')!.usPerEvent.toFixed(1) : '—',
+    ]);
+  }
+  console.log('\nbytes on the wire and cost per transport (same workload; zlib level 6, zstd level 3):\n');
+  console.log(markdownTable(['transport', 'startup MiB', 'live events MiB', 'bytes / event', 'gatehouse µs / event', 'gatehouse ready', 'floor µs / event'], wire));
+
+  const gz = find('zlib-stream', 'gatehouse');
+  const gj = find('json', 'gatehouse');
+  const goals: string[] = [];
+  const goal = (text: string, ok: boolean): void => void goals.push(`- ${ok ? 'met' : 'MISSED'}: ${text}`);
+  if (gz && djsZlib) goal(`Runtime at least 5x discord.js per CPU-second on zlib-stream (${fmtRatio(gz.eventsPerCpuSecond / djsZlib.eventsPerCpuSecond)}x)`, gz.eventsPerCpuSecond >= 5 * djsZlib.eventsPerCpuSecond);
+  const fz = find('zlib-stream', 'floor');
+  if (gz && fz) {
+    goal(`Runtime at least 0.67 of the zlib-stream floor (${fmtRatio(gz.eventsPerCpuSecond / fz.eventsPerCpuSecond)})`, gz.eventsPerCpuSecond >= 0.67 * fz.eventsPerCpuSecond);
+    goal(`ready at most 1.3x the time to decode the startup bytes (${fmtRatio(gz.readyMs / fz.readyMs)}x login → cached; ${fmtRatio((gz.identifyToReadyMs ?? 0) / fz.readyMs)}x from IDENTIFY)`, gz.readyMs <= 1.3 * fz.readyMs);
+  }
+  const fj = find('json', 'floor');
+  if (gj && fj) goal(`Runtime at least 0.4 of the plain-JSON floor (${fmtRatio(gj.eventsPerCpuSecond / fj.eventsPerCpuSecond)})`, gj.eventsPerCpuSecond >= 0.4 * fj.eventsPerCpuSecond);
+  if (gz && !quick) goal(`RSS after load at most 100 MiB at ${fmtInt(expected.members)} members (${gz.rssMiB.toFixed(0)} MiB)`, gz.rssMiB <= 100);
+  if (gz) goal(`heap bytes per member no worse than 134 (issue #15's figure; ${gz.heapBytesPerMember.toFixed(0)})`, gz.heapBytesPerMember <= 134);
+  const gr = find('zlib-stream', 'gatehouse-redis');
+  if (gr && djsZlib) goal(`Redis backend: client + redis-server CPU per event at most half of discord.js's (${fmtRatio(gr.usPerEvent / djsZlib.usPerEvent)} of it)`, gr.usPerEvent <= 0.5 * djsZlib.usPerEvent);
+  if (gr && gz) goal(`Redis backend: ready at most 2x the memory backend's (${fmtRatio(gr.readyMs / gz.readyMs)}x)`, gr.readyMs <= 2 * gz.readyMs);
+  if (goals.length > 0) console.log(`\ngoals of issue #15 (this run${quick ? ', quick workload: indicative only' : ''}):\n${goals.join('\n')}`);
+
+  for (const r of rows.filter((row) => row.entry.subject === 'gatehouse-redis')) {
+    console.log(
+      `\nRedis backend: ${(r.usPerEvent - r.redisUsPerEvent).toFixed(1)} µs/event in the client + ${r.redisUsPerEvent.toFixed(1)} µs/event in redis-server ` +
+        `(INFO cpu of the Redis at REDIS_URL: it counts that server's other clients too, so on a shared Redis it is an upper bound); ` +
+        `${fmtInt(r.redisBytesPerMember)} bytes of Redis memory per cached member`,
+    );
+  }
+  const logNoise = rows.filter((r) => r.logLines > 0 && r.entry.subject !== 'discordjs' && r.entry.subject !== 'floor');
+  for (const r of logNoise) console.log(`note: ${r.entry.label} over ${r.transport} wrote ${r.logLines} log lines while the live events flowed`);
+
+  if (profile) {
+    console.log('\nwhere gatehouse\'s CPU goes in the live-events phase (CPU profile of the last round, µs per event, self time by part):\n');
+    const profRows: string[][] = [];
+    const profiled = rows.filter((r) => r.entry.subject !== 'floor');
+    const summaries = profiled.map((r) => {
+      const path = join(outDir, `ingest-${r.transport}-${r.entry.key}.cpuprofile`);
+      const p = readProfile(path);
+      return { r, path, p, s: summarize(p) };
+    });
+    for (const cat of CATEGORIES) {
+      if (summaries.every(({ s }) => (s.byCategory.get(cat) ?? 0) === 0)) continue;
+      profRows.push([cat, ...summaries.map(({ s }) => ((s.byCategory.get(cat) ?? 0) / liveEvents).toFixed(2))]);
+    }
+    profRows.push(['total sampled', ...summaries.map(({ s }) => (s.total / liveEvents).toFixed(2))]);
+    console.log(markdownTable(['part', ...summaries.map(({ r }) => `${r.entry.label} ${r.transport}`)], profRows));
+    for (const { r, path, p } of summaries.filter(({ r }) => r.entry.subject === 'gatehouse')) {
+      console.log(`\nheaviest functions, ${r.entry.label} over ${r.transport} (${relative(ROOT, path)}; µs per event, self):`);
+      for (const f of topFunctions(p, 15)) console.log(`  ${(f.us / liveEvents).toFixed(3).padStart(7)}  ${f.name}  ${f.url}`);
+    }
+    console.log('\n(the profiler itself adds some cost: the table above comes from the profiled runs, the headline figures too when --profile is on)');
+  }
+
+  writeFileSync(
+    join(outDir, 'ingest.json'),
+    `${JSON.stringify(
+      {
+        command,
+        node: process.version,
+        machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}`,
+        workload: o,
+        rows: rows.map(({ runs, ...rest }) => ({ ...rest, entry: rest.entry.key, runs: runs.length })),
+        runs: results.map(({ state: _state, ...r }) => ({ ...r, entry: r.entry.key, trace: { ...r.trace, identifyAt: undefined, eventsAt: undefined, eventsSentAt: undefined } })),
+        problems,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`\nload average at the end ${loadavg()[0]!.toFixed(1)}; ${((Date.now() - started) / 1000).toFixed(0)} s in all; results in ${relative(ROOT, join(outDir, 'ingest.json'))}`);
+  if (problems.length > 0) {
+    for (const p of problems) console.log(`PROBLEM: ${p}`);
+    console.log(`\n${problems.length} problem(s): the figures above are not valid`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,122 @@
+/**
+ * One subject of the ingest benchmark in its own process (started by ingest.bench.ts with --expose-gc and an
+ * IPC channel). It measures itself: CPU with process.cpuUsage (user + system of this process only, so the
+ * benchmark's server, in the parent, is never counted), memory after full collections.
+ *
+ *   login -> every guild cached          "ready": wall time and CPU
+ *   full GC, RSS and heap                memory after load
+ *   'ready' to the parent, which starts the live events; CPU until the last one is seen (and answered)
+ *   'done', then the final state for the parent to check, then stop.
+ *
+ * argv[2]: ChildConfig as JSON.
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import type { ChildConfig, ChildMessage, ParentMessage, VerifyRequest } from './protocol.js';
+import type { IngestSubject } from './subjects/types.js';
+
+function send(message: ChildMessage): Promise<void> {
+  return new Promise((resolve, reject) => process.send!(message, (error: Error | null) => (error ? reject(error) : resolve())));
+}
+
+function collect(): { rss: number; heap: number } {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run with --expose-gc');
+  for (let i = 0; i < 4; i++) gc();
+  const m = process.memoryUsage();
+  // Typed-array backing stores live outside the JS heap; a columnar cache would look free without them.
+  return { rss: m.rss, heap: m.heapUsed + m.arrayBuffers };
+}
+
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1000;
+}
+
+async function makeSubject(cfg: ChildConfig): Promise<IngestSubject> {
+  switch (cfg.subject) {
+    case 'gatehouse':
+    case 'gatehouse-redis':
+      return new (await import('./subjects/gatehouse.js')).GatehouseSubject(cfg);
+    case 'discordjs':
+      return new (await import('./subjects/discordjs.js')).DiscordJsSubject(cfg);
+    case 'floor':
+      return new (await import('./subjects/floor.js')).FloorSubject(cfg);
+  }
+}
+
+class Profiler {
+  private readonly session = new Session();
+  private post(method: string, params?: object): Promise<unknown> {
+    return new Promise((resolve, reject) => this.session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))));
+  }
+  async start(): Promise<void> {
+    this.session.connect();
+    await this.post('Profiler.enable');
+    await this.post('Profiler.setSamplingInterval', { interval: 200 });
+    await this.post('Profiler.start');
+  }
+  async stop(path: string): Promise<void> {
+    const { profile } = (await this.post('Profiler.stop')) as { profile: unknown };
+    writeFileSync(path, JSON.stringify(profile));
+    this.session.disconnect();
+  }
+}
+
+function nextParentMessage(): Promise<ParentMessage> {
+  return new Promise((resolve) => process.once('message', (m: ParentMessage) => resolve(m)));
+}
+
+async function main(): Promise<void> {
+  const cfg = JSON.parse(process.argv[2] ?? '') as ChildConfig;
+  const watchdog = setTimeout(() => {
+    process.stderr.write(`ingest subject ${cfg.subject}: no result within ${cfg.timeoutMs} ms\n`);
+    process.exit(3);
+  }, cfg.timeoutMs);
+  const subject = await makeSubject(cfg);
+  const before = collect();
+
+  const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
+  await subject.start();
+  await subject.settle();
+  const readyAt = process.hrtime.bigint();
+  const startupCpuMs = cpuMs(cpu0);
+  const loaded = collect();
+  const members = await subject.members();
+
+  const profiler = cfg.profilePath !== undefined ? new Profiler() : null;
+  await profiler?.start();
+  const cpu1 = process.cpuUsage();
+  await send({
+    type: 'ready',
+    loginToReadyMs: Number(readyAt - t0) / 1e6,
+    startupCpuMs,
+    readyAt: String(readyAt),
+    rssBytes: loaded.rss,
+    rssBeforeBytes: before.rss,
+    heapDeltaBytes: loaded.heap - before.heap,
+    members,
+  });
+  const counts = await subject.eventsDone();
+  await subject.settle();
+  const doneAt = process.hrtime.bigint();
+  const eventsCpuMs = cpuMs(cpu1);
+  if (profiler !== null) await profiler.stop(cfg.profilePath!);
+  await send({ type: 'done', eventsCpuMs, doneAt: String(doneAt), counts, rssBytes: process.memoryUsage().rss });
+
+  const request = await nextParentMessage();
+  if (request.type === 'verify') await send({ type: 'state', ...(await subject.verify(request as VerifyRequest)) });
+  await subject.stop();
+  clearTimeout(watchdog);
+}
+
+main().then(
+  () => process.exit(0),
+  async (err: unknown) => {
+    const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    process.stderr.write(`${message}\n`);
+    await send({ type: 'error', message }).catch(() => undefined);
+    process.exit(1);
+  },
+);
