@@ -235,7 +235,7 @@ export class Runtime {
       ...(this.config.redisUrl !== undefined ? { redisUrl: this.config.redisUrl } : {}),
       hooks: {
         onReject: (event, reason) => log.debug({ event, reason }, 'dispatch not cached: unexpected shape'),
-        onWriteError: (err) => log.warn({ err }, 'cache write failed'),
+        onWriteError: (f) => log.warn({ err: f.error, guild: f.guildId, event: f.event }, 'cache write failed'),
       },
     });
     return this.cacheValue;

@@ -222,39 +222,46 @@ export class MemberTable {
     this.state[slot] = state | SIDE_ROLES;
   }
 
-  /** Role ids of a member. */
+  /** Role ids of a member: those of its role numbers the guild currently has. */
   roles(slot: number, guild: GuildRecord): string[] {
     const out: string[] = [];
     const bits = this.roleBits[slot]!;
     if (bits === OVERFLOW) {
       const set = this.overflowRoles.get(slot) ?? '';
       for (let i = 0; i < set.length; i++) {
-        const id = guild.roleIdAt(set.charCodeAt(i));
+        const id = guild.currentRoleAt(set.charCodeAt(i));
         if (id !== undefined) out.push(id);
       }
       return out;
     }
     for (let n = 0; bits >>> n !== 0 && n < BITSET_SLOTS; n++) {
       if ((bits & (1 << n)) !== 0) {
-        const id = guild.roleIdAt(n);
+        const id = guild.currentRoleAt(n);
         if (id !== undefined) out.push(id);
       }
     }
     return out;
   }
 
-  /** Take role number `n` out of every member of the guild (the role was deleted). */
-  dropRole(guild: GuildRecord, n: number): void {
+  /** Take role numbers `gone` out of every member of the guild (their roles were deleted), in one walk. */
+  dropRoles(guild: GuildRecord, gone: readonly number[]): void {
+    if (gone.length === 0) return;
+    let mask = 0;
+    let wide = '';
+    for (const n of gone) {
+      if (n < BITSET_SLOTS) mask |= 1 << n;
+      wide += String.fromCharCode(n);
+    }
     for (let slot = guild.memberHead; slot >= 0; slot = this.next[slot]!) {
       const bits = this.roleBits[slot]!;
       if (bits !== OVERFLOW) {
-        if (n < BITSET_SLOTS) this.roleBits[slot] = bits & ~(1 << n);
+        this.roleBits[slot] = bits & ~mask;
         continue;
       }
       const set = this.overflowRoles.get(slot) ?? '';
-      const at = set.indexOf(String.fromCharCode(n));
-      if (at < 0) continue;
-      const rest = set.slice(0, at) + set.slice(at + 1);
+      let rest = '';
+      for (let i = 0; i < set.length; i++) if (!wide.includes(set[i]!)) rest += set[i]!;
+      if (rest.length === set.length) continue;
       let fits = true;
       let packed = 0;
       for (let i = 0; i < rest.length; i++) {
