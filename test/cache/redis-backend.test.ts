@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { CacheWriteError, RedisCache, createCache, type CacheWriteFailure, type StaleScope } from '../../src/cache/index.js';
 import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
-import { BOT_ID, GUILD_A, GUILD_B, ROLE_MOD, ROLE_VIP, USER_1, USER_2, guildCreate, member, ready, user } from './fixtures.js';
+import { BOT_ID, GUILD_A, GUILD_B, ROLE_MOD, ROLE_VIP, USER_1, USER_2, guildCreate, guildOnShard, member, ready, user } from './fixtures.js';
 import { dropPrefix } from './redis-cleanup.js';
 
 let redis: Redis;
@@ -185,6 +185,74 @@ describeWithRedis('redis backend specifics', () => {
     await redis.del(`${p}:stale`, `${p}:u`);
     await cache.flush();
     expect(await redis.smembers(`${p}:stale`)).toEqual([GUILD_A]);
+  });
+
+  it('namespaces keys by application id: two bots sharing one Redis and prefix never share a guild', async () => {
+    const p = prefix();
+    const base = { guilds: true, members: true, users: true, roles: true, entitlements: true, maxMembersPerGuild: 0, redisPrefix: p, backend: 'redis' as const };
+    const one = createCache(base, { redis, applicationId: '600000000000000001' });
+    const two = createCache(base, { redis, applicationId: '600000000000000002' });
+    for (const cache of [one, two]) cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1)]));
+    one.apply('GUILD_DELETE', { id: GUILD_A });
+    await Promise.all([one.settled(), two.settled()]);
+    expect(await one.getGuild(GUILD_A)).toBeUndefined();
+    expect(await two.getGuild(GUILD_A)).toMatchObject({ name: 'guild 01', unavailable: false });
+    expect(await two.getMember(GUILD_A, USER_1)).toBeDefined();
+    expect(await redis.exists(`${p}:{600000000000000002}:g:${GUILD_A}`)).toBe(1);
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  it('removes a large guild at once for readers and releases its members in bounded batches, resumed after a crash', async () => {
+    const p = prefix();
+    const a = new RedisCache(redis, { prefix: p, batchSize: 50 });
+    const members = [];
+    for (let n = 0; n < 2000; n++) members.push(member(userId(n)));
+    a.apply('GUILD_CREATE', guildCreate(GUILD_A, members));
+    a.apply('GUILD_CREATE', guildCreate(GUILD_B, [member(userId(7))]));
+    await a.settled();
+    const gen = await redis.hget(`${p}:g:${GUILD_A}`, 'gen');
+    a.apply('GUILD_DELETE', { id: GUILD_A });
+    await a.flush();
+    // Gone for every reader at once.
+    expect(await a.getGuild(GUILD_A)).toBeUndefined();
+    expect(await a.getMember(GUILD_A, userId(1))).toBeUndefined();
+    expect((await a.getMembers(GUILD_A)).members).toEqual([]);
+    // The process dies while releasing members: the job is in Redis.
+    await a.close();
+    expect(await redis.hgetall(`${p}:jobs`)).toEqual({ [`gc:${GUILD_A}:${gen}`]: '1' });
+    expect(await redis.zcard(`${p}:g:${GUILD_A}:${gen}:mi`)).toBeGreaterThan(0);
+    // The guild comes back before the old members are released: a new generation, not confused with the old.
+    const b = new RedisCache(redis, { prefix: p, batchSize: 50 });
+    b.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(userId(1), { nick: 'back' })]));
+    await b.settled();
+    expect(await redis.hgetall(`${p}:jobs`)).toEqual({});
+    expect(await redis.exists(`${p}:g:${GUILD_A}:${gen}:mi`, `${p}:g:${GUILD_A}:${gen}:m:${userId(5)}`)).toBe(0);
+    expect((await b.getMembers(GUILD_A)).members.map((m) => m.nick)).toEqual(['back']);
+    expect(await b.getUser(userId(5))).toBeUndefined();
+    expect(await b.getUser(userId(7))).toBeDefined();
+    expect(await redis.hlen(`${p}:ur`)).toBe(2);
+    await b.close();
+  });
+
+  it('a READY reconciliation stored before a crash is finished by the next process', async () => {
+    const p = prefix();
+    const S0A = guildOnShard(0, 2, 0);
+    const S0B = guildOnShard(0, 2, 1);
+    const S1C = guildOnShard(1, 2, 0);
+    const a = new RedisCache(redis, { prefix: p });
+    for (const g of [S0A, S0B, S1C]) a.apply('GUILD_CREATE', guildCreate(g, [member(USER_1)]));
+    await a.close();
+    // What a READY listing only S0A stored before its process died: the stamp, S0A stamped after it, the job.
+    const stamp = await redis.incr(`${p}:clock`);
+    await redis.hset(`${p}:g:${S0A}`, 'ts', String(await redis.incr(`${p}:clock`)));
+    await redis.hset(`${p}:jobs`, 'ready:0:2', String(stamp));
+    const b = new RedisCache(redis, { prefix: p });
+    await b.settled();
+    expect(await b.getGuild(S0B)).toBeUndefined();
+    expect(await b.getGuild(S0A)).toBeDefined();
+    expect(await b.getGuild(S1C)).toBeDefined();
+    expect(await redis.hgetall(`${p}:jobs`)).toEqual({});
+    await b.close();
   });
 
   it('createCache picks the backend from the configuration', async () => {
