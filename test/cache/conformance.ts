@@ -630,6 +630,24 @@ export function cacheConformance(name: string, factory: CacheBackendFactory, des
         expect((await cache.getMembers(GUILD_A)).members.map((m) => m.userId)).toEqual([USER_1, USER_2]);
       });
 
+      it('member_count survives a replay that spans an outage: joins after the returning GUILD_CREATE count again', async () => {
+        for (const options of [{}, { maxMembersPerGuild: 2 }, { members: false }] as Partial<CacheOptions>[]) {
+          const cache = await factory.create(options);
+          cache.apply('READY', ready([GUILD_A]));
+          cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1), member(USER_2)]));
+          const suffix: Array<[string, Record<string, unknown>]> = [
+            ['GUILD_DELETE', { id: GUILD_A, unavailable: true }],
+            ['GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1), member(USER_2)], { member_count: 2 })],
+            ['GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(USER_3) }],
+            ['GUILD_MEMBER_REMOVE', { guild_id: GUILD_A, user: user(USER_1) }],
+          ];
+          for (const [t, d] of suffix) cache.apply(t, d);
+          expect(await cache.memberCount(GUILD_A)).toBe(2);
+          for (const [t, d] of suffix) cache.apply(t, d);
+          expect(await cache.memberCount(GUILD_A)).toBe(2);
+        }
+      });
+
       it('member_count counts joins and leaves once with a member cap and with members off', async () => {
         for (const options of [{ maxMembersPerGuild: 1 }, { members: false }] as Partial<CacheOptions>[]) {
           const cache = await factory.create(options);

@@ -43,13 +43,14 @@ describeWithRedis('redis backend specifics', () => {
     expect(await redis.get(`${p}:v`)).toBe('2');
     expect(await redis.smembers(`${p}:guilds`)).toEqual([GUILD_A]);
     const guild = await redis.hgetall(`${p}:g:${GUILD_A}`);
-    expect(guild).toEqual({ k: '1', u: '0', n: 'guild 01', o: '300000000000000001', c: '1', gen: expect.stringMatching(/^\d+$/), ts: expect.stringMatching(/^\d+$/) });
+    expect(guild).toEqual({ k: '1', u: '0', n: 'guild 01', o: '300000000000000001', c: '1', ep: '1', gen: expect.stringMatching(/^\d+$/), ts: expect.stringMatching(/^\d+$/) });
     const gen = guild.gen!;
     expect((await redis.hkeys(`${p}:g:${GUILD_A}:r`)).sort()).toEqual([GUILD_A, ROLE_MOD, ROLE_VIP].sort());
     expect(JSON.parse((await redis.hget(`${p}:g:${GUILD_A}:r`, ROLE_MOD))!)).toEqual(['mod', '8', 2, 0x3498db, null, null]);
     expect(await redis.zrange(`${p}:g:${GUILD_A}:${gen}:mi`, 0, -1)).toEqual([`000${USER_1}`]);
     expect(await redis.hgetall(`${p}:g:${GUILD_A}:${gen}:m:${USER_1}`)).toEqual({
       k: '1',
+      e: '1',
       n: 'n',
       r: `,${ROLE_MOD},${ROLE_VIP},`,
       j: String(Date.parse('2021-03-13T19:19:14.040Z')),

@@ -29,6 +29,11 @@ export class GuildRecord {
    * MemoryCache.transition). Created on the first transition.
    */
   transitions: Map<string, number> | null = null;
+  /**
+   * Bumped (mod 256) at every member_count baseline: a cached member written before it is not known to be in
+   * as of the baseline (a GUILD_CREATE replayed after a crash may predate its join).
+   */
+  epoch = 0;
   /** Member slots written since an open member sync began (see MemberSync); null when none is open. */
   syncSeen: Set<number> | null = null;
   syncToken: object | null = null;

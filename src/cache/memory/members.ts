@@ -38,6 +38,8 @@ export class MemberTable {
   private roleBits = new Int32Array(0);
   private flags = new Int32Array(0);
   private state = new Uint8Array(0);
+  /** The guild's baseline epoch when the member was last written (GuildRecord.epoch, mod 256). */
+  private epoch = new Uint8Array(0);
   private joined = new Float64Array(0);
   private nickAt = new Uint32Array(0);
   private nickLength = new Uint8Array(0);
@@ -122,6 +124,7 @@ export class MemberTable {
 
   /** Copy a member payload's fields; with `partial`, fields absent from it are left as they are. */
   write(slot: number, guild: GuildRecord, m: MemberPayload, partial: boolean): void {
+    this.epoch[slot] = guild.epoch;
     if (!partial || m.nick !== undefined) this.setNick(slot, typeof m.nick === 'string' ? m.nick : null);
     if (!partial || m.roles !== undefined) this.writeRoles(slot, guild, m.roles);
     if (!partial || m.joined_at !== undefined) this.joined[slot] = timestampOrNaN(m.joined_at);
@@ -293,6 +296,10 @@ export class MemberTable {
   flagsOf(slot: number): number {
     return this.flags[slot]!;
   }
+  /** Whether the member was written since the guild's last baseline (see MemoryCache.transition). */
+  currentOf(slot: number, guild: GuildRecord): boolean {
+    return this.epoch[slot] === guild.epoch;
+  }
   pendingOf(slot: number): boolean {
     return (this.state[slot]! & PENDING) !== 0;
   }
@@ -320,6 +327,7 @@ export class MemberTable {
     this.roleBits = grown(this.roleBits, cap);
     this.flags = grown(this.flags, cap);
     this.state = grown(this.state, cap);
+    this.epoch = grown(this.epoch, cap);
     this.joined = grown(this.joined, cap);
     this.nickAt = grown(this.nickAt, cap);
     this.nickLength = grown(this.nickLength, cap);

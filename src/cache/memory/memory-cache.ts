@@ -128,7 +128,7 @@ export class MemoryCache implements Cache, CacheSink {
           const id = (e as APIEntitlement).id;
           sync.seen.add(id);
           // An event since begin is newer than this page.
-          if ((this.entitlementStamps.get(id) ?? 0) < sync.stamp) this.storeEntitlement(e as APIEntitlement, false);
+          if ((this.entitlementStamps.get(id) ?? 0) < sync.stamp) this.storeEntitlement(e as APIEntitlement, false, false);
         }
       },
       commit: async () => {
@@ -210,6 +210,7 @@ export class MemoryCache implements Cache, CacheSink {
       if (baseline && typeof p.member_count === 'number' && p.member_count >= 0) {
         g.memberCount = p.member_count;
         g.transitions = null;
+        g.epoch = (g.epoch + 1) & 255;
       }
     }
     const roles = p.roles;
@@ -255,7 +256,7 @@ export class MemoryCache implements Cache, CacheSink {
     let userSlot = this.users.findKey(hi, lo);
     let slot = userSlot >= 0 ? this.members.find(g.slot, userSlot) : -1;
     const existed = slot >= 0;
-    if (join) this.transition(g, userId, true, existed);
+    if (join) this.transition(g, userId, true, existed && this.members.currentOf(slot, g));
     if (!existed) {
       const cap = this.options.maxMembersPerGuild;
       if (cap > 0 && g.cachedMembers >= cap && userId !== this.selfId) {
@@ -275,7 +276,7 @@ export class MemoryCache implements Cache, CacheSink {
     if (!g) return;
     const userSlot = this.options.members ? this.users.find(user.id) : -1;
     const slot = userSlot >= 0 ? this.members.find(g.slot, userSlot) : -1;
-    this.transition(g, user.id, false, slot >= 0);
+    this.transition(g, user.id, false, slot >= 0 && this.members.currentOf(slot, g));
     if (slot < 0) return;
     this.users.write(userSlot, user);
     this.members.remove(g, slot);
@@ -299,11 +300,11 @@ export class MemoryCache implements Cache, CacheSink {
 
   entitlementUpsert(e: APIEntitlement, fromInteraction: boolean): void {
     if (!this.options.entitlements) return;
-    this.storeEntitlement(e, fromInteraction);
+    this.storeEntitlement(e, fromInteraction, true);
   }
 
   entitlementRemove(e: APIEntitlement): void {
-    this.dropEntitlement(e.id, true);
+    if (this.options.entitlements) this.dropEntitlement(e.id, true);
   }
 
   // ---- reads ----------------------------------------------------------------------------------
@@ -482,10 +483,12 @@ export class MemoryCache implements Cache, CacheSink {
 
   /**
    * Count a membership transition once. The state of a user before this event is the last transition
-   * recorded within the window, else whether the member is cached (`cached`), else unknown; a join of a user
-   * known to be in, or a leave of one known to be out, is a repeat and changes nothing. Replaying a suffix of
-   * a user's alternating joins and leaves (what a resume after a crash delivers) ends where it started, so
-   * the count ends right.
+   * recorded within the window, else "in" when the member is cached and was written since the count's
+   * baseline (`cached`), else unknown; a join of a user known to be in, or a leave of one known to be out, is
+   * a repeat and changes nothing. Replaying a suffix of a user's alternating joins and leaves (what a resume
+   * after a crash delivers) ends where it started, so the count ends right; a replayed GUILD_CREATE that sets
+   * a baseline (after an outage in the replay) forgets the transitions and which members are known to be in,
+   * so the joins replayed after it count again, as they must.
    */
   private transition(g: GuildRecord, userId: string, join: boolean, cached: boolean): void {
     if (!this.options.guilds) return;
@@ -526,7 +529,8 @@ export class MemoryCache implements Cache, CacheSink {
     }
   }
 
-  private storeEntitlement(e: APIEntitlement, fromInteraction: boolean): void {
+  /** `stamped`: an event wrote it (a REST listing stamps nothing: it is not newer than any event). */
+  private storeEntitlement(e: APIEntitlement, fromInteraction: boolean, stamped: boolean): void {
     let view = entitlementView(e);
     const old = this.entitlements.get(view.id);
     if (fromInteraction) {
@@ -536,7 +540,7 @@ export class MemoryCache implements Cache, CacheSink {
     }
     if (old) this.unindexEntitlement(old);
     this.entitlements.set(view.id, view);
-    this.entitlementStamps.set(view.id, ++this.clock);
+    if (stamped) this.entitlementStamps.set(view.id, ++this.clock);
     if (view.userId !== null) indexAdd(this.entitlementsByUser, view.userId, view.id);
     if (view.guildId !== null) indexAdd(this.entitlementsByGuild, view.guildId, view.id);
   }

@@ -8,13 +8,13 @@
  * | P:v              | STR  | layout version ("2")                                                       |
  * | P:clock          | STR  | counter: guild generations and write stamps                               |
  * | P:guilds         | SET  | ids of cached guilds                                                       |
- * | P:g:G            | HASH | k=1, gen N, ts stamp of the last write, u unavailable 1/0, n name, o owner id, c member_count |
+ * | P:g:G            | HASH | k=1, gen N, ts stamp of the last write, u unavailable 1/0, n name, o owner id, c member_count, ep baseline epoch |
  * | P:g:G:r          | HASH | role id -> JSON [name, permissions, position, primary, secondary, tertiary] ("" when roles are not cached: the ids still filter members' roles) |
  * | P:g:G:t          | ZSET | recent membership transitions: user id, score = ms * 2 + (1 joined / 0 left) |
  * | P:g:G:sync       | STR  | token of the open member sync (PX 10 min)                                  |
  * | P:g:G:sy         | SET  | padded ids of members written since the sync began (PX 10 min)             |
  * | P:g:G:N:mi       | ZSET | member index: score 0, member = user id zero-padded to 20 digits (lex order = id order) |
- * | P:g:G:N:m:U      | HASH | member: k=1, n nick, r roles ",id,id,", j joined_at ms, c timeout ms, f flags, p pending=1, a avatar, b banner; an absent field is null / 0 / false |
+ * | P:g:G:N:m:U      | HASH | member: k=1, e the guild's epoch when written, n nick, r roles ",id,id,", j joined_at ms, c timeout ms, f flags, p pending=1, a avatar, b banner; an absent field is null / 0 / false |
  * | P:u              | HASH | user id -> JSON [username, global_name, avatar, discriminator, bot 1/0, system 1/0, primary guild tag] |
  * | P:ur             | HASH | user id -> number of cached memberships (the user record goes with the last) |
  * | P:e              | HASH | entitlement id -> JSON [sku, application, user, guild, type, starts ms, ends ms, deleted 1/0, consumed 1/0] |

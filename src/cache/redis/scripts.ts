@@ -124,7 +124,7 @@ export const MEMBERS = `${STRIP}${RELEASE_USER}${TRANSITION}
 local users, refs, prefix = KEYS[1], KEYS[2], ARGV[1]
 local now, window, maxT, counting = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == '1'
 local i, changed = 6, 0
-local lastGuild, gen, syncing = nil, false, false
+local lastGuild, gen, epoch, syncing = nil, false, '0', false
 while i <= #ARGV do
   local g, u, padded, mode, cap, count, user = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4]), ARGV[i + 5], ARGV[i + 6]
   local n = tonumber(ARGV[i + 7])
@@ -136,16 +136,19 @@ while i <= #ARGV do
   -- Records of one batch mostly share a guild: look it up once per run of records.
   if g ~= lastGuild then
     lastGuild = g
-    gen = redis.call('HGET', guild, 'gen')
+    local h = redis.call('HMGET', guild, 'gen', 'ep')
+    gen, epoch = h[1], h[2] or '0'
     syncing = gen and redis.call('EXISTS', guild .. ':sync') == 1
   end
   if gen then
     local base = guild .. ':' .. gen
     local key = base .. ':m:' .. u
     local index = base .. ':mi'
+    -- A cached member counts as "in" for a transition only if written since the count's baseline.
+    local current = count == '1' and counting and redis.call('HGET', key, 'e') == epoch
     if mode == 'r' then
       local existed = redis.call('DEL', key) == 1
-      if count == '1' and counting then transition(guild, u, false, existed, now, window, maxT) end
+      if count == '1' and counting then transition(guild, u, false, current, now, window, maxT) end
       if existed then
         redis.call('ZREM', index, padded)
         if not release(users, refs, u) and user ~= '' then redis.call('HSET', users, u, user) end
@@ -155,7 +158,7 @@ while i <= #ARGV do
       -- A whole member replaces what is there: its DEL also tells whether it existed.
       local created
       if mode == 'f' then created = redis.call('DEL', key) == 0 else created = redis.call('EXISTS', key) == 0 end
-      if count == '1' and counting then transition(guild, u, true, not created, now, window, maxT) end
+      if count == '1' and counting then transition(guild, u, true, current, now, window, maxT) end
       local store = true
       if created then
         if cap > 0 and redis.call('ZCARD', index) >= cap then
@@ -167,7 +170,7 @@ while i <= #ARGV do
         end
       end
       if store then
-        local set = {'k', '1'}
+        local set = {'k', '1', 'e', epoch}
         for j = setFrom, setFrom + 2 * n - 1 do set[#set + 1] = ARGV[j] end
         redis.call('HSET', key, unpack(set))
         if m > 0 then redis.call('HDEL', key, unpack(ARGV, delFrom, delFrom + m - 1)) end
@@ -195,8 +198,8 @@ return 1
  * KEYS: clock, guild set.
  * ARGV: namespace, guild id, mode ('u' unavailable / 'c' GUILD_CREATE / 'p' GUILD_UPDATE), member_count ('' =
  * none), n, n field/value pairs, '1' when a complete role list follows, role id / JSON pairs.
- * A new guild gets a generation; every write stamps `ts`. A GUILD_CREATE's member_count is the baseline (and
- * the transition record starts over) only when the guild was new or unavailable.
+ * A new guild gets a generation; every write stamps `ts`. A GUILD_CREATE's member_count is the baseline (the
+ * transition record starts over and the epoch `ep` moves on) only when the guild was new or unavailable.
  */
 export const GUILD_PUT = `
 local prefix, id, mode, count = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -219,6 +222,7 @@ for j = 6, 5 + 2 * nf do set[#set + 1] = ARGV[j] end
 redis.call('HSET', guild, unpack(set))
 if mode == 'c' and count ~= '' and (fresh or wasUnavailable) then
   redis.call('HSET', guild, 'c', count)
+  redis.call('HINCRBY', guild, 'ep', 1)
   redis.call('UNLINK', guild .. ':t')
 end
 local r = 6 + 2 * nf
