@@ -523,10 +523,9 @@ export class MemoryCache implements Cache, CacheSink {
       if (!seen.has(slot)) this.users.release(this.members.remove(g, slot));
       slot = next;
     }
-    if (memberCount !== undefined && this.options.guilds && Number.isInteger(memberCount) && memberCount >= 0) {
-      g.memberCount = memberCount;
-      g.transitions = null;
-    }
+    // The transitions recorded stay: a replay of events from before the sync may still come after it, and
+    // they describe the latest state of each user, which the new count includes.
+    if (memberCount !== undefined && this.options.guilds && Number.isInteger(memberCount) && memberCount >= 0) g.memberCount = memberCount;
   }
 
   /** `stamped`: an event wrote it (a REST listing stamps nothing: it is not newer than any event). */

@@ -7,6 +7,7 @@
  * |------------------|------|----------------------------------------------------------------------------|
  * | P:v              | STR  | layout version ("2")                                                       |
  * | P:clock          | STR  | counter: guild generations and write stamps                               |
+ * | P:self           | STR  | the bot's user id (from READY; its member is never capped, its user never released) |
  * | P:guilds         | SET  | ids of cached guilds                                                       |
  * | P:g:G            | HASH | k=1, gen N, ts stamp of the last write, u unavailable 1/0, n name, o owner id, c member_count, ep baseline epoch |
  * | P:g:G:r          | HASH | role id -> JSON [name, permissions, position, primary, secondary, tertiary] ("" when roles are not cached: the ids still filter members' roles) |
@@ -40,6 +41,7 @@ export const LAYOUT_VERSION = '2';
 export class CacheKeys {
   readonly version: string;
   readonly clock: string;
+  readonly self: string;
   readonly guilds: string;
   readonly users: string;
   readonly userRefs: string;
@@ -53,6 +55,7 @@ export class CacheKeys {
     if (prefix.length === 0) throw new TypeError('cache Redis prefix must not be empty');
     this.version = `${prefix}:v`;
     this.clock = `${prefix}:clock`;
+    this.self = `${prefix}:self`;
     this.guilds = `${prefix}:guilds`;
     this.users = `${prefix}:u`;
     this.userRefs = `${prefix}:ur`;

@@ -128,7 +128,6 @@ export class RedisCache implements Cache, CacheSink {
   private readonly inflight = new Set<Promise<void>>();
   /** The dispatch being applied (writes are tagged with it). */
   private event = '';
-  private selfId: string | null = null;
   private readonly counters: CacheStats = { applied: 0, rejected: 0, capped: 0, writeErrors: 0 };
   private readonly hooks: CacheHooks;
   private readonly now: () => number;
@@ -396,11 +395,10 @@ export class RedisCache implements Cache, CacheSink {
   }
 
   setSelf(user: APIUser): void {
-    const first = this.selfId !== user.id;
-    this.selfId = user.id;
     if (!this.options.members) return;
-    // One reference held by the bot itself (as the memory backend does): its record outlives its memberships.
-    if (first) this.pipeline(null).hincrby(this.keys.userRefs, user.id, 1);
+    // Stored, so that a process that only RESUMEs (no READY) still knows it; with one reference of its own
+    // (as the memory backend does) so its record outlives its memberships.
+    this.pipeline(null).ghSelf(this.keys.self, this.keys.userRefs, user.id);
     if (this.options.users && typeof user.username === 'string') this.pipeline(null).hset(this.keys.users, user.id, encodeUser(user));
   }
 
@@ -451,7 +449,7 @@ export class RedisCache implements Cache, CacheSink {
     }
     const { set, del } = memberFields(m, guildId, partial);
     const user = this.options.users && typeof m.user.username === 'string' ? encodeUser(m.user) : '';
-    const cap = userId === this.selfId ? 0 : this.options.maxMembersPerGuild;
+    const cap = this.options.maxMembersPerGuild;
     this.memberRecord(guildId, [guildId, userId, padSnowflake(userId), partial ? 'p' : 'f', cap, join ? '1' : '0', user, set.length / 2, ...set, del.length, ...del]);
   }
 

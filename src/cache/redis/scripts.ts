@@ -114,7 +114,7 @@ end
  * ARGV: namespace, now (ms), transition window (ms), max transitions, '1' when member_count is kept; then one
  * record per member:
  *   guild id, user id, padded user id, mode ('f' whole member / 'p' partial / 'r' remove),
- *   cap (0 = none), transition ('1' = a GUILD_MEMBER_ADD or _REMOVE), user JSON ('' = leave the user
+ *   cap (0 = none; the bot's own member, P:self, is exempt), transition ('1' = a GUILD_MEMBER_ADD or _REMOVE), user JSON ('' = leave the user
  *   record), n, n field/value pairs, m, m field names to delete.
  * A member of a guild that is not cached is skipped; a new member over the cap is not stored (its join still
  * counts). A member written while a member sync is open is added to the sync's seen set. Returns the number
@@ -123,6 +123,8 @@ end
 export const MEMBERS = `${STRIP}${RELEASE_USER}${TRANSITION}
 local users, refs, prefix = KEYS[1], KEYS[2], ARGV[1]
 local now, window, maxT, counting = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == '1'
+-- The bot's own member is never capped (its id is stored at READY, for processes that only RESUME).
+local self = redis.call('GET', prefix .. ':self')
 local i, changed = 6, 0
 local lastGuild, gen, epoch, syncing = nil, false, '0', false
 while i <= #ARGV do
@@ -161,7 +163,7 @@ while i <= #ARGV do
       if count == '1' and counting then transition(guild, u, true, current, now, window, maxT) end
       local store = true
       if created then
-        if cap > 0 and redis.call('ZCARD', index) >= cap then
+        if cap > 0 and u ~= self and redis.call('ZCARD', index) >= cap then
           store = false
         else
           redis.call('ZADD', index, 0, padded)
@@ -187,6 +189,19 @@ return changed
  * A membership transition of a guild whose members are not cached.
  * KEYS: guild. ARGV: user id, '1' join / '0' leave, now, window, max transitions.
  */
+/**
+ * The bot user (READY): remembered, with one reference of its own so its record outlives its memberships.
+ * KEYS: self, user refs. ARGV: user id. Returns 1 when it changed.
+ */
+export const SELF = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 0 end
+local old = redis.call('GET', KEYS[1])
+if old then redis.call('HINCRBY', KEYS[2], old, -1) end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
+return 1
+`;
+
 export const COUNT = `${TRANSITION}
 if redis.call('HEXISTS', KEYS[1], 'gen') == 0 then return 0 end
 transition(KEYS[1], ARGV[1], ARGV[2] == '1', false, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
@@ -386,10 +401,8 @@ return removed
  */
 export const SYNC_END = `
 if redis.call('GET', KEYS[1] .. ':sync') ~= ARGV[1] then return 0 end
-if ARGV[2] ~= '' and redis.call('HEXISTS', KEYS[1], 'gen') == 1 then
-  redis.call('HSET', KEYS[1], 'c', ARGV[2])
-  redis.call('UNLINK', KEYS[1] .. ':t')
-end
+-- The transition record stays: events from before the sync may still be replayed after it.
+if ARGV[2] ~= '' and redis.call('HEXISTS', KEYS[1], 'gen') == 1 then redis.call('HSET', KEYS[1], 'c', ARGV[2]) end
 redis.call('DEL', KEYS[1] .. ':sync', KEYS[1] .. ':sy')
 return 1
 `;
@@ -496,6 +509,7 @@ export interface ScriptSpec {
 export const SCRIPTS = {
   ghMembers: { lua: MEMBERS, keys: 2 },
   ghCount: { lua: COUNT, keys: 1 },
+  ghSelf: { lua: SELF, keys: 2 },
   ghGuildPut: { lua: GUILD_PUT, keys: 2 },
   ghGuildRemove: { lua: GUILD_REMOVE, keys: 2 },
   ghGcBatch: { lua: GC_BATCH, keys: 3 },
