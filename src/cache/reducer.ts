@@ -9,9 +9,11 @@
  *   the listed ones are unavailable until their GUILD_CREATE, and cached guilds of that shard it does not
  *   list are gone (the bot left them while no session was live). Guilds of other shards are untouched.
  * - GUILD_CREATE: `unavailable: true` marks an outage; otherwise the guild, its roles (the list is
- *   complete: roles missing from it are dropped, from members too) and its members (possibly a partial list:
- *   members not in it are kept) are stored. Its member_count is the baseline when the guild was unknown or
- *   unavailable (a GUILD_CREATE replayed after a crash, for a guild already available, changes no count).
+ *   complete: roles missing from it are dropped, from members too) and its members are stored. When the
+ *   guild was unknown or unavailable its member_count is the baseline, and a member list of member_count
+ *   entries replaces the cached members (a partial list, the usual case without GUILD_PRESENCES or for large
+ *   guilds, keeps the others). A GUILD_CREATE replayed after a crash, for a guild already available, changes
+ *   no count and removes no member.
  * - GUILD_UPDATE: guild fields and the complete role list; member_count is not part of it and stays.
  * - GUILD_DELETE: `unavailable: true` keeps everything and marks the guild unavailable; without it the
  *   bot left, and the guild, its roles and members go.
@@ -55,8 +57,14 @@ export interface CacheSink {
    */
   ready(guildIds: readonly string[], shardId: number, shardCount: number): void;
   guildUnavailable(guildId: string): void;
-  /** `create`: a GUILD_CREATE (its member_count may be a baseline); otherwise a GUILD_UPDATE. */
-  guildUpsert(guild: GuildPayload, create: boolean): void;
+  /**
+   * `create`: a GUILD_CREATE (its member_count may be a baseline); otherwise a GUILD_UPDATE. `listComplete`:
+   * its member list has member_count entries, so after a baseline it replaces the cached member set
+   * (`guildMembersListed` follows the members).
+   */
+  guildUpsert(guild: GuildPayload, create: boolean, listComplete: boolean): void;
+  /** The members of a GUILD_CREATE whose list was complete have all been passed to memberUpsert. */
+  guildMembersListed(guildId: string): void;
   guildRemove(guildId: string): void;
   /**
    * `partial`: fields absent from the payload stay as they are (GUILD_MEMBER_UPDATE); otherwise the
@@ -239,12 +247,15 @@ export function reduce(sink: CacheSink, t: string, d: unknown): boolean {
       } else if (d.unavailable === true) {
         sink.guildUnavailable(d.id);
       } else {
-        sink.guildUpsert(guildPayload(t, d, sink, true), true);
-        members(t, d.id, d.members, sink);
+        const list = d.members;
+        const complete = Array.isArray(list) && list.length === d.member_count;
+        sink.guildUpsert(guildPayload(t, d, sink, true), true, complete);
+        members(t, d.id, list, sink);
+        if (complete) sink.guildMembersListed(d.id);
       }
       return true;
     case 'GUILD_UPDATE':
-      if (isObj(d) && isSnowflake(d.id)) sink.guildUpsert(guildPayload(t, d, sink, false), false);
+      if (isObj(d) && isSnowflake(d.id)) sink.guildUpsert(guildPayload(t, d, sink, false), false, false);
       else sink.reject(t, isObj(d) ? snowflakeProblem('id', d.id) : `payload: expected a guild object, got ${kindOf(d)}`);
       return true;
     case 'GUILD_DELETE':

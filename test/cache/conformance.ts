@@ -576,7 +576,8 @@ export function cacheConformance(name: string, factory: CacheBackendFactory, des
         cache.apply('READY', ready([GUILD_A]));
         // ROLE_VIP was deleted while no session was live: the new GUILD_CREATE lists every role but it.
         const roles = [role(GUILD_A, 0, { name: '@everyone' }), role(ROLE_MOD, 2, { name: 'mod' })];
-        cache.apply('GUILD_CREATE', guildCreate(GUILD_A, factory.persistent ? [] : [member(USER_2, { roles: [ROLE_VIP, ROLE_MOD] })], { roles }));
+        // (A partial member list, as for a guild without presences: cached members stay.)
+        cache.apply('GUILD_CREATE', guildCreate(GUILD_A, factory.persistent ? [] : [member(USER_2, { roles: [ROLE_VIP, ROLE_MOD] })], { roles, member_count: 2 }));
         expect(await cache.getRole(GUILD_A, ROLE_VIP)).toBeUndefined();
         expect((await cache.getMember(GUILD_A, USER_2))!.roles).toEqual([ROLE_MOD]);
         expect((await cache.getMembers(GUILD_A)).members.find((m) => m.userId === USER_2)!.roles).toEqual([ROLE_MOD]);
@@ -667,6 +668,26 @@ export function cacheConformance(name: string, factory: CacheBackendFactory, des
           cache.apply('GUILD_MEMBER_ADD', join);
           expect(await cache.memberCount(GUILD_A)).toBe(5);
         }
+      });
+
+      it('a fresh GUILD_CREATE with a complete member list (member_count entries) replaces the cached members; a partial one keeps them', async () => {
+        const cache = await seeded();
+        cache.apply('READY', ready([GUILD_A]));
+        // USER_2 left while no session was live; the list has every member (member_count of them).
+        cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1, { roles: [ROLE_MOD] }), member(USER_3)]));
+        await settle(cache);
+        expect((await cache.getMembers(GUILD_A)).members.map((m) => m.userId)).toEqual([USER_1, USER_3]);
+        expect(await cache.getUser(USER_2)).toBeUndefined();
+        // A partial list (member_count larger) removes nobody.
+        cache.apply('READY', ready([GUILD_A]));
+        cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_3)], { member_count: 40 }));
+        await settle(cache);
+        expect((await cache.getMembers(GUILD_A)).members.map((m) => m.userId)).toEqual([USER_1, USER_3]);
+        // A replayed GUILD_CREATE for a guild already available removes nobody either.
+        cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_3)]));
+        await settle(cache);
+        expect((await cache.getMembers(GUILD_A)).members.map((m) => m.userId)).toEqual([USER_1, USER_3]);
+        expect(await cache.memberCount(GUILD_A)).toBe(40);
       });
 
       it('a completed member sync replaces the member set and the count; members written meanwhile stay', async () => {

@@ -40,6 +40,9 @@ import {
 import { MemberTable } from './members.js';
 import { UserTable } from './users.js';
 
+/** The member-sync token of a GUILD_CREATE whose complete member list replaces the cached one. */
+const LISTED = Object.freeze({});
+
 export class MemoryCache implements Cache, CacheSink {
   readonly backend = 'memory' as const;
   readonly options: Readonly<CacheOptions>;
@@ -197,13 +200,18 @@ export class MemoryCache implements Cache, CacheSink {
     this.guildRecord(guildId).unavailable = true;
   }
 
-  guildUpsert(p: GuildPayload, create: boolean): void {
+  guildUpsert(p: GuildPayload, create: boolean, listComplete: boolean): void {
     const known = this.guilds.get(p.id);
     // A GUILD_CREATE sets the count's baseline when the guild was unknown or unavailable; one for a guild
     // already available is a replay (after a crash) and must not undo the transitions counted since.
     const baseline = create && (known === undefined || known.unavailable);
     const g = known ?? this.guildRecord(p.id);
     g.unavailable = false;
+    if (baseline && listComplete && this.options.members) {
+      // The members that follow are all there is (this supersedes an open member sync).
+      g.syncToken = LISTED;
+      g.syncSeen = new Set();
+    }
     if (this.options.guilds) {
       if (typeof p.name === 'string') g.name = p.name;
       if (typeof p.owner_id === 'string') g.ownerId = p.owner_id;
@@ -232,6 +240,10 @@ export class MemoryCache implements Cache, CacheSink {
     }
     g.roles.clear();
     for (let i = 0; i < roles.length; i++) this.storeRole(g, roles[i]!);
+  }
+
+  guildMembersListed(guildId: string): void {
+    if (this.guilds.get(guildId)?.syncToken === LISTED) this.commitMemberSync(guildId, LISTED, undefined);
   }
 
   guildRemove(guildId: string): void {

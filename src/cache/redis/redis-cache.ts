@@ -137,6 +137,8 @@ export class RedisCache implements Cache, CacheSink {
   private readonly stalePending = new Set<string>();
   private staleErrors: Error[] = [];
   private readonly readyJobs = new Set<ReadyJob>();
+  /** Member-sync tokens of GUILD_CREATEs with a complete member list, until their members are queued. */
+  private readonly listTokens = new Map<string, string>();
   private readonly background = new Set<Promise<unknown>>();
   private jobsRunning: Promise<void> | null = null;
   private jobsAgain = false;
@@ -414,10 +416,10 @@ export class RedisCache implements Cache, CacheSink {
 
   guildUnavailable(guildId: string): void {
     this.keep(guildId);
-    this.pipeline(guildId).ghGuildPut(this.keys.clock, this.keys.guilds, this.keys.prefix, guildId, 'u', '', 0, '0');
+    this.pipeline(guildId).ghGuildPut(this.keys.clock, this.keys.guilds, this.keys.prefix, guildId, 'u', '', '', 0, 0, '0');
   }
 
-  guildUpsert(p: GuildPayload, create: boolean): void {
+  guildUpsert(p: GuildPayload, create: boolean, listComplete: boolean): void {
     this.keep(p.id);
     const fields: string[] = [];
     let count = '';
@@ -426,7 +428,24 @@ export class RedisCache implements Cache, CacheSink {
       if (typeof p.owner_id === 'string') fields.push('o', p.owner_id);
       if (create && typeof p.member_count === 'number' && Number.isInteger(p.member_count) && p.member_count >= 0) count = String(p.member_count);
     }
-    const args: (string | number)[] = [this.keys.clock, this.keys.guilds, this.keys.prefix, p.id, create ? 'c' : 'p', count, fields.length / 2, ...fields];
+    // A complete member list replaces the cached members when the script finds this is a baseline.
+    let token = '';
+    if (listComplete && this.options.members) {
+      token = `list:${randomBytes(6).toString('hex')}`;
+      this.listTokens.set(p.id, token);
+    }
+    const args: (string | number)[] = [
+      this.keys.clock,
+      this.keys.guilds,
+      this.keys.prefix,
+      p.id,
+      create ? 'c' : 'p',
+      count,
+      token,
+      SYNC_TTL_MS,
+      fields.length / 2,
+      ...fields,
+    ];
     if (p.roles === undefined) args.push('0');
     else {
       args.push('1');
@@ -434,6 +453,13 @@ export class RedisCache implements Cache, CacheSink {
       for (const role of p.roles) args.push(role.id, this.options.roles ? encodeRole(role) : '');
     }
     this.pipeline(p.id).ghGuildPut(...args);
+  }
+
+  guildMembersListed(guildId: string): void {
+    const token = this.listTokens.get(guildId);
+    if (token === undefined) return;
+    this.listTokens.delete(guildId);
+    void this.track(this.commitMemberSync(guildId, token, undefined));
   }
 
   guildRemove(guildId: string): void {

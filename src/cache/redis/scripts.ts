@@ -212,12 +212,14 @@ return 1
  * Create or update a guild (READY listing, GUILD_CREATE, GUILD_UPDATE, an outage).
  * KEYS: clock, guild set.
  * ARGV: namespace, guild id, mode ('u' unavailable / 'c' GUILD_CREATE / 'p' GUILD_UPDATE), member_count ('' =
- * none), n, n field/value pairs, '1' when a complete role list follows, role id / JSON pairs.
+ * none), member-sync token ('' = none: the member list is partial), sync ttl ms, n, n field/value pairs, '1'
+ * when a complete role list follows, role id / JSON pairs.
  * A new guild gets a generation; every write stamps `ts`. A GUILD_CREATE's member_count is the baseline (the
- * transition record starts over and the epoch `ep` moves on) only when the guild was new or unavailable.
+ * transition record starts over and the epoch `ep` moves on) only when the guild was new or unavailable; then
+ * a complete member list opens a member sync under the token (committed once its members are written).
  */
 export const GUILD_PUT = `
-local prefix, id, mode, count = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local prefix, id, mode, count, token, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local guild = prefix .. ':g:' .. id
 local gen = redis.call('HGET', guild, 'gen')
 local fresh = not gen
@@ -231,16 +233,24 @@ if mode == 'u' then
   redis.call('HSET', guild, 'u', '1')
   return 1
 end
-local nf = tonumber(ARGV[5])
+local nf = tonumber(ARGV[7])
 local set = {'u', '0'}
-for j = 6, 5 + 2 * nf do set[#set + 1] = ARGV[j] end
+for j = 8, 7 + 2 * nf do set[#set + 1] = ARGV[j] end
 redis.call('HSET', guild, unpack(set))
-if mode == 'c' and count ~= '' and (fresh or wasUnavailable) then
-  redis.call('HSET', guild, 'c', count)
-  redis.call('HINCRBY', guild, 'ep', 1)
-  redis.call('UNLINK', guild .. ':t')
+if mode == 'c' and (fresh or wasUnavailable) then
+  if count ~= '' then
+    redis.call('HSET', guild, 'c', count)
+    redis.call('HINCRBY', guild, 'ep', 1)
+    redis.call('UNLINK', guild .. ':t')
+  end
+  if token ~= '' then
+    redis.call('SET', guild .. ':sync', token, 'PX', ttl)
+    redis.call('DEL', guild .. ':sy')
+    redis.call('SADD', guild .. ':sy', '')
+    redis.call('PEXPIRE', guild .. ':sy', ttl)
+  end
 end
-local r = 6 + 2 * nf
+local r = 8 + 2 * nf
 if ARGV[r] == '1' then
   redis.call('DEL', guild .. ':r')
   if #ARGV > r then redis.call('HSET', guild .. ':r', unpack(ARGV, r + 1, #ARGV)) end

@@ -154,8 +154,11 @@ export class ModelRun {
       if (g.shard !== shard) continue;
       this.exact.delete(g.id);
       if (g.botIn && g.available) {
-        this.deliver(shard, 'GUILD_CREATE', this.world.guildCreate(g, this.freshCount++ * 7 + g.shard));
+        const mask = this.freshCount++ * 7 + g.shard;
+        this.deliver(shard, 'GUILD_CREATE', this.world.guildCreate(g, mask));
         this.exact.add(g.id);
+        // A complete member list (every third one here) leaves exactly the guild's members.
+        if (mask % 3 === 0 && this.modelOptions.members && this.modelOptions.cap === 0) this.checkMembersAgainstTruth(g);
       }
     }
   }

@@ -74,13 +74,21 @@ export class ModelCache {
         const g = this.guild(id);
         g.unavailable = false;
         g.name = d.name as string;
+        const members = d.members as Obj[];
+        const complete = baseline && this.options.members && members.length === d.member_count;
         if (baseline) {
           g.count = d.member_count as number;
           g.transitions.clear();
           g.epoch++;
         }
+        if (complete) g.sync = { token: {}, seen: new Set() };
         this.setRoles(g, id, d.roles as Obj[]);
-        for (const m of d.members as Obj[]) this.upsertMember(g, m, false, false);
+        for (const m of members) this.upsertMember(g, m, false, false);
+        if (complete) {
+          const seen = g.sync!.seen;
+          g.sync = null;
+          for (const u of [...g.members.keys()]) if (!seen.has(u)) g.members.delete(u);
+        }
         return;
       }
       case 'GUILD_UPDATE': {
