@@ -6,4 +6,5 @@ export { MemoryCache } from './memory/memory-cache.js';
 export { type CacheHooks, type CacheWriteFailure, MAX_PAGE, MAX_TRANSITIONS, TRANSITION_WINDOW_MS, shardOf } from './shared.js';
 export { RedisCache, CacheWriteError, type RedisCacheOptions } from './redis/redis-cache.js';
 export { CacheKeys, LAYOUT_VERSION } from './redis/keys.js';
+export { StaleRecovery, type RecoveryLog, type RecoveryPort, type StaleRecoveryOptions } from './recovery.js';
 export { cacheNamespace, createCache, type CacheConfig, type CreateCacheDeps } from './create.js';

@@ -201,6 +201,8 @@ export type StaleScope = { readonly guildId: Snowflake } | { readonly entitlemen
 export interface Cache extends CacheReader {
   readonly backend: 'memory' | 'redis';
   readonly options: Readonly<CacheOptions>;
+  /** False while the backend's store cannot be reached (Redis down); always true in memory. */
+  readonly reachable: boolean;
   /**
    * Feed one gateway dispatch (`t` and `d` of an op 0 payload). Unknown event names are ignored; a
    * payload that does not have the documented shape is counted in `stats().rejected` and ignored.

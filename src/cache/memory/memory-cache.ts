@@ -45,6 +45,7 @@ const LISTED = Object.freeze({});
 
 export class MemoryCache implements Cache, CacheSink {
   readonly backend = 'memory' as const;
+  readonly reachable = true;
   readonly options: Readonly<CacheOptions>;
   private readonly guilds = new Map<string, GuildRecord>();
   private nextGuildSlot = 0;

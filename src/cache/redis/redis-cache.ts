@@ -219,6 +219,10 @@ export class RedisCache implements Cache, CacheSink {
     return { ...this.counters };
   }
 
+  get reachable(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   async stale(): Promise<{ guildIds: string[]; entitlements: boolean }> {
     await this.drain();
     const [[, guilds], [, entitlements]] = (await this.redis.pipeline().smembers(this.keys.stale).get(this.keys.staleEntitlements).exec()) as [
