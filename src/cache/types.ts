@@ -175,7 +175,8 @@ export interface MemberSync {
   /**
    * Every chunk arrived: members of the guild not written since begin are removed, and `memberCount` (how many
    * members the request returned) becomes the guild's member_count. Resolves once done (the Redis backend
-   * removes in bounded batches). A sync superseded by a later one for the same guild does nothing.
+   * removes in bounded batches). A sync superseded by a later one for the same guild does nothing. Rejects
+   * (removing nothing) when a write of the guild failed since begin: the answer is not all in the cache.
    */
   commit(memberCount?: number): Promise<void>;
   /** The request failed or was given up: nothing is removed. */

@@ -281,7 +281,8 @@ export class Runtime {
     const sync = all ? (this.cacheValue?.beginMemberSync(options.guildId) ?? null) : null;
     return this.gateway.requestMembers(options).then(
       async (result) => {
-        await sync?.commit(result.members.length);
+        // A commit that fails was reported (and the guild marked stale) by the cache: the answer stands.
+        await sync?.commit(result.members.length).catch(() => undefined);
         return result;
       },
       (err: unknown) => {
@@ -300,7 +301,18 @@ export class Runtime {
     if (gateway === null || gateway.shardForGuild(guildId) === undefined) return 'elsewhere';
     const cache = this.cache;
     const work: Promise<unknown>[] = [];
-    if ((intentBits(this.config) & GUILD_MEMBERS_INTENT) !== 0) work.push(this.requestMembers({ guildId, timeoutMs: 60_000 }));
+    if ((intentBits(this.config) & GUILD_MEMBERS_INTENT) !== 0) {
+      const sync = cache.beginMemberSync(guildId);
+      work.push(
+        gateway.requestMembers({ guildId, timeoutMs: 60_000 }).then(
+          (result) => sync.commit(result.members.length),
+          (err: unknown) => {
+            sync.abort();
+            throw err;
+          },
+        ),
+      );
+    }
     work.push(
       this.rest
         .request<unknown>({ method: 'GET', route: '/guilds/{guild_id}', params: { guild_id: guildId }, query: { with_counts: true } })

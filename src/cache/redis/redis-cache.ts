@@ -134,6 +134,8 @@ export class RedisCache implements Cache, CacheSink {
   private readonly ownsConnection: boolean;
   /** Stale scopes reported and not recovered yet; those whose mark is not in Redis yet; errors behind those. */
   private readonly staleKnown = new Set<string>();
+  /** Failed writes per guild (and the entitlements) since they were last recovered: a sync must not commit over one. */
+  private readonly failuresOf = new Map<string, number>();
   private readonly stalePending = new Set<string>();
   private staleErrors: Error[] = [];
   private readonly readyJobs = new Set<ReadyJob>();
@@ -237,6 +239,7 @@ export class RedisCache implements Cache, CacheSink {
   async recovered(scope: StaleScope): Promise<void> {
     const key = 'guildId' in scope ? scope.guildId : ENTITLEMENTS;
     this.staleKnown.delete(key);
+    this.failuresOf.delete(key);
     this.stalePending.delete(key);
     if (key === ENTITLEMENTS) await this.redis.del(this.keys.staleEntitlements);
     else await this.redis.srem(this.keys.stale, key);
@@ -364,8 +367,13 @@ export class RedisCache implements Cache, CacheSink {
   }
 
   private markStale(key: string, error: Error): void {
+    this.failuresOf.set(key, (this.failuresOf.get(key) ?? 0) + 1);
     if (this.closed) return;
     if (this.staleErrors.length < 100) this.staleErrors.push(error);
+    if (this.stalePending.size === 0) {
+      // Written at once (best effort; flush() tries again), so that a process dying now leaves the mark.
+      queueMicrotask(() => void this.track(this.persistStale()));
+    }
     this.stalePending.add(key);
     if (this.staleKnown.has(key)) return;
     this.staleKnown.add(key);
@@ -463,7 +471,8 @@ export class RedisCache implements Cache, CacheSink {
     const token = this.listTokens.get(guildId);
     if (token === undefined) return;
     this.listTokens.delete(guildId);
-    void this.track(this.commitMemberSync(guildId, token, undefined));
+    // A failure is reported and marks the guild stale (its recovery replaces the member set again).
+    void this.track(this.commitMemberSync(guildId, token, undefined).catch(() => undefined));
   }
 
   guildRemove(guildId: string): void {
@@ -518,13 +527,14 @@ export class RedisCache implements Cache, CacheSink {
   beginMemberSync(guildId: string): MemberSync {
     const token = randomBytes(8).toString('hex');
     this.pipeline(guildId, 'member sync').ghSyncBegin(this.keys.guild(guildId), token, SYNC_TTL_MS);
+    const failures = this.failuresOf.get(guildId) ?? 0;
     let ended = false;
     return {
       guildId,
       commit: (memberCount?: number) => {
         if (ended) return Promise.resolve();
         ended = true;
-        return this.track(this.commitMemberSync(guildId, token, memberCount));
+        return this.track(this.commitMemberSync(guildId, token, memberCount, failures));
       },
       abort: () => {
         if (ended) return;
@@ -534,9 +544,18 @@ export class RedisCache implements Cache, CacheSink {
     };
   }
 
-  private async commitMemberSync(guildId: string, token: string, memberCount: number | undefined): Promise<void> {
+  /**
+   * Remove the members not written since the sync began, then set the count. Not when one of the guild's writes
+   * failed meanwhile (a member the answer listed may be missing from the seen set): the sync is dropped and the
+   * promise rejects, so that whoever recovers the guild tries again.
+   */
+  private async commitMemberSync(guildId: string, token: string, memberCount: number | undefined, failuresAtBegin = 0): Promise<void> {
     await this.drain();
     const k = this.keys;
+    if ((this.failuresOf.get(guildId) ?? 0) > failuresAtBegin) {
+      await this.redis.ghSyncEnd(k.guild(guildId), token, '').catch(() => undefined);
+      throw new Error(`member sync of guild ${guildId} not committed: a write of it failed meanwhile`);
+    }
     try {
       const gen = await this.redis.hget(k.guild(guildId), 'gen');
       if (gen !== null) {
@@ -552,7 +571,9 @@ export class RedisCache implements Cache, CacheSink {
       const count = memberCount !== undefined && this.options.guilds && Number.isInteger(memberCount) && memberCount >= 0 ? String(memberCount) : '';
       await this.redis.ghSyncEnd(k.guild(guildId), token, count);
     } catch (err) {
-      this.failed(err instanceof Error ? err : new Error(String(err)), guildId, 'member sync');
+      const error = err instanceof Error ? err : new Error(String(err));
+      this.failed(error, guildId, 'member sync');
+      throw error;
     }
   }
 
