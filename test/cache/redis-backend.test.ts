@@ -5,6 +5,9 @@ import { CacheWriteError, RedisCache, createCache, type CacheWriteFailure, type 
 import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { BOT_ID, GUILD_A, GUILD_B, ROLE_MOD, ROLE_VIP, USER_1, USER_2, guildCreate, guildOnShard, member, ready, user } from './fixtures.js';
 import { dropPrefix } from './redis-cleanup.js';
+import { ClusterKeys } from '../../src/cluster/keys.js';
+import { RedisSessionStore } from '../../src/cluster/session-store.js';
+import type { SessionState } from '../../src/gateway/shard.js';
 
 let redis: Redis;
 const prefixes: string[] = [];
@@ -186,6 +189,29 @@ describeWithRedis('redis backend specifics', () => {
     await redis.del(`${p}:stale`, `${p}:u`);
     await cache.flush();
     expect(await redis.smembers(`${p}:stale`)).toEqual([GUILD_A]);
+  });
+
+  it('the session checkpoint does not move past a lost write that could not be marked for recovery', async () => {
+    const p = prefix();
+    const cache = new RedisCache(redis, { prefix: `${p}:cache` });
+    const keys = new ClusterKeys(`${p}:cluster`);
+    const sessions = new RedisSessionStore({ redis, keys, totalShards: 1, beforeWrite: () => cache.flush() });
+    const session = (seq: number): SessionState => ({ sessionId: 's', sequence: seq, resumeGatewayUrl: 'wss://gateway.example' });
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1)]));
+    await sessions.checkpoint(new Map([[0, session(5)]]));
+    // The next dispatch's write fails, and so does its stale mark: the checkpoint must stay at 5.
+    await redis.set(`${p}:cache:u`, 'not a hash');
+    await redis.set(`${p}:cache:stale`, 'not a set');
+    cache.apply('GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(USER_2) });
+    await expect(sessions.checkpoint(new Map([[0, session(6)]]))).rejects.toBeInstanceOf(CacheWriteError);
+    await expect(sessions.save(0, session(6))).rejects.toBeInstanceOf(CacheWriteError);
+    expect(await sessions.load(0)).toEqual(session(5));
+    // Once the mark is stored (the guild will be fetched again), the checkpoint moves on.
+    await redis.del(`${p}:cache:stale`);
+    await sessions.checkpoint(new Map([[0, session(6)]]));
+    expect(await sessions.load(0)).toEqual(session(6));
+    expect(await redis.smembers(`${p}:cache:stale`)).toEqual([GUILD_A]);
+    await cache.close();
   });
 
   it('namespaces keys by application id: two bots sharing one Redis and prefix never share a guild', async () => {
