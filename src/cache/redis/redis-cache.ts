@@ -70,7 +70,7 @@ export interface RedisCacheOptions extends Partial<CacheOptions> {
   /** close() also closes the connection (set when the cache opened it itself). */
   ownsConnection?: boolean;
   hooks?: CacheHooks;
-  /** Records per background script call (guild removal, syncs, READY reconciliation). Default 500. */
+  /** Records per background script call (guild removal, syncs, READY reconciliation). Default 100. */
   batchSize?: number;
 }
 
@@ -88,10 +88,14 @@ export class CacheWriteError extends Error {
 /** The stale-set entry that stands for the entitlements. */
 const ENTITLEMENTS = 'entitlements';
 const SWEEP_PAGE = 1000;
-/** Member records per ghMembers call. */
-const MEMBER_BATCH = 200;
-/** Members per READ_MEMBERS call: a page of 1000 is read in four bounded steps. */
-const READ_BATCH = 250;
+/**
+ * Member records per ghMembers call, members per READ_MEMBERS call, records per background script call: each
+ * script stays well under a millisecond of Redis time, so another client never waits long behind one
+ * (bench/redis-scripts.bench.ts).
+ */
+const MEMBER_BATCH = 50;
+const READ_BATCH = 100;
+const BACKGROUND_BATCH = 100;
 const SYNC_TTL_MS = 10 * 60_000;
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 30_000;
@@ -156,7 +160,7 @@ export class RedisCache implements Cache, CacheSink {
     this.options = Object.freeze(checkOptions(rest));
     this.keys = new CacheKeys(prefix);
     this.pipelineSize = pipelineSize ?? 1000;
-    this.batchSize = batchSize ?? 500;
+    this.batchSize = batchSize ?? BACKGROUND_BATCH;
     this.hooks = hooks ?? {};
     this.now = this.hooks.now ?? Date.now;
     for (const [name, spec] of Object.entries(SCRIPTS)) {
