@@ -25,10 +25,14 @@ export class GuildRecord {
   /** Member slots ordered by user id, built on demand for paging and dropped on any add/remove. */
   sorted: Int32Array | null = null;
   /**
-   * Recent membership transitions: user id -> time * 2 + (1 joined / 0 left), oldest first (see
-   * MemoryCache.transition). Created on the first transition.
+   * Recent membership transitions: user id -> time * 2 + (1 joined / 0 left) (see MemoryCache.transition), in
+   * two generations: new records go to `transitions`, which becomes `olderTransitions` when it is full or a
+   * window old (the previous older generation is dropped). No per-record deletion or ordering work.
    */
   transitions: Map<string, number> | null = null;
+  olderTransitions: Map<string, number> | null = null;
+  /** When `transitions` was started. */
+  transitionsSince = 0;
   /**
    * Bumped (mod 256) at every member_count baseline: a cached member written before it is not known to be in
    * as of the baseline (a GUILD_CREATE replayed after a crash may predate its join).

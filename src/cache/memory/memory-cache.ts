@@ -67,6 +67,8 @@ export class MemoryCache implements Cache, CacheSink {
   private selfSlot = -1;
   private readonly counters: CacheStats = { applied: 0, rejected: 0, capped: 0, writeErrors: 0 };
   private readonly now: () => number;
+  /** Members are cached and uncapped: a joining member is always cached (see transition). */
+  private readonly everyMemberCached: boolean;
 
   constructor(
     options: Partial<CacheOptions> = {},
@@ -75,6 +77,7 @@ export class MemoryCache implements Cache, CacheSink {
     this.options = Object.freeze(checkOptions(options));
     this.users = new UserTable(this.options.users);
     this.now = hooks.now ?? Date.now;
+    this.everyMemberCached = this.options.members && this.options.maxMembersPerGuild === 0;
   }
 
   apply(t: string, d: unknown): void {
@@ -219,6 +222,7 @@ export class MemoryCache implements Cache, CacheSink {
       if (baseline && typeof p.member_count === 'number' && p.member_count >= 0) {
         g.memberCount = p.member_count;
         g.transitions = null;
+        g.olderTransitions = null;
         g.epoch = (g.epoch + 1) & 255;
       }
     }
@@ -505,24 +509,36 @@ export class MemoryCache implements Cache, CacheSink {
    */
   private transition(g: GuildRecord, userId: string, join: boolean, cached: boolean): void {
     if (!this.options.guilds) return;
-    const now = this.now();
     let t = g.transitions;
+    const older = g.olderTransitions;
+    let last = t === null ? undefined : t.get(userId);
+    if (last === undefined && older !== null) last = older.get(userId);
     let state = cached ? 1 : -1;
-    const last = t?.get(userId);
-    if (last !== undefined && last >= (now - TRANSITION_WINDOW_MS) * 2) state = last % 2;
+    let now = 0;
+    if (last !== undefined) {
+      now = this.now();
+      if (last >= (now - TRANSITION_WINDOW_MS) * 2) state = last % 2;
+    }
     if (state === (join ? 1 : 0)) return;
     if (g.memberCount >= 0) g.memberCount = join ? g.memberCount + 1 : Math.max(0, g.memberCount - 1);
-    if (t === null) t = g.transitions = new Map();
-    else if (last !== undefined) t.delete(userId);
-    t.set(userId, now * 2 + (join ? 1 : 0));
-    // Oldest first (re-inserted on every write): trim what is past the window or over the cap.
-    if (t.size > MAX_TRANSITIONS || (t.size & 63) === 0) {
-      const horizon = (now - TRANSITION_WINDOW_MS) * 2;
-      for (const [id, v] of t) {
-        if (t.size <= MAX_TRANSITIONS && v >= horizon) break;
-        t.delete(id);
+    if (join && this.everyMemberCached) {
+      // Every member is cached, so the cache itself says who is in: only leaves need a record, and a join
+      // clears one.
+      if (last !== undefined) {
+        t?.delete(userId);
+        older?.delete(userId);
       }
+      return;
     }
+    if (now === 0) now = this.now();
+    // A generation holds at most half the cap and one window: the older one is dropped as a new one starts,
+    // so records stay bounded in number and at least a window old records are always kept.
+    if (t === null || t.size >= MAX_TRANSITIONS / 2 || now - g.transitionsSince > TRANSITION_WINDOW_MS) {
+      g.olderTransitions = t;
+      t = g.transitions = new Map();
+      g.transitionsSince = now;
+    }
+    t.set(userId, now * 2 + (join ? 1 : 0));
   }
 
   private commitMemberSync(guildId: string, token: object, memberCount: number | undefined): void {
