@@ -1,7 +1,7 @@
 /**
  * The Redis cache's scripts at scale: one guild of 1M cached members (default; --quick: 100,000; or
- * --members=N), every script the cache runs against it timed by Redis itself (SLOWLOG at threshold 0: the
- * execution time of each call, in microseconds), and the longest wait of another client while they run,
+ * --members=N), every script the cache runs against it timed by Redis itself (SLOWLOG: the execution time of
+ * each call over 20 µs, in microseconds), and the longest wait of another client while they run,
  * measured by a second connection sending PING after PING (a single-threaded Redis answers it only between
  * commands). Target: no script over 5 ms, no other client waiting longer.
  *
@@ -18,7 +18,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { cpus, loadavg } from 'node:os';
+import { cpus, getPriority, loadavg, setPriority } from 'node:os';
 import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
@@ -33,6 +33,13 @@ const membersArg = process.argv.find((a) => a.startsWith('--members='))?.slice('
 const MEMBERS = Number(membersArg ?? (quick ? 100_000 : 1_000_000));
 const COMPARE = !process.argv.includes('--no-compare');
 const TARGET_MS = 5;
+const SLOWLOG_FLOOR_US = 20;
+/**
+ * On a machine shared with other work, the OS deschedules Redis (and the pinging client) now and then, for
+ * longer than any script runs; with root this benchmark raises its own and its redis-server's priority so
+ * that the figures are the scripts' (--no-priority keeps the default priority).
+ */
+const PRIORITY = !process.argv.includes('--no-priority');
 const GUILD = '900000000000000001';
 const SMALL_GUILD = '900000000000000002';
 /** Wall-clock bound for any one phase. */
@@ -82,6 +89,16 @@ function roles(count: number): Record<string, unknown>[] {
   return out;
 }
 
+/** Nice -10 when allowed (root); otherwise nothing changes. Returns whether it worked. */
+function raisePriority(pid = 0): boolean {
+  try {
+    setPriority(pid, -10);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
@@ -99,6 +116,7 @@ async function startRedis(): Promise<{ url: string; child: ChildProcess | null; 
   }
   const port = await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  if (PRIORITY && child.pid !== undefined) raisePriority(child.pid);
   const url = `redis://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   while (!(await redisAnswers(url, 500))) {
@@ -120,6 +138,8 @@ let running = true;
 const times = [];
 parentPort.on('message', () => { running = false; });
 (async () => {
+  await redis.ping();
+  parentPort.postMessage('ready');
   while (running) {
     const t = performance.now();
     await redis.ping();
@@ -137,12 +157,15 @@ interface PingStats {
   count: number;
 }
 
-function pinger(url: string): { stop(): Promise<PingStats> } {
+async function pinger(url: string): Promise<{ stop(): Promise<PingStats> }> {
   const worker = new Worker(PINGER, { eval: true, workerData: { url, ioredis: createRequire(import.meta.url).resolve('ioredis') } });
+  let ready: () => void = () => undefined;
+  const started = new Promise<void>((r) => (ready = r));
   const result = new Promise<PingStats>((resolve, reject) => {
-    worker.once('message', (m: PingStats) => resolve(m));
+    worker.on('message', (m: PingStats | 'ready') => (m === 'ready' ? ready() : resolve(m)));
     worker.once('error', reject);
   });
+  await Promise.race([started, result]);
   return {
     async stop() {
       worker.postMessage('stop');
@@ -165,6 +188,7 @@ interface Row {
 }
 
 async function main(): Promise<void> {
+  if (PRIORITY) raisePriority();
   const { url, child, prefix } = await startRedis();
   const admin = new Redis(url);
   const redis = new Redis(url);
@@ -177,20 +201,28 @@ async function main(): Promise<void> {
   shaToName.set(oldSha, 'previous design: role delete');
   const owned = child !== null;
   if (owned) {
-    await admin.config('SET', 'slowlog-log-slower-than', '0');
-    await admin.config('SET', 'slowlog-max-len', '200000');
+    // Every script call above 20 µs is logged (a PING, a few µs, is not: the other client's PINGs would push
+    // the scripts out of the log); the faster ones are counted below as "under 20 µs".
+    await admin.config('SET', 'slowlog-log-slower-than', String(SLOWLOG_FLOOR_US));
+    await admin.config('SET', 'slowlog-max-len', '1000000');
+    // The previous design's walk may run past Redis's 5 s busy limit: let it finish (everyone else waits).
+    await admin.config('SET', 'busy-reply-threshold', '120000');
   }
   const rows: Row[] = [];
   const started = Date.now();
 
   console.log(`\n## Redis cache scripts at ${fmtInt(MEMBERS)} members of one guild\n`);
-  console.log(`redis: ${owned ? `own redis-server at ${url}` : url}; node ${process.version}; ${cpus().length} CPUs, load average at start ${loadavg()[0]!.toFixed(1)}`);
+  const nice = child?.pid !== undefined ? getPriority(child.pid) : null;
+  console.log(
+    `redis: ${owned ? `own redis-server at ${url} (nice ${String(nice)}; this process nice ${getPriority()})` : url}; node ${process.version}; ` +
+      `${cpus().length} CPUs, load average at start ${loadavg()[0]!.toFixed(1)}`,
+  );
 
   /** Run one phase with the pinger on and collect the scripts' execution times from SLOWLOG. */
   async function phase(name: string, work: () => Promise<void>): Promise<void> {
     if (Date.now() - started > PHASE_BUDGET_MS) throw new Error('benchmark over its time budget');
     if (owned) await admin.slowlog('RESET');
-    const ping = pinger(url);
+    const ping = await pinger(url);
     await work();
     const ping_ = await ping.stop();
     if (!owned) {
@@ -239,6 +271,10 @@ async function main(): Promise<void> {
       await cache.flush();
     });
     const fillSeconds = (performance.now() - t0) / 1000;
+    if (process.env.BENCH_DEBUG) {
+      const top = ((await admin.slowlog('GET', '-1')) as Array<[number, number, number, string[]]>).sort((a, b) => b[2] - a[2]).slice(0, 5);
+      for (const [, , us, args] of top) console.log('slowest', us, args.slice(0, 4).map((a) => shaToName.get(a) ?? a.slice(0, 40)).join(' '));
+    }
     console.log(`filled ${fmtInt(MEMBERS)} members in ${fillSeconds.toFixed(1)} s (${fmtInt(MEMBERS / fillSeconds)} members/s); Redis memory ${(await admin.info('memory')).match(/used_memory_human:(\S+)/)?.[1] ?? '?'}`);
 
     await phase('member events (joins, updates, leaves, 3 x 2,000)', async () => {
@@ -317,7 +353,7 @@ async function main(): Promise<void> {
   console.log('');
   console.log(
     markdownTable(
-      ['phase', 'script', 'calls', 'mean µs', 'p99 µs', 'max µs', 'other client: p99 / longest wait, ms'],
+      ['phase', 'script', `calls over ${SLOWLOG_FLOOR_US} µs`, 'mean µs', 'p99 µs', 'max µs', 'other client: p99 / longest wait, ms'],
       rows.map((r) => [r.phase, r.script, fmtInt(r.calls), fmtInt(r.meanUs), fmtInt(r.p99Us), fmtInt(r.maxUs), `${r.pingP99Ms.toFixed(2)} / ${r.pingMaxMs.toFixed(2)}`]),
     ),
   );

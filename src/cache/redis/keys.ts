@@ -28,7 +28,7 @@
  *
  * Bounded work. No script walks a guild's members: a deleted role stays in members' `r` fields and reads
  * filter `r` against P:g:G:r; removing a guild deletes its small keys, bumps nothing but the guild set, and
- * leaves its generation's members to background batches (`gc:` jobs: ZPOPMIN 100 from the old index, delete,
+ * leaves its generation's members to background batches (`gc:` jobs: ZPOPMIN 50 from the old index, delete,
  * release users). A member of generation N is never confused with one of the guild's next generation.
  *
  * Every write that reads before it writes (member creation under a cap, transitions, reference counts, guild

@@ -93,9 +93,9 @@ const SWEEP_PAGE = 1000;
  * script stays well under a millisecond of Redis time, so another client never waits long behind one
  * (bench/redis-scripts.bench.ts).
  */
-const MEMBER_BATCH = 50;
-const READ_BATCH = 100;
-const BACKGROUND_BATCH = 100;
+const MEMBER_BATCH = 25;
+const READ_BATCH = 50;
+const BACKGROUND_BATCH = 50;
 const SYNC_TTL_MS = 10 * 60_000;
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 30_000;
