@@ -694,15 +694,18 @@ export class RedisCache implements Cache, CacheSink {
     try {
       await this.redis.set(k.version, LAYOUT_VERSION, 'NX');
       for (let rounds = 0; rounds < 1000 && !this.closed; rounds++) {
-        const jobs = await this.redis.hgetall(k.jobs);
-        const fields = Object.keys(jobs);
+        // As field/value pairs into a Map: job names are data, never keys of a plain object.
+        const flat = (await this.redis.call('HGETALL', k.jobs)) as string[];
+        const jobs = new Map<string, string>();
+        for (let i = 0; i + 1 < flat.length; i += 2) jobs.set(flat[i]!, flat[i + 1]!);
+        const fields = [...jobs.keys()];
         if (fields.length === 0) break;
         // Reconciliations first: they may add removals.
         fields.sort((a, b) => (a.startsWith('ready:') ? 0 : 1) - (b.startsWith('ready:') ? 0 : 1));
         for (const field of fields) {
           if (this.closed) return;
           const parts = field.split(':');
-          if (parts[0] === 'ready' && parts.length === 3) await this.prune(field, Number(parts[1]), Number(parts[2]), jobs[field]!);
+          if (parts[0] === 'ready' && parts.length === 3) await this.prune(field, Number(parts[1]), Number(parts[2]), jobs.get(field)!);
           else if (parts[0] === 'gc' && parts.length === 3) await this.collect(parts[1]!, parts[2]!);
           else await this.redis.hdel(k.jobs, field);
         }
@@ -759,11 +762,12 @@ export class RedisCache implements Cache, CacheSink {
   async getGuild(guildId: string): Promise<GuildView | undefined> {
     await this.drain();
     if (!this.options.guilds) return undefined;
-    const [[, h], [, roleIds]] = (await this.redis
+    const [[, flat], [, roleIds]] = (await this.redis
       .pipeline()
-      .hgetall(this.keys.guild(guildId))
+      .call('HGETALL', this.keys.guild(guildId))
       .hkeys(this.keys.roles(guildId))
-      .exec()) as [[null, Record<string, string>], [null, string[]]];
+      .exec()) as [[null, string[]], [null, string[]]];
+    const h = hashOf(flat);
     if (h.k === undefined) return undefined;
     return {
       id: guildId,
@@ -801,10 +805,10 @@ export class RedisCache implements Cache, CacheSink {
   async getRoles(guildId: string): Promise<RoleView[]> {
     await this.drain();
     if (!this.options.roles) return [];
-    const all = await this.redis.hgetall(this.keys.roles(guildId));
+    const flat = (await this.redis.call('HGETALL', this.keys.roles(guildId))) as string[];
     const out: RoleView[] = [];
-    for (const [id, raw] of Object.entries(all)) {
-      const role = decodeRole(guildId, id, raw);
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const role = decodeRole(guildId, flat[i]!, flat[i + 1]);
       if (role) out.push(role);
     }
     return out.sort(compareRoles);
