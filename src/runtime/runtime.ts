@@ -298,34 +298,31 @@ export class Runtime {
    */
   private async recoverGuild(guildId: string): Promise<'recovered' | 'elsewhere'> {
     const gateway = this.gatewayValue;
-    if (gateway === null || gateway.shardForGuild(guildId) === undefined) return 'elsewhere';
+    if (gateway === null || gateway.shardCount === 0 || gateway.shardForGuild(guildId) === undefined) return 'elsewhere';
     const cache = this.cache;
-    const work: Promise<unknown>[] = [];
+    try {
+      cache.apply('GUILD_UPDATE', await this.rest.request<unknown>({ method: 'GET', route: '/guilds/{guild_id}', params: { guild_id: guildId }, query: { with_counts: true } }));
+    } catch (err) {
+      // 10004 Unknown Guild: the bot is no longer in it, there is nothing to fetch. Another 404 (a server without
+      // the route) leaves the members' answer alone; anything else is tried again later.
+      if (err instanceof ApiError && err.code === 10_004) {
+        cache.apply('GUILD_DELETE', { id: guildId });
+        await cache.flush();
+        return 'recovered';
+      }
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+    }
     if ((intentBits(this.config) & GUILD_MEMBERS_INTENT) !== 0) {
       const sync = cache.beginMemberSync(guildId);
-      work.push(
-        gateway.requestMembers({ guildId, timeoutMs: 60_000 }).then(
-          (result) => sync.commit(result.members.length),
-          (err: unknown) => {
-            sync.abort();
-            throw err;
-          },
-        ),
-      );
+      let result: MemberRequestResult;
+      try {
+        result = await gateway.requestMembers({ guildId, timeoutMs: 60_000 });
+      } catch (err) {
+        sync.abort();
+        throw err;
+      }
+      await sync.commit(result.members.length);
     }
-    work.push(
-      this.rest
-        .request<unknown>({ method: 'GET', route: '/guilds/{guild_id}', params: { guild_id: guildId }, query: { with_counts: true } })
-        .then(
-          (guild) => cache.apply('GUILD_UPDATE', guild),
-          (err: unknown) => {
-            // 10004 Unknown Guild: the bot is no longer in it. Any other failure leaves the members' answer alone.
-            if (err instanceof ApiError && err.code === 10_004) cache.apply('GUILD_DELETE', { id: guildId });
-            else if (!(err instanceof ApiError && err.status === 404)) throw err;
-          },
-        ),
-    );
-    await Promise.all(work);
     await cache.flush();
     return 'recovered';
   }
@@ -385,6 +382,7 @@ export class Runtime {
         this.entitlementSeedDelayMs = 1_000;
       },
       (err: unknown) => {
+        if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
         const delay = this.entitlementSeedDelayMs;
         this.entitlementSeedDelayMs = Math.min(300_000, delay * 2);
         this.log.child({ component: 'cache' }).warn({ err, retryInMs: delay }, 'could not sync entitlements from REST; retrying');
