@@ -72,7 +72,10 @@ export interface CacheSink {
    * the reducer parsed `member.user.id`, whose halves are still in `scratchId` (wire.ts).
    */
   memberUpsert(guildId: string, member: MemberPayload, partial: boolean, join: boolean): void;
-  /** A GUILD_MEMBER_REMOVE (a membership transition). */
+  /**
+   * A GUILD_MEMBER_REMOVE (a membership transition). Called right after the reducer parsed `user.id`, whose
+   * halves are still in `scratchId` (wire.ts).
+   */
   memberRemove(guildId: string, user: APIUser): void;
   roleUpsert(guildId: string, role: APIRole): void;
   roleRemove(guildId: string, roleId: string): void;

@@ -11,6 +11,7 @@
  */
 import type { APIRole } from 'discord-api-types/v10';
 import type { RoleView } from '../types.js';
+import type { TransitionLog } from './transitions.js';
 
 export class GuildRecord {
   name: string | null = null;
@@ -24,15 +25,8 @@ export class GuildRecord {
   cachedMembers = 0;
   /** Member slots ordered by user id, built on demand for paging and dropped on any add/remove. */
   sorted: Int32Array | null = null;
-  /**
-   * Recent membership transitions: user id -> time * 2 + (1 joined / 0 left) (see MemoryCache.transition), in
-   * two generations: new records go to `transitions`, which becomes `olderTransitions` when it is full or a
-   * window old (the previous older generation is dropped). No per-record deletion or ordering work.
-   */
-  transitions: Map<string, number> | null = null;
-  olderTransitions: Map<string, number> | null = null;
-  /** When `transitions` was started. */
-  transitionsSince = 0;
+  /** Recent membership transitions (see MemoryCache.transition); created on the first one. */
+  transitions: TransitionLog | null = null;
   /**
    * Bumped (mod 256) at every member_count baseline: a cached member written before it is not known to be in
    * as of the baseline (a GUILD_CREATE replayed after a crash may predate its join).

@@ -38,6 +38,7 @@ import {
   type CacheHooks,
 } from '../shared.js';
 import { MemberTable } from './members.js';
+import { TransitionLog } from './transitions.js';
 import { UserTable } from './users.js';
 
 /** The member-sync token of a GUILD_CREATE whose complete member list replaces the cached one. */
@@ -222,7 +223,6 @@ export class MemoryCache implements Cache, CacheSink {
       if (baseline && typeof p.member_count === 'number' && p.member_count >= 0) {
         g.memberCount = p.member_count;
         g.transitions = null;
-        g.olderTransitions = null;
         g.epoch = (g.epoch + 1) & 255;
       }
     }
@@ -263,17 +263,17 @@ export class MemoryCache implements Cache, CacheSink {
     const g = this.guilds.get(guildId);
     if (!g) return;
     const userId = m.user.id;
-    if (!this.options.members) {
-      if (join) this.transition(g, userId, true, false);
-      return;
-    }
     // The reducer has just parsed user.id: its halves are in scratchId.
     const hi = scratchId.hi;
     const lo = scratchId.lo;
+    if (!this.options.members) {
+      if (join) this.transition(g, hi, lo, true, false);
+      return;
+    }
     let userSlot = this.users.findKey(hi, lo);
     let slot = userSlot >= 0 ? this.members.find(g.slot, userSlot) : -1;
     const existed = slot >= 0;
-    if (join) this.transition(g, userId, true, existed && this.members.currentOf(slot, g));
+    if (join) this.transition(g, hi, lo, true, existed && this.members.currentOf(slot, g));
     if (!existed) {
       const cap = this.options.maxMembersPerGuild;
       if (cap > 0 && g.cachedMembers >= cap && userId !== this.selfId) {
@@ -291,9 +291,12 @@ export class MemoryCache implements Cache, CacheSink {
   memberRemove(guildId: string, user: APIUser): void {
     const g = this.guilds.get(guildId);
     if (!g) return;
-    const userSlot = this.options.members ? this.users.find(user.id) : -1;
+    // The reducer has just parsed user.id: its halves are in scratchId.
+    const hi = scratchId.hi;
+    const lo = scratchId.lo;
+    const userSlot = this.options.members ? this.users.findKey(hi, lo) : -1;
     const slot = userSlot >= 0 ? this.members.find(g.slot, userSlot) : -1;
-    this.transition(g, user.id, false, slot >= 0 && this.members.currentOf(slot, g));
+    this.transition(g, hi, lo, false, slot >= 0 && this.members.currentOf(slot, g));
     if (slot < 0) return;
     this.users.write(userSlot, user);
     this.members.remove(g, slot);
@@ -507,12 +510,10 @@ export class MemoryCache implements Cache, CacheSink {
    * a baseline (after an outage in the replay) forgets the transitions and which members are known to be in,
    * so the joins replayed after it count again, as they must.
    */
-  private transition(g: GuildRecord, userId: string, join: boolean, cached: boolean): void {
+  private transition(g: GuildRecord, hi: number, lo: number, join: boolean, cached: boolean): void {
     if (!this.options.guilds) return;
-    let t = g.transitions;
-    const older = g.olderTransitions;
-    let last = t === null ? undefined : t.get(userId);
-    if (last === undefined && older !== null) last = older.get(userId);
+    const t = g.transitions;
+    const last = t === null ? undefined : t.get(hi, lo);
     let state = cached ? 1 : -1;
     let now = 0;
     if (last !== undefined) {
@@ -524,21 +525,13 @@ export class MemoryCache implements Cache, CacheSink {
     if (join && this.everyMemberCached) {
       // Every member is cached, so the cache itself says who is in: only leaves need a record, and a join
       // clears one.
-      if (last !== undefined) {
-        t?.delete(userId);
-        older?.delete(userId);
-      }
+      if (last !== undefined) t!.clear(hi, lo);
       return;
     }
     if (now === 0) now = this.now();
-    // A generation holds at most half the cap and one window: the older one is dropped as a new one starts,
-    // so records stay bounded in number and at least a window old records are always kept.
-    if (t === null || t.size >= MAX_TRANSITIONS / 2 || now - g.transitionsSince > TRANSITION_WINDOW_MS) {
-      g.olderTransitions = t;
-      t = g.transitions = new Map();
-      g.transitionsSince = now;
-    }
-    t.set(userId, now * 2 + (join ? 1 : 0));
+    // Two generations of half the cap each, a new one at least every window: bounded, and a record lives at
+    // least a window (or until MAX_TRANSITIONS newer ones).
+    (g.transitions ??= new TransitionLog(MAX_TRANSITIONS / 2, TRANSITION_WINDOW_MS)).set(hi, lo, now * 2 + (join ? 1 : 0), now);
   }
 
   private commitMemberSync(guildId: string, token: object, memberCount: number | undefined): void {
