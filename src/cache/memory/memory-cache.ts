@@ -212,7 +212,7 @@ export class MemoryCache implements Cache, CacheSink {
     const baseline = create && (known === undefined || known.unavailable);
     const g = known ?? this.guildRecord(p.id);
     g.unavailable = false;
-    if (baseline && listComplete && this.options.members) {
+    if (baseline && listComplete && this.options.members && g.cachedMembers > 0) {
       // The members that follow are all there is (this supersedes an open member sync).
       g.syncToken = LISTED;
       g.syncSeen = new Set();

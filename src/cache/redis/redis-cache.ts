@@ -302,6 +302,7 @@ export class RedisCache implements Cache, CacheSink {
       TRANSITION_WINDOW_MS,
       MAX_TRANSITIONS,
       this.options.guilds ? '1' : '0',
+      this.options.maxMembersPerGuild === 0 ? '1' : '0',
       ...records,
     );
   }
@@ -928,6 +929,7 @@ export class RedisCache implements Cache, CacheSink {
             this.now(),
             TRANSITION_WINDOW_MS,
             MAX_TRANSITIONS,
+            '0',
             '0',
             ...[g, member.userId, padSnowflake(member.userId), 'r', 0, '0', '', 0, 0],
           );

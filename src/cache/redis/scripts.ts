@@ -32,7 +32,7 @@ end
  * and anything over the cap per call, so the record stays bounded at a bounded cost.
  */
 const TRANSITION = `
-local function transition(guild, u, join, cached, now, window, maxT)
+local function transition(guild, u, join, cached, now, window, maxT, everyMemberCached)
   local tkey = guild .. ':t'
   local state = cached and 1 or -1
   local horizon = (now - window) * 2
@@ -47,10 +47,16 @@ local function transition(guild, u, join, cached, now, window, maxT)
     local c = redis.call('HINCRBY', guild, 'c', join and 1 or -1)
     if c < 0 then redis.call('HSET', guild, 'c', 0) end
   end
-  redis.call('ZADD', tkey, now * 2 + want, u)
-  local old = redis.call('ZRANGEBYSCORE', tkey, '-inf', '(' .. horizon, 'LIMIT', 0, 4)
-  if #old > 0 then redis.call('ZREM', tkey, unpack(old)) end
-  if redis.call('ZCARD', tkey) > maxT then redis.call('ZPOPMIN', tkey) end
+  -- With every member cached the cache says who is in: only leaves need a record, and a join clears one.
+  if join and everyMemberCached then
+    if last then redis.call('ZREM', tkey, u) end
+    return
+  end
+  if redis.call('ZADD', tkey, now * 2 + want, u) == 1 then
+    local old = redis.call('ZRANGEBYSCORE', tkey, '-inf', '(' .. horizon, 'LIMIT', 0, 4)
+    if #old > 0 then redis.call('ZREM', tkey, unpack(old)) end
+    if redis.call('ZCARD', tkey) > maxT then redis.call('ZPOPMIN', tkey) end
+  end
 end
 `;
 
@@ -111,8 +117,8 @@ end
  * Store or remove members, many per call (a GUILD_CREATE's members, or the member events of one tick), in
  * order.
  * KEYS: users, user refs.
- * ARGV: namespace, now (ms), transition window (ms), max transitions, '1' when member_count is kept; then one
- * record per member:
+ * ARGV: namespace, now (ms), transition window (ms), max transitions, '1' when member_count is kept, '1' when
+ * every member is cached (no cap); then one record per member:
  *   guild id, user id, padded user id, mode ('f' whole member / 'p' partial / 'r' remove),
  *   cap (0 = none; the bot's own member, P:self, is exempt), transition ('1' = a GUILD_MEMBER_ADD or _REMOVE), user JSON ('' = leave the user
  *   record), n, n field/value pairs, m, m field names to delete.
@@ -122,10 +128,10 @@ end
  */
 export const MEMBERS = `${STRIP}${RELEASE_USER}${TRANSITION}
 local users, refs, prefix = KEYS[1], KEYS[2], ARGV[1]
-local now, window, maxT, counting = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == '1'
+local now, window, maxT, counting, full = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == '1', ARGV[6] == '1'
 -- The bot's own member is never capped (its id is stored at READY, for processes that only RESUME).
 local self = redis.call('GET', prefix .. ':self')
-local i, changed = 6, 0
+local i, changed = 7, 0
 local lastGuild, gen, epoch, syncing = nil, false, '0', false
 while i <= #ARGV do
   local g, u, padded, mode, cap, count, user = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4]), ARGV[i + 5], ARGV[i + 6]
@@ -150,7 +156,7 @@ while i <= #ARGV do
     local current = count == '1' and counting and redis.call('HGET', key, 'e') == epoch
     if mode == 'r' then
       local existed = redis.call('DEL', key) == 1
-      if count == '1' and counting then transition(guild, u, false, current, now, window, maxT) end
+      if count == '1' and counting then transition(guild, u, false, current, now, window, maxT, full) end
       if existed then
         redis.call('ZREM', index, padded)
         if not release(users, refs, u) and user ~= '' then redis.call('HSET', users, u, user) end
@@ -160,7 +166,7 @@ while i <= #ARGV do
       -- A whole member replaces what is there: its DEL also tells whether it existed.
       local created
       if mode == 'f' then created = redis.call('DEL', key) == 0 else created = redis.call('EXISTS', key) == 0 end
-      if count == '1' and counting then transition(guild, u, true, current, now, window, maxT) end
+      if count == '1' and counting then transition(guild, u, true, current, now, window, maxT, full) end
       local store = true
       if created then
         if cap > 0 and u ~= self and redis.call('ZCARD', index) >= cap then
@@ -204,7 +210,7 @@ return 1
 
 export const COUNT = `${TRANSITION}
 if redis.call('HEXISTS', KEYS[1], 'gen') == 0 then return 0 end
-transition(KEYS[1], ARGV[1], ARGV[2] == '1', false, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
+transition(KEYS[1], ARGV[1], ARGV[2] == '1', false, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), false)
 return 1
 `;
 
@@ -215,8 +221,9 @@ return 1
  * none), member-sync token ('' = none: the member list is partial), sync ttl ms, n, n field/value pairs, '1'
  * when a complete role list follows, role id / JSON pairs.
  * A new guild gets a generation; every write stamps `ts`. A GUILD_CREATE's member_count is the baseline (the
- * transition record starts over and the epoch `ep` moves on) only when the guild was new or unavailable; then
- * a complete member list opens a member sync under the token (committed once its members are written).
+ * transition record starts over and the epoch `ep` moves on) only when the guild was new or unavailable; then,
+ * for a guild that was cached, a complete member list opens a member sync under the token (committed once its
+ * members are written).
  */
 export const GUILD_PUT = `
 local prefix, id, mode, count, token, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
@@ -243,7 +250,8 @@ if mode == 'c' and (fresh or wasUnavailable) then
     redis.call('HINCRBY', guild, 'ep', 1)
     redis.call('UNLINK', guild .. ':t')
   end
-  if token ~= '' then
+  -- A new guild has no cached member to remove.
+  if token ~= '' and not fresh then
     redis.call('SET', guild .. ':sync', token, 'PX', ttl)
     redis.call('DEL', guild .. ':sy')
     redis.call('SADD', guild .. ':sy', '')
