@@ -548,3 +548,7 @@ export const SCRIPTS = {
 } as const satisfies Record<string, ScriptSpec>;
 
 export type ScriptName = keyof typeof SCRIPTS;
+
+/** A connection (or pipeline) with the scripts defined as commands (see RedisCache's constructor). */
+export type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
+export type Scripted = { [K in ScriptName]: ScriptCall };
