@@ -311,15 +311,20 @@ export function reduce(sink: CacheSink, t: string, d: unknown): boolean {
       else sink.reject(t, isObj(d.user) ? snowflakeProblem('user.id', d.user.id) : `user: expected a user object, got ${kindOf(d.user)}`);
       const listed: string[] = [];
       const guilds = d.guilds as unknown[];
+      let complete = true;
       for (let i = 0; i < guilds.length; i++) {
         const g = guilds[i];
         if (isObj(g) && isSnowflake(g.id)) listed.push(g.id);
-        else sink.reject(t, isObj(g) ? snowflakeProblem(`guilds[${i}].id`, g.id) : `guilds[${i}]: expected an object, got ${kindOf(g)}`);
+        else {
+          // An entry without a readable id may be any cached guild: the list is not known whole.
+          complete = false;
+          sink.reject(t, `${isObj(g) ? snowflakeProblem(`guilds[${i}].id`, g.id) : `guilds[${i}]: expected an object, got ${kindOf(g)}`}; no guild removed`);
+        }
       }
       const shard = readyShard(d.shard);
       // Without a readable shard the guilds of this session are unknown: mark, remove nothing.
       if (shard === null) sink.reject(t, `shard: expected [shard_id, num_shards], got ${kindOf(d.shard)}; no guild removed`);
-      sink.ready(listed, shard?.[0] ?? 0, shard?.[1] ?? 0);
+      sink.ready(listed, shard?.[0] ?? 0, complete ? (shard?.[1] ?? 0) : 0);
       return true;
     }
     default:
