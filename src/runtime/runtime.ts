@@ -300,6 +300,8 @@ export class Runtime {
     const gateway = this.gatewayValue;
     if (gateway === null || gateway.shardCount === 0 || gateway.shardForGuild(guildId) === undefined) return 'elsewhere';
     const cache = this.cache;
+    // While the cache's store is down, fetching would only fail again: spend no request, try later.
+    if (!cache.reachable) throw new Error('the cache cannot reach its store');
     try {
       cache.apply('GUILD_UPDATE', await this.rest.request<unknown>({ method: 'GET', route: '/guilds/{guild_id}', params: { guild_id: guildId }, query: { with_counts: true } }));
     } catch (err) {
