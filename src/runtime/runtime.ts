@@ -7,7 +7,7 @@
  */
 import type { APIInteraction } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
-import { createCache, StaleRecovery, type Cache } from '../cache/index.js';
+import { createCache, type Cache } from '../cache/index.js';
 import {
   ClusterCoordinator,
   clusterNamespace,
@@ -23,9 +23,11 @@ import {
 } from '../gateway/index.js';
 import { InteractionRouter } from '../interactions/router.js';
 import { PluginHost } from '../plugins/host.js';
-import { ApiError, getCurrentApplication, listEntitlements, RestClient, type RestClientOptions } from '../rest/index.js';
+import { getCurrentApplication, RestClient, type RestClientOptions } from '../rest/index.js';
 import type { Sandbox } from '../sandbox/contract.js';
 import { registerSecret } from '../util/redact.js';
+import { INTENT_BITS } from '../api/intents.js';
+import { CacheUpkeep } from './cache-upkeep.js';
 import { intentBits, LOOPBACK_HOSTS, type Config } from './config.js';
 import { logSyncResult, syncPluginCommands, type CommandSyncResult } from './command-sync.js';
 import { OpsServer, type Readiness } from './http-server.js';
@@ -74,12 +76,8 @@ export class Runtime {
   private ops: OpsServer | null = null;
   private metrics: RuntimeMetrics | null = null;
   private opsAddressValue: { host: string; port: number } | null = null;
-  /** Re-fetches cache state a failed write left stale (see cache/recovery.ts). */
-  private recovery: StaleRecovery | null = null;
-  private entitlementSeed: Promise<void> | null = null;
-  private entitlementSeedAgain = false;
-  private entitlementSeedTimer: NodeJS.Timeout | null = null;
-  private entitlementSeedDelayMs = 1_000;
+  /** Entitlement syncs, stale-state recovery, member syncs of all-member requests (cache-upkeep.ts). */
+  private upkeep: CacheUpkeep | null = null;
 
   constructor(private readonly options: RuntimeOptions) {
     this.config = options.config;
@@ -260,143 +258,27 @@ export class Runtime {
       hooks: {
         onReject: (event, reason) => log.debug({ event, reason }, 'dispatch not cached: unexpected shape'),
         onWriteError: (f) => log.warn({ err: f.error, guild: f.guildId, event: f.event }, 'cache write failed; the guild is marked stale and fetched again'),
-        onStale: (scope) => this.recovery?.add(scope),
+        onStale: (scope) => this.upkeep?.recovery.add(scope),
       },
     });
     this.cacheValue = cache;
-    this.recovery = new StaleRecovery(
+    this.upkeep = new CacheUpkeep({
       cache,
-      { guild: (guildId) => this.recoverGuild(guildId), entitlements: () => this.seedEntitlements() },
-      { log },
-    );
+      rest: this.rest,
+      applicationId: this.applicationId,
+      gateway: () => this.gatewayValue,
+      membersIntent: (intentBits(this.config) & INTENT_BITS.GUILD_MEMBERS) !== 0,
+      log,
+    });
     return cache;
   }
 
   /**
-   * Op 8 through the shard of the guild. An all-member request (no user ids, query "" and limit 0) replaces
-   * the guild's cached member set with its answer once every chunk arrived (see Cache.beginMemberSync).
+   * Op 8 through the shard of the guild; an all-member request replaces the guild's cached member set with its
+   * answer (see CacheUpkeep.requestMembers).
    */
   requestMembers(options: RequestMembersOptions): Promise<MemberRequestResult> {
-    const all = options.userIds === undefined && (options.query ?? '') === '' && (options.limit ?? 0) === 0;
-    const sync = all ? (this.cacheValue?.beginMemberSync(options.guildId) ?? null) : null;
-    return this.gateway.requestMembers(options).then(
-      async (result) => {
-        // A commit that fails was reported (and the guild marked stale) by the cache: the answer stands.
-        await sync?.commit(result.members.length).catch(() => undefined);
-        return result;
-      },
-      (err: unknown) => {
-        sync?.abort();
-        throw err;
-      },
-    );
-  }
-
-  /**
-   * Fetch a stale guild again: every member (op 8, when the GUILD_MEMBERS intent is on) and the guild with its
-   * complete role list (REST). A guild of a shard another process runs is left to that process.
-   */
-  private async recoverGuild(guildId: string): Promise<'recovered' | 'elsewhere'> {
-    const gateway = this.gatewayValue;
-    if (gateway === null || gateway.shardCount === 0 || gateway.shardForGuild(guildId) === undefined) return 'elsewhere';
-    const cache = this.cache;
-    // While the cache's store is down, fetching would only fail again: spend no request, try later.
-    if (!cache.reachable) throw new Error('the cache cannot reach its store');
-    try {
-      cache.apply('GUILD_UPDATE', await this.rest.request<unknown>({ method: 'GET', route: '/guilds/{guild_id}', params: { guild_id: guildId }, query: { with_counts: true } }));
-    } catch (err) {
-      // 10004 Unknown Guild: the bot is no longer in it, there is nothing to fetch. Another 404 (a server without
-      // the route) leaves the members' answer alone; anything else is tried again later.
-      if (err instanceof ApiError && err.code === 10_004) {
-        cache.apply('GUILD_DELETE', { id: guildId });
-        await cache.flush();
-        return 'recovered';
-      }
-      if (!(err instanceof ApiError && err.status === 404)) throw err;
-    }
-    if ((intentBits(this.config) & GUILD_MEMBERS_INTENT) !== 0) {
-      const sync = cache.beginMemberSync(guildId);
-      let result: MemberRequestResult;
-      try {
-        result = await gateway.requestMembers({ guildId, timeoutMs: 60_000 });
-      } catch (err) {
-        sync.abort();
-        throw err;
-      }
-      await sync.commit(result.members.length);
-    }
-    await cache.flush();
-    return 'recovered';
-  }
-
-  /**
-   * Replace the cached entitlements with the application's list from REST (every page), without losing the
-   * entitlement events that arrive meanwhile (see Cache.beginEntitlementSync). One at a time: a request while
-   * one runs makes it run once more after.
-   */
-  seedEntitlements(): Promise<void> {
-    if (this.entitlementSeed !== null) {
-      this.entitlementSeedAgain = true;
-      return this.entitlementSeed;
-    }
-    const run = (async () => {
-      try {
-        do {
-          this.entitlementSeedAgain = false;
-          await this.seedEntitlementsOnce();
-        } while (this.entitlementSeedAgain);
-      } finally {
-        this.entitlementSeed = null;
-      }
-    })();
-    this.entitlementSeed = run;
-    return run;
-  }
-
-  private async seedEntitlementsOnce(): Promise<void> {
-    const cache = this.cacheValue;
-    if (cache === null || !cache.options.entitlements) return;
-    const sync = cache.beginEntitlementSync();
-    try {
-      let after: string | undefined;
-      let total = 0;
-      for (let pages = 0; pages < 100_000; pages++) {
-        const page = await listEntitlements(this.rest, this.applicationId, { limit: 100, ...(after !== undefined ? { after } : {}) });
-        sync.add(page);
-        total += page.length;
-        if (page.length < 100) break;
-        after = page.reduce((max, e) => (BigInt(e.id) > BigInt(max) ? e.id : max), page[0]!.id);
-      }
-      await sync.commit();
-      await cache.recovered({ entitlements: true });
-      this.log.child({ component: 'cache' }).debug({ entitlements: total }, 'entitlements synced from REST');
-    } catch (err) {
-      sync.abort();
-      throw err;
-    }
-  }
-
-  /** seedEntitlements in the background: a failure is logged and tried again later (1 s doubling to 5 min). */
-  private seedEntitlementsSoon(): void {
-    if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
-    this.seedEntitlements().then(
-      () => {
-        this.entitlementSeedDelayMs = 1_000;
-      },
-      (err: unknown) => {
-        if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
-        const delay = this.entitlementSeedDelayMs;
-        this.entitlementSeedDelayMs = Math.min(300_000, delay * 2);
-        this.log.child({ component: 'cache' }).warn({ err, retryInMs: delay }, 'could not sync entitlements from REST; retrying');
-        if (this.entitlementSeedTimer === null) {
-          this.entitlementSeedTimer = setTimeout(() => {
-            this.entitlementSeedTimer = null;
-            this.seedEntitlementsSoon();
-          }, delay);
-          this.entitlementSeedTimer.unref();
-        }
-      },
-    );
+    return this.upkeep !== null ? this.upkeep.requestMembers(this.gateway, options) : this.gateway.requestMembers(options);
   }
 
   /** Start everything; resolves when every owned shard is READY. */
@@ -431,10 +313,7 @@ export class Runtime {
       this.acceptingInteractions = true;
 
       // Entitlements from REST before the first interaction: a restarted process knows its subscribers at once.
-      await this.seedEntitlements().catch((err: unknown) => {
-        this.log.child({ component: 'cache' }).warn({ err }, 'could not sync entitlements from REST at startup; retrying');
-        this.seedEntitlementsSoon();
-      });
+      await this.upkeep?.start();
 
       const { shards, gateway } = this.config;
       // In cluster mode the shards of this process are the ones it holds leases for.
@@ -455,12 +334,8 @@ export class Runtime {
         ...this.options.gateway,
       });
       this.gatewayValue = manager;
-      manager.on('ready', (shardId, resumed) => {
-        // Entitlement events go to shard 0 only: a new session there may have missed some.
-        if (!resumed && shardId === 0) queueMicrotask(() => this.seedEntitlementsSoon());
-        // Guilds of this shard that a failed write (here or in a process before) left stale.
-        void this.recovery?.resume().catch((err: unknown) => this.log.child({ component: 'cache' }).warn({ err }, 'could not read the stale cache marks'));
-      });
+      // A fresh session on shard 0 syncs entitlements again; stale guilds of the shard are fetched again.
+      manager.on('ready', (shardId, resumed) => this.upkeep?.onShardReady(shardId, resumed));
       if (coordinator !== null) {
         // Seqs are checkpointed while shards run (a SIGKILLed process saves nothing), and at once for a new
         // session: until then a crash would leave nothing to resume.
@@ -578,9 +453,7 @@ export class Runtime {
     if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
     this.stateValue = 'stopping';
     this.acceptingInteractions = false;
-    this.recovery?.stop();
-    if (this.entitlementSeedTimer !== null) clearTimeout(this.entitlementSeedTimer);
-    this.entitlementSeedTimer = null;
+    this.upkeep?.stop();
     const grace = options.graceMs ?? 10_000;
     if (this.inFlight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -616,8 +489,6 @@ export class Runtime {
     this.stateValue = 'stopped';
   }
 }
-
-const GUILD_MEMBERS_INTENT = 1 << 1;
 
 function required<T>(value: T | null, name: string): T {
   if (value === null) throw new Error(`runtime: ${name} is not available before start()`);
