@@ -1,24 +1,33 @@
 /**
  * Gateway dispatches -> cache writes, shared by both backends. The reducer checks the shape a backend
  * relies on (ids are snowflakes, lists are lists) and calls the backend's sink with the payload's own
- * objects; the sink copies the fields it keeps and retains nothing else. Event semantics (reference §11):
+ * objects; the sink copies the fields it keeps and retains nothing else. A payload that is not what the
+ * protocol says is rejected with a reason naming the field path (`members[2].user.id: expected a snowflake
+ * string, got number`). Event semantics (reference §11):
  *
- * - READY: every listed guild is unavailable until its GUILD_CREATE.
+ * - READY lists every guild of its shard (`shard: [id, count]`; without it the session has every guild):
+ *   the listed ones are unavailable until their GUILD_CREATE, and cached guilds of that shard it does not
+ *   list are gone (the bot left them while no session was live). Guilds of other shards are untouched.
  * - GUILD_CREATE: `unavailable: true` marks an outage; otherwise the guild, its roles (the list is
- *   complete: roles missing from it are dropped) and its members (possibly a partial list: members not
- *   in it are kept) are stored.
- * - GUILD_UPDATE: guild fields and the role list; member_count is not part of it and stays.
+ *   complete: roles missing from it are dropped, from members too) and its members are stored. When the
+ *   guild was unknown or unavailable its member_count is the baseline, and a member list of member_count
+ *   entries replaces the cached members (a partial list, the usual case without GUILD_PRESENCES or for large
+ *   guilds, keeps the others). A GUILD_CREATE replayed after a crash, for a guild already available, changes
+ *   no count and removes no member.
+ * - GUILD_UPDATE: guild fields and the complete role list; member_count is not part of it and stays.
  * - GUILD_DELETE: `unavailable: true` keeps everything and marks the guild unavailable; without it the
  *   bot left, and the guild, its roles and members go.
- * - GUILD_MEMBER_ADD: member stored; member_count +1 unless the member was already cached (a repeated
- *   delivery). GUILD_MEMBER_REMOVE: member dropped; member_count -1 (never below 0).
+ * - GUILD_MEMBER_ADD / _REMOVE: member stored / dropped; member_count moves by membership transitions: a
+ *   repeated join or leave (a duplicate delivery, a replay) counts once, with or without a member cache.
  * - GUILD_MEMBER_UPDATE: a partial update: absent fields stay, fields present with null are cleared.
  * - GUILD_MEMBERS_CHUNK: each member stored.
- * - GUILD_ROLE_CREATE/UPDATE store the role; GUILD_ROLE_DELETE drops it and removes it from members.
+ * - GUILD_ROLE_CREATE/UPDATE store the role; GUILD_ROLE_DELETE drops it, from members too.
  * - ENTITLEMENT_CREATE/UPDATE store the entitlement as sent (ends_at null = ongoing, set = ends then);
- *   ENTITLEMENT_DELETE drops it.
+ *   ENTITLEMENT_DELETE drops it. INTERACTION_CREATE's `entitlements` (the invoking user's) are stored too,
+ *   but never bring back a deleted entitlement nor reopen an ended one (spec §3: ongoing -> ended only).
  */
 import type { APIEntitlement, APIGuildMember, APIRole, APIUser } from 'discord-api-types/v10';
+import { kindOf } from './shared.js';
 import { isSnowflake } from './wire.js';
 
 /** A guild payload as the sink sees it: GUILD_CREATE / GUILD_UPDATE data (roles already checked). */
@@ -31,8 +40,8 @@ export interface GuildPayload {
 }
 
 /**
- * A member object whose `user.id` is a string (the sink checks it is a snowflake); other fields are
- * read defensively by the sink.
+ * A member object whose `user.id` is a snowflake and whose `roles`, when present, is an array; other fields
+ * are read defensively by the sink.
  */
 export type MemberPayload = Partial<Omit<APIGuildMember, 'user' | 'roles'>> & {
   user: APIUser;
@@ -42,18 +51,36 @@ export type MemberPayload = Partial<Omit<APIGuildMember, 'user' | 'roles'>> & {
 export interface CacheSink {
   /** The bot user from READY: always cached (when users are), its member exempt from the cap. */
   setSelf(user: APIUser): void;
+  /**
+   * A READY: the listed guilds are unavailable; when `shardCount` > 0, cached guilds of shard `shardId` that
+   * are not listed are removed.
+   */
+  ready(guildIds: readonly string[], shardId: number, shardCount: number): void;
   guildUnavailable(guildId: string): void;
-  guildUpsert(guild: GuildPayload): void;
+  /**
+   * `create`: a GUILD_CREATE (its member_count may be a baseline); otherwise a GUILD_UPDATE. `listComplete`:
+   * its member list has member_count entries, so after a baseline it replaces the cached member set
+   * (`guildMembersListed` follows the members).
+   */
+  guildUpsert(guild: GuildPayload, create: boolean, listComplete: boolean): void;
+  /** The members of a GUILD_CREATE whose list was complete have all been passed to memberUpsert. */
+  guildMembersListed(guildId: string): void;
   guildRemove(guildId: string): void;
   /**
    * `partial`: fields absent from the payload stay as they are (GUILD_MEMBER_UPDATE); otherwise the
-   * payload is the whole member. `join`: a GUILD_MEMBER_ADD (bumps member_count when new).
+   * payload is the whole member. `join`: a GUILD_MEMBER_ADD (a membership transition). Called right after
+   * the reducer parsed `member.user.id`, whose halves are still in `scratchId` (wire.ts).
    */
   memberUpsert(guildId: string, member: MemberPayload, partial: boolean, join: boolean): void;
+  /**
+   * A GUILD_MEMBER_REMOVE (a membership transition). Called right after the reducer parsed `user.id`, whose
+   * halves are still in `scratchId` (wire.ts).
+   */
   memberRemove(guildId: string, user: APIUser): void;
   roleUpsert(guildId: string, role: APIRole): void;
   roleRemove(guildId: string, roleId: string): void;
-  entitlementUpsert(entitlement: APIEntitlement): void;
+  /** `fromInteraction`: a copy listed by an INTERACTION_CREATE (see the module comment). */
+  entitlementUpsert(entitlement: APIEntitlement, fromInteraction: boolean): void;
   entitlementRemove(entitlement: APIEntitlement): void;
   /** A payload (or one record in it) without the documented shape. */
   reject(event: string, reason: string): void;
@@ -65,134 +92,241 @@ function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+function snowflakeProblem(path: string, v: unknown): string {
+  return `${path}: expected a snowflake string, got ${kindOf(v)}`;
+}
+
 /**
- * Only the type of ids is checked here: sinks parse every id they use anyway (the memory backend
- * splits it into numbers, the Redis backend pads it for its index) and reject what does not parse.
+ * Why a member object cannot be cached, or null. Paths are relative to the member; the caller prefixes them
+ * (`at`) only on failure, so the common case allocates nothing. On success `user.id` was the last snowflake
+ * parsed, so it is in `scratchId` (wire.ts) when the sink is called right after.
  */
-function isUser(v: unknown): v is APIUser {
-  return isObj(v) && typeof v.id === 'string';
+function memberProblem(m: unknown, needRoles: boolean): string | null {
+  if (!isObj(m)) return `: expected a member object, got ${kindOf(m)}`;
+  const u = m.user;
+  if (!isObj(u)) return `user: expected a user object, got ${kindOf(u)}`;
+  if (!isSnowflake(u.id)) return snowflakeProblem('user.id', u.id);
+  const roles = m.roles;
+  if (roles === undefined ? needRoles : !Array.isArray(roles)) return `roles: expected an array of role ids, got ${kindOf(roles)}`;
+  return null;
 }
 
-function isMember(v: unknown): v is MemberPayload {
-  return isObj(v) && isUser(v.user) && (v.roles === undefined || Array.isArray(v.roles));
+function roleProblem(r: unknown): string | null {
+  if (!isObj(r)) return `: expected a role object, got ${kindOf(r)}`;
+  if (!isSnowflake(r.id)) return snowflakeProblem('id', r.id);
+  if (typeof r.name !== 'string') return `name: expected a string, got ${kindOf(r.name)}`;
+  return null;
 }
 
-function isRole(v: unknown): v is APIRole {
-  return isObj(v) && isSnowflake(v.id) && typeof v.name === 'string';
+/** Why an entitlement object cannot be cached, or null (also used for REST listings). */
+export function entitlementProblem(e: unknown): string | null {
+  if (!isObj(e)) return `: expected an entitlement object, got ${kindOf(e)}`;
+  if (!isSnowflake(e.id)) return snowflakeProblem('id', e.id);
+  if (!isSnowflake(e.sku_id)) return snowflakeProblem('sku_id', e.sku_id);
+  if (!isSnowflake(e.user_id) && !isSnowflake(e.guild_id)) return `user_id, guild_id: expected a snowflake string in one of them, got ${kindOf(e.user_id)} and ${kindOf(e.guild_id)}`;
+  return null;
+}
+
+/** "members[3]." + "user.id: ..." -> "members[3].user.id: ...", and "members[3]" + ": expected ..." as is. */
+function at(prefix: string, problem: string): string {
+  return problem.charCodeAt(0) === 58 ? `${prefix}${problem}` : `${prefix}.${problem}`;
 }
 
 function checkRoles(event: string, roles: unknown, sink: CacheSink): APIRole[] | undefined {
-  if (!Array.isArray(roles)) return undefined;
+  if (roles === undefined) return undefined;
+  if (!Array.isArray(roles)) {
+    sink.reject(event, `roles: expected an array of role objects, got ${kindOf(roles)}`);
+    return undefined;
+  }
   for (let i = 0; i < roles.length; i++) {
-    if (!isRole(roles[i])) {
-      sink.reject(event, `roles[${i}] is not a role object`);
-      return roles.filter(isRole);
+    const problem = roleProblem(roles[i]);
+    if (problem !== null) {
+      sink.reject(event, at(`roles[${i}]`, problem));
+      // The list is still complete for every valid role: a broken entry must not make valid roles vanish.
+      return roles.filter((r) => roleProblem(r) === null) as APIRole[];
     }
   }
   return roles as APIRole[];
 }
 
-function guildPayload(event: string, d: Obj, sink: CacheSink): GuildPayload {
+function guildPayload(event: string, d: Obj, sink: CacheSink, withCount: boolean): GuildPayload {
   // Copy nothing: the sink reads these fields straight from the payload. Only a broken role list is
-  // replaced by its valid entries.
+  // replaced by its valid entries, and GUILD_UPDATE never passes a member_count (it carries none).
   const roles = checkRoles(event, d.roles, sink);
-  if (roles !== d.roles) return { id: d.id as string, name: d.name, owner_id: d.owner_id, member_count: d.member_count, ...(roles ? { roles } : {}) };
-  return d as unknown as GuildPayload;
+  if (roles === d.roles && (withCount || d.member_count === undefined)) return d as unknown as GuildPayload;
+  return {
+    id: d.id as string,
+    name: d.name,
+    owner_id: d.owner_id,
+    ...(withCount ? { member_count: d.member_count } : {}),
+    ...(roles ? { roles } : {}),
+  };
 }
 
 function members(event: string, guildId: string, list: unknown, sink: CacheSink): void {
   if (list === undefined) return;
   if (!Array.isArray(list)) {
-    sink.reject(event, 'members is not a list');
+    sink.reject(event, `members: expected an array of members, got ${kindOf(list)}`);
     return;
   }
   for (let i = 0; i < list.length; i++) {
     const m: unknown = list[i];
-    if (isMember(m)) sink.memberUpsert(guildId, m, false, false);
-    else sink.reject(event, `members[${i}] has no user with a snowflake id`);
+    const problem = memberProblem(m, false);
+    if (problem === null) sink.memberUpsert(guildId, m as MemberPayload, false, false);
+    else sink.reject(event, at(`members[${i}]`, problem));
   }
+}
+
+function entitlements(event: string, list: unknown, sink: CacheSink): void {
+  if (list === undefined || list === null) return;
+  if (!Array.isArray(list)) {
+    sink.reject(event, `entitlements: expected an array, got ${kindOf(list)}`);
+    return;
+  }
+  for (let i = 0; i < list.length; i++) {
+    const problem = entitlementProblem(list[i]);
+    if (problem === null) sink.entitlementUpsert(list[i] as APIEntitlement, true);
+    else sink.reject(event, at(`entitlements[${i}]`, problem));
+  }
+}
+
+/** READY's `shard: [id, count]`, [0, 1] without it (the session has every guild), null when malformed. */
+function readyShard(v: unknown): [number, number] | null {
+  if (v === undefined) return [0, 1];
+  if (!Array.isArray(v) || v.length !== 2) return null;
+  const [id, count] = v as unknown[];
+  if (!Number.isInteger(count) || (count as number) < 1 || !Number.isInteger(id) || (id as number) < 0 || (id as number) >= (count as number)) return null;
+  return [id as number, count as number];
+}
+
+function guildId(event: string, d: Obj, sink: CacheSink): string | null {
+  const id = d.guild_id;
+  if (isSnowflake(id)) return id;
+  sink.reject(event, snowflakeProblem('guild_id', id));
+  return null;
 }
 
 /** Apply one dispatch to a sink. Returns false when the event was not one the cache handles. */
 export function reduce(sink: CacheSink, t: string, d: unknown): boolean {
   switch (t) {
-    case 'GUILD_MEMBER_UPDATE': {
-      const guildId = isObj(d) ? d.guild_id : undefined;
-      if (typeof guildId === 'string' && isMember(d)) sink.memberUpsert(guildId, d, true, false);
-      else sink.reject(t, 'expected guild_id and a member with user.id');
-      return true;
-    }
+    case 'GUILD_MEMBER_UPDATE':
     case 'GUILD_MEMBER_ADD': {
-      const guildId = isObj(d) ? d.guild_id : undefined;
-      if (typeof guildId === 'string' && isMember(d) && Array.isArray(d.roles)) sink.memberUpsert(guildId, d, false, true);
-      else sink.reject(t, 'expected guild_id, roles and a member with user.id');
+      if (!isObj(d)) {
+        sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
+        return true;
+      }
+      const g = guildId(t, d, sink);
+      if (g === null) return true;
+      const join = t === 'GUILD_MEMBER_ADD';
+      // A join carries the whole member (roles included); an update may omit fields.
+      const problem = memberProblem(d, join);
+      if (problem === null) sink.memberUpsert(g, d as MemberPayload, !join, join);
+      else sink.reject(t, problem);
       return true;
     }
-    case 'GUILD_MEMBER_REMOVE':
-      if (isObj(d) && typeof d.guild_id === 'string' && isUser(d.user)) sink.memberRemove(d.guild_id, d.user);
-      else sink.reject(t, 'expected guild_id and user.id');
+    case 'GUILD_MEMBER_REMOVE': {
+      if (!isObj(d)) {
+        sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
+        return true;
+      }
+      const g = guildId(t, d, sink);
+      if (g === null) return true;
+      const u = d.user;
+      if (!isObj(u)) sink.reject(t, `user: expected a user object, got ${kindOf(u)}`);
+      else if (!isSnowflake(u.id)) sink.reject(t, snowflakeProblem('user.id', u.id));
+      else sink.memberRemove(g, u as unknown as APIUser);
       return true;
+    }
     case 'GUILD_MEMBERS_CHUNK':
-      if (isObj(d) && typeof d.guild_id === 'string') members(t, d.guild_id, d.members ?? [], sink);
-      else sink.reject(t, 'expected guild_id');
+      if (!isObj(d)) sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
+      else {
+        const g = guildId(t, d, sink);
+        if (g !== null) members(t, g, d.members ?? [], sink);
+      }
       return true;
     case 'GUILD_CREATE':
       if (!isObj(d) || !isSnowflake(d.id)) {
-        sink.reject(t, 'expected a guild with a snowflake id');
+        sink.reject(t, isObj(d) ? snowflakeProblem('id', d.id) : `payload: expected a guild object, got ${kindOf(d)}`);
       } else if (d.unavailable === true) {
         sink.guildUnavailable(d.id);
       } else {
-        sink.guildUpsert(guildPayload(t, d, sink));
-        members(t, d.id, d.members, sink);
+        const list = d.members;
+        const complete = Array.isArray(list) && list.length === d.member_count;
+        sink.guildUpsert(guildPayload(t, d, sink, true), true, complete);
+        members(t, d.id, list, sink);
+        if (complete) sink.guildMembersListed(d.id);
       }
       return true;
     case 'GUILD_UPDATE':
-      if (isObj(d) && isSnowflake(d.id)) {
-        const g = guildPayload(t, d, sink);
-        // GUILD_UPDATE carries no member_count; never let a stray one through as a reset.
-        sink.guildUpsert(g.member_count === undefined ? g : { ...g, member_count: undefined });
-      } else {
-        sink.reject(t, 'expected a guild with a snowflake id');
-      }
+      if (isObj(d) && isSnowflake(d.id)) sink.guildUpsert(guildPayload(t, d, sink, false), false, false);
+      else sink.reject(t, isObj(d) ? snowflakeProblem('id', d.id) : `payload: expected a guild object, got ${kindOf(d)}`);
       return true;
     case 'GUILD_DELETE':
-      if (!isObj(d) || !isSnowflake(d.id)) sink.reject(t, 'expected a guild with a snowflake id');
+      if (!isObj(d) || !isSnowflake(d.id)) sink.reject(t, isObj(d) ? snowflakeProblem('id', d.id) : `payload: expected a guild object, got ${kindOf(d)}`);
       else if (d.unavailable === true) sink.guildUnavailable(d.id);
       else sink.guildRemove(d.id);
       return true;
     case 'GUILD_ROLE_CREATE':
-    case 'GUILD_ROLE_UPDATE':
-      if (isObj(d) && isSnowflake(d.guild_id) && isRole(d.role)) sink.roleUpsert(d.guild_id, d.role);
-      else sink.reject(t, 'expected guild_id and a role with id and name');
-      return true;
-    case 'GUILD_ROLE_DELETE':
-      if (isObj(d) && isSnowflake(d.guild_id) && isSnowflake(d.role_id)) sink.roleRemove(d.guild_id, d.role_id);
-      else sink.reject(t, 'expected guild_id and role_id');
-      return true;
-    case 'ENTITLEMENT_CREATE':
-    case 'ENTITLEMENT_UPDATE':
-    case 'ENTITLEMENT_DELETE':
-      if (!isObj(d) || !isSnowflake(d.id) || !isSnowflake(d.sku_id)) {
-        sink.reject(t, 'expected an entitlement with id and sku_id');
-      } else if (!isSnowflake(d.user_id) && !isSnowflake(d.guild_id)) {
-        sink.reject(t, 'expected user_id or guild_id');
-      } else if (t === 'ENTITLEMENT_DELETE') {
-        sink.entitlementRemove(d as unknown as APIEntitlement);
-      } else {
-        sink.entitlementUpsert(d as unknown as APIEntitlement);
-      }
-      return true;
-    case 'READY':
-      if (!isObj(d) || !Array.isArray(d.guilds)) {
-        sink.reject(t, 'expected a guilds list');
+    case 'GUILD_ROLE_UPDATE': {
+      if (!isObj(d)) {
+        sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
         return true;
       }
-      if (isUser(d.user)) sink.setSelf(d.user);
-      for (const g of d.guilds as unknown[]) {
-        if (isObj(g) && isSnowflake(g.id)) sink.guildUnavailable(g.id);
-        else sink.reject(t, 'a guild without a snowflake id');
-      }
+      const g = guildId(t, d, sink);
+      if (g === null) return true;
+      const problem = roleProblem(d.role);
+      if (problem === null) sink.roleUpsert(g, d.role as APIRole);
+      else sink.reject(t, at('role', problem));
       return true;
+    }
+    case 'GUILD_ROLE_DELETE': {
+      if (!isObj(d)) {
+        sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
+        return true;
+      }
+      const g = guildId(t, d, sink);
+      if (g === null) return true;
+      if (isSnowflake(d.role_id)) sink.roleRemove(g, d.role_id);
+      else sink.reject(t, snowflakeProblem('role_id', d.role_id));
+      return true;
+    }
+    case 'ENTITLEMENT_CREATE':
+    case 'ENTITLEMENT_UPDATE':
+    case 'ENTITLEMENT_DELETE': {
+      const problem = entitlementProblem(d);
+      if (problem !== null) sink.reject(t, problem.charCodeAt(0) === 58 ? `payload${problem}` : problem);
+      else if (t === 'ENTITLEMENT_DELETE') sink.entitlementRemove(d as APIEntitlement);
+      else sink.entitlementUpsert(d as APIEntitlement, false);
+      return true;
+    }
+    case 'INTERACTION_CREATE':
+      if (isObj(d)) entitlements(t, d.entitlements, sink);
+      return true;
+    case 'READY': {
+      if (!isObj(d) || !Array.isArray(d.guilds)) {
+        sink.reject(t, isObj(d) ? `guilds: expected an array, got ${kindOf(d.guilds)}` : `payload: expected an object, got ${kindOf(d)}`);
+        return true;
+      }
+      if (isObj(d.user) && isSnowflake(d.user.id)) sink.setSelf(d.user as unknown as APIUser);
+      else sink.reject(t, isObj(d.user) ? snowflakeProblem('user.id', d.user.id) : `user: expected a user object, got ${kindOf(d.user)}`);
+      const listed: string[] = [];
+      const guilds = d.guilds as unknown[];
+      let complete = true;
+      for (let i = 0; i < guilds.length; i++) {
+        const g = guilds[i];
+        if (isObj(g) && isSnowflake(g.id)) listed.push(g.id);
+        else {
+          // An entry without a readable id may be any cached guild: the list is not known whole.
+          complete = false;
+          sink.reject(t, `${isObj(g) ? snowflakeProblem(`guilds[${i}].id`, g.id) : `guilds[${i}]: expected an object, got ${kindOf(g)}`}; no guild removed`);
+        }
+      }
+      const shard = readyShard(d.shard);
+      // Without a readable shard the guilds of this session are unknown: mark, remove nothing.
+      if (shard === null) sink.reject(t, `shard: expected [shard_id, num_shards], got ${kindOf(d.shard)}; no guild removed`);
+      sink.ready(listed, shard?.[0] ?? 0, complete ? (shard?.[1] ?? 0) : 0);
+      return true;
+    }
     default:
       return false;
   }

@@ -1,9 +1,51 @@
-/** Rules both backends share: option checks, page limits, entitlement query owners, hooks. */
-import { DEFAULT_CACHE_OPTIONS, type CacheOptions, type EntitlementOwner, type EntitlementQuery } from './types.js';
+/** Rules both backends share: option checks, page limits, entitlement query owners, hooks, shard routing. */
+import { DEFAULT_CACHE_OPTIONS, type CacheOptions, type EntitlementOwner, type EntitlementQuery, type StaleScope } from './types.js';
+
+/** A write the Redis backend could not store. */
+export interface CacheWriteFailure {
+  readonly error: Error;
+  /** The dispatch (or background step, e.g. "guild removal") the write came from. */
+  readonly event: string;
+  /** The guild it concerned, when it concerned one. */
+  readonly guildId: string | null;
+}
 
 export interface CacheHooks {
-  /** Called for every rejected payload (e.g. to log it at debug level). */
+  /**
+   * A payload (or one record in it) without the documented shape was ignored. `reason` starts with the
+   * field path, e.g. `members[3].user.id: expected a snowflake string, got number`.
+   */
   onReject?: (event: string, reason: string) => void;
+  /** A write failed (Redis backend). Reported once per failed command, where it happened. */
+  onWriteError?: (failure: CacheWriteFailure) => void;
+  /**
+   * Something is stale after a failed write: re-request it (an all-member request and the guild from REST; the
+   * entitlements from REST), then call `recovered(scope)`. Called once per scope until it is recovered.
+   */
+  onStale?: (scope: StaleScope) => void;
+  /** Clock for membership-transition records (tests). Default Date.now. */
+  now?: () => number;
+}
+
+/**
+ * Membership transitions (joins and leaves) are remembered per guild for this long, and at most
+ * MAX_TRANSITIONS of them: a repeated delivery (a replay after a crash, a service duplicate) comes well within
+ * it, since a session is resumable for minutes only.
+ */
+export const TRANSITION_WINDOW_MS = 15 * 60_000;
+export const MAX_TRANSITIONS = 10_000;
+
+/** The shard a guild's events go to: (guild_id >> 22) % shard count (reference §8.3). */
+export function shardOf(guildId: string, shardCount: number): number {
+  return Number((BigInt(guildId) >> 22n) % BigInt(shardCount));
+}
+
+/** What a value is, for reject reasons (the value itself is never echoed: it may be long or hostile). */
+export function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return v.length === 0 ? 'an empty string' : 'a string that is not a snowflake';
+  return typeof v;
 }
 
 export const MAX_PAGE = 1000;

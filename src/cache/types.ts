@@ -26,7 +26,11 @@ export interface MemberView {
   readonly guildId: Snowflake;
   readonly userId: Snowflake;
   readonly nick: string | null;
-  /** Role ids (never the @everyone role, which every member has). Order is not meaningful. */
+  /**
+   * Role ids (never the @everyone role, which every member has), only roles the guild has: a role deleted, or
+   * missing from the guild's complete role list (GUILD_CREATE, GUILD_UPDATE), is no member's. Order is not
+   * meaningful.
+   */
   readonly roles: readonly Snowflake[];
   readonly joinedAt: number | null;
   /** Guild-specific avatar and banner hashes. */
@@ -63,7 +67,10 @@ export interface GuildView {
   /** Null while the guild is known only from READY / an outage and no GUILD_CREATE arrived yet. */
   readonly name: string | null;
   readonly ownerId: Snowflake | null;
-  /** The service's member count (GUILD_CREATE, then +1/-1 per member add/remove), not the cached count. */
+  /**
+   * The service's member count: the baseline of the GUILD_CREATE that made the guild available (or of a
+   * completed member sync), then +1/-1 per membership transition (a repeated join or leave counts once).
+   */
   readonly memberCount: number | null;
   readonly unavailable: boolean;
   /** Ids of the guild's cached roles (empty when roles are not cached). */
@@ -158,9 +165,45 @@ export interface CacheReader {
   sizes(): Promise<CacheSizes>;
 }
 
+/**
+ * Replaces one guild's member set with the answer to an all-member request (op 8 with query "" and limit 0).
+ * Begun before the request is sent; every member written while it is open (the request's chunks, and member
+ * events arriving meanwhile) counts as present.
+ */
+export interface MemberSync {
+  readonly guildId: Snowflake;
+  /**
+   * Every chunk arrived: members of the guild not written since begin are removed, and `memberCount` (how many
+   * members the request returned) becomes the guild's member_count. Resolves once done (the Redis backend
+   * removes in bounded batches). A sync superseded by a later one for the same guild does nothing. Rejects
+   * (removing nothing) when a write of the guild failed since begin: the answer is not all in the cache.
+   */
+  commit(memberCount?: number): Promise<void>;
+  /** The request failed or was given up: nothing is removed. */
+  abort(): void;
+}
+
+/**
+ * Replaces the cached entitlements with the application's list from REST (GET
+ * /applications/{application.id}/entitlements, all pages), without losing entitlement events that arrive while
+ * the pages are read: an entitlement written or deleted by an event after begin keeps what the event said.
+ */
+export interface EntitlementSync {
+  /** One page of the listing, as REST returned it (entitlement objects; malformed ones are rejected). */
+  add(entitlements: readonly unknown[]): void;
+  /** The listing is complete: cached entitlements it did not list, and no event touched since begin, are removed. */
+  commit(): Promise<void>;
+  abort(): void;
+}
+
+/** What a failed Redis write concerned (see CacheHooks.onWriteError / onStale). */
+export type StaleScope = { readonly guildId: Snowflake } | { readonly entitlements: true };
+
 export interface Cache extends CacheReader {
   readonly backend: 'memory' | 'redis';
   readonly options: Readonly<CacheOptions>;
+  /** False while the backend's store cannot be reached (Redis down); always true in memory. */
+  readonly reachable: boolean;
   /**
    * Feed one gateway dispatch (`t` and `d` of an op 0 payload). Unknown event names are ignored; a
    * payload that does not have the documented shape is counted in `stats().rejected` and ignored.
@@ -168,8 +211,31 @@ export interface Cache extends CacheReader {
    * sends them as one pipeline (see flush).
    */
   apply(t: string, d: unknown): void;
-  /** Resolves once every write queued so far is stored (no-op in memory). Reads flush first. */
+  /**
+   * Resolves once every write queued so far is stored, or its failure recorded: the guild it concerned is
+   * marked stale (CacheHooks.onStale) in Redis as well, so that a restarted process recovers it too. Rejects
+   * (CacheWriteError) only when that record could not be written either, so a caller that must not move past a
+   * lost write (the cluster's session checkpoint) can hold back. Reads wait for queued writes but never see
+   * their errors. No-op in memory.
+   */
   flush(): Promise<void>;
+  /**
+   * Resolves once the background work started so far is done: a fresh READY's removal of the shard's guilds it
+   * no longer lists, the member and user release of removed guilds (in batches), member and entitlement sync
+   * commits. Until then reads may still show what that work removes. Immediate in memory.
+   */
+  settled(): Promise<void>;
+  /** Start replacing a guild's member set from an all-member request (see MemberSync). */
+  beginMemberSync(guildId: Snowflake): MemberSync;
+  /** Start replacing the entitlements from REST (see EntitlementSync). */
+  beginEntitlementSync(): EntitlementSync;
+  /**
+   * Guilds marked stale after a failed write, by any process sharing this cache (Redis), that were not
+   * recovered yet; the entitlements are stale when `entitlements` is true.
+   */
+  stale(): Promise<{ guildIds: Snowflake[]; entitlements: boolean }>;
+  /** The guild (or the entitlements) was fetched again after being stale: clear the mark. */
+  recovered(scope: StaleScope): Promise<void>;
   /** Remove the members for which `predicate` is true, in one guild or in all; returns how many. */
   sweepMembers(predicate: (member: MemberView) => boolean, guildId?: Snowflake): Promise<number>;
   stats(): CacheStats;
@@ -183,4 +249,6 @@ export interface CacheStats {
   rejected: number;
   /** Members not cached because of maxMembersPerGuild. */
   capped: number;
+  /** Writes to Redis that failed (each one also marked what it concerned stale). */
+  writeErrors: number;
 }

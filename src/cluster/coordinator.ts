@@ -43,7 +43,8 @@
  * the shard as well.
  */
 import { EventEmitter } from 'eventemitter3';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { openRedis } from '../util/redis-connection.js';
 import type { Logger } from 'pino';
 import type { ShardFence } from '../gateway/fence.js';
 import type { IdentifyQueue } from '../gateway/identify-queue.js';
@@ -217,14 +218,18 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
     this.memberId = options.memberId ?? newMemberId();
     this.keys = new ClusterKeys(options.prefix);
     if (typeof options.redis === 'string') {
-      this.redis = new Redis(options.redis, {
-        lazyConnect: false,
-        maxRetriesPerRequest: 2,
-        connectTimeout: 5_000,
-        // A hung command must not stall renewals past the lease: fail it and let the deadline logic decide.
-        commandTimeout: Math.max(500, Math.min(5_000, Math.floor(this.leaseMs / 2))),
+      // Errors go through the logger (one line when Redis becomes unreachable, one when it is back); it
+      // reconnects with backoff for as long as the coordinator lives.
+      this.redis = openRedis(options.redis, {
+        name: 'cluster',
+        ...(this.log ? { logger: this.log } : {}),
+        redisOptions: {
+          maxRetriesPerRequest: 2,
+          connectTimeout: 5_000,
+          // A hung command must not stall renewals past the lease: fail it and let the deadline logic decide.
+          commandTimeout: Math.max(500, Math.min(5_000, Math.floor(this.leaseMs / 2))),
+        },
       });
-      this.redis.on('error', (error: Error) => this.log?.debug({ err: error }, 'cluster Redis connection error'));
       this.ownsRedis = true;
     } else {
       this.redis = options.redis;
@@ -257,6 +262,11 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
   /** Shard ids this process holds a lease for, ascending. */
   get ownedShards(): number[] {
     return [...this.owned.keys()].sort((a, b) => a - b);
+  }
+
+  /** Whether the coordinator's Redis connection is up (readiness: the cluster cannot work without it). */
+  get redisReachable(): boolean {
+    return this.redis.status === 'ready';
   }
 
   /** Live members at the last heartbeat. */

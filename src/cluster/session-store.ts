@@ -48,7 +48,7 @@ export interface RedisSessionStoreOptions {
    */
   leaseToken?: string | null;
   logger?: Logger;
-  /** Awaited before each session write (see "Order" above). A rejection is logged and the write goes on. */
+  /** Awaited before each session write (see "Order" above). A rejection holds the write back (it rejects too). */
   beforeWrite?: () => Promise<void>;
 }
 
@@ -151,12 +151,10 @@ export class RedisSessionStore implements SessionStore {
   }
 
   private async settle(): Promise<void> {
-    if (this.beforeWrite === undefined) return;
-    try {
-      await this.beforeWrite();
-    } catch (error) {
-      this.logger?.warn({ err: error }, 'could not settle pending writes before storing a session; storing it anyway');
-    }
+    // A write that had to land first and did not (nor could it be marked for recovery) holds the session
+    // back: storing it would let the next owner resume past that write. The last stored seq stays, so the next
+    // owner resumes earlier and gets those dispatches again.
+    await this.beforeWrite?.();
   }
 
   private saveArgs(state: SessionState): [string, string, number, string, number, number] {

@@ -148,7 +148,7 @@ export const ConfigSchema = z.strictObject({
       entitlements: z.boolean().default(true),
       /** Cap on cached members per guild (0 = no cap). */
       maxMembersPerGuild: z.number().int().nonnegative().default(0),
-      /** Redis key prefix, so several bots can share one Redis. */
+      /** Redis key prefix; the application id is appended (`<prefix>:{<application id>}`), so bots sharing a Redis never share keys. */
       redisPrefix: z.string().min(1).default('gh'),
     })
     .default({

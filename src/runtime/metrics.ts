@@ -121,6 +121,16 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
     },
   });
 
+  new Counter({
+    name: 'gatehouse_cache_write_errors_total',
+    help: 'Cache writes to Redis that failed (each marks its guild stale until it is fetched again)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(runtime.parts.cache?.stats().writeErrors ?? 0);
+    },
+  });
+
   const requests = new Counter({
     name: 'gatehouse_rest_requests_total',
     help: 'REST responses by method, route template and status',

@@ -14,7 +14,14 @@ import {
   commandSetFingerprint,
   type ClusterCoordinatorOptions,
 } from '../cluster/index.js';
-import { ShardFencedError, ShardManager, type DispatchHook, type ShardManagerOptions } from '../gateway/index.js';
+import {
+  ShardFencedError,
+  ShardManager,
+  type DispatchHook,
+  type MemberRequestResult,
+  type RequestMembersOptions,
+  type ShardManagerOptions,
+} from '../gateway/index.js';
 import { InteractionRouter } from '../interactions/router.js';
 import { interactionProblem } from '../interactions/shape.js';
 import { PluginHost } from '../plugins/host.js';
@@ -22,6 +29,8 @@ import { getCurrentApplication, RestClient, RestError, type RestClientOptions } 
 import type { Sandbox } from '../sandbox/contract.js';
 import { AnomalyLog, anomalyFromText } from '../util/anomaly-log.js';
 import { registerSecret } from '../util/redact.js';
+import { INTENT_BITS } from '../api/intents.js';
+import { CacheUpkeep } from './cache-upkeep.js';
 import { intentBits, isProduction, LOOPBACK_HOSTS, usesEmbeddedSandbox, type Config } from './config.js';
 import { applicationFacts, logSyncResult, syncPluginCommands, type ApplicationFacts, type CommandSyncResult } from './command-sync.js';
 import { OpsServer, type Readiness } from './http-server.js';
@@ -119,6 +128,8 @@ export class Runtime {
   readonly endpointRequests = new Map<string, number>();
   /** READY of each shard: the bot user and its guild count. */
   private readonly readyShards = new Map<number, { userId: string; username: string; guilds: number }>();
+  /** Entitlement syncs, stale-state recovery, member syncs of all-member requests (cache-upkeep.ts). */
+  private upkeep: CacheUpkeep | null = null;
 
   constructor(private readonly options: RuntimeOptions) {
     this.config = options.config;
@@ -205,7 +216,11 @@ export class Runtime {
     const httpOnly = this.config.transport === 'http';
     const owns = httpOnly || shards.length > 0 || this.clusterValue !== null;
     const endpointUp = this.config.transport === 'gateway' || (this.endpointValue !== null && this.endpointValue.address !== null);
-    const ready = this.stateValue === 'running' && owns && endpointUp && shards.every((s) => s.status === 'ready');
+    // A Redis the process needs (the Redis cache, cluster mode) that cannot be reached makes it not ready.
+    const cacheRedis = this.cacheValue?.backend === 'redis' ? this.cacheValue.reachable : null;
+    const clusterRedis = this.clusterValue !== null ? this.clusterValue.redisReachable : null;
+    const redisDown = cacheRedis === false || clusterRedis === false;
+    const ready = this.stateValue === 'running' && owns && endpointUp && shards.every((s) => s.status === 'ready') && !redisDown;
     return {
       ready,
       detail: {
@@ -213,6 +228,7 @@ export class Runtime {
         transport: this.config.transport,
         shards: shards.map((s) => ({ id: s.id, status: s.status, latencyMs: s.latencyMs })),
         ...(this.endpointValue !== null ? { endpoint: this.endpointValue.address } : {}),
+        ...(cacheRedis !== null || clusterRedis !== null ? { redis: redisDown ? 'unreachable' : 'ok' } : {}),
       },
     };
   }
@@ -313,10 +329,7 @@ export class Runtime {
         cache,
         rest: this.rest,
         applicationId: this.applicationId,
-        requestMembers: (o) =>
-          this.config.transport === 'http'
-            ? Promise.reject(new Error('requestMembers needs a gateway connection; transport is "http" (no shard connects)'))
-            : this.gateway.requestMembers(o),
+        requestMembers: (o) => this.requestMembers(o),
       },
       pluginConfig: this.config.plugins.config,
       pluginEnvironment: this.config.pluginEnvironment ?? [],
@@ -350,16 +363,41 @@ export class Runtime {
   }
 
   private ensureCache(): Cache {
+    if (this.cacheValue !== null) return this.cacheValue;
     const log = this.log.child({ component: 'cache' });
-    this.cacheValue ??= createCache(this.config.cache, {
+    const cache = createCache(this.config.cache, {
       ...(this.config.redisUrl !== undefined ? { redisUrl: this.config.redisUrl } : {}),
+      // Keys are namespaced per bot, as the cluster keys are: two bots sharing a Redis never share a guild.
+      applicationId: this.applicationId,
+      logger: log,
       hooks: {
         // The reason names the field; the payload (or the record in it) is not cached, the rest of it is.
         onReject: (event, reason) => this.anomalies.report(anomalyFromText(event, `${reason} (not cached)`)),
-        onWriteError: (err) => log.warn({ err }, 'cache write failed'),
+        onWriteError: (f) => log.warn({ err: f.error, guild: f.guildId, event: f.event }, 'cache write failed; the guild is marked stale and fetched again'),
+        onStale: (scope) => this.upkeep?.recovery.add(scope),
       },
     });
-    return this.cacheValue;
+    this.cacheValue = cache;
+    this.upkeep = new CacheUpkeep({
+      cache,
+      rest: this.rest,
+      applicationId: this.applicationId,
+      gateway: () => this.gatewayValue,
+      membersIntent: (intentBits(this.config) & INTENT_BITS.GUILD_MEMBERS) !== 0,
+      log,
+    });
+    return cache;
+  }
+
+  /**
+   * Op 8 through the shard of the guild; an all-member request replaces the guild's cached member set with its
+   * answer (see CacheUpkeep.requestMembers).
+   */
+  requestMembers(options: RequestMembersOptions): Promise<MemberRequestResult> {
+    if (this.config.transport === 'http') {
+      return Promise.reject(new Error('requestMembers needs a gateway connection; transport is "http" (no shard connects)'));
+    }
+    return this.upkeep !== null ? this.upkeep.requestMembers(this.gateway, options) : this.gateway.requestMembers(options);
   }
 
   /** Start everything; resolves when every owned shard is READY. */
@@ -401,6 +439,9 @@ export class Runtime {
         return;
       }
 
+      // Entitlements from REST before the first interaction: a restarted process knows its subscribers at once.
+      await this.upkeep?.start();
+
       const { shards, gateway } = this.config;
       // In cluster mode the shards of this process are the ones it holds leases for.
       const shardIds = coordinator !== null ? await coordinator.start() : shards.ids;
@@ -430,6 +471,8 @@ export class Runtime {
         if (error === null || error instanceof ShardFencedError) return;
         this.log.fatal({ err: error, shard: shardId }, `shard ${shardId} stopped for good and /readyz reports not ready: ${error.message}`);
       });
+      // A fresh session on shard 0 syncs entitlements again; stale guilds of the shard are fetched again.
+      manager.on('ready', (shardId, resumed) => this.upkeep?.onShardReady(shardId, resumed));
       if (coordinator !== null) {
         // Seqs are checkpointed while shards run (a SIGKILLed process saves nothing), and at once for a new
         // session: until then a crash would leave nothing to resume.
@@ -676,6 +719,7 @@ export class Runtime {
     if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
     this.stateValue = 'stopping';
     this.acceptingInteractions = false;
+    this.upkeep?.stop();
     this.endpointValue?.stopAccepting();
     if (this.sandboxPointedHere !== null) {
       // As if the URLs were removed in the portal: the sandbox goes back to the gateway for interactions.

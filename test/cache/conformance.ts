@@ -21,16 +21,33 @@ import {
   USER_3,
   entitlement,
   guildCreate,
+  guildOnShard,
+  interaction,
   member,
   ms,
   ready,
+  readyOnShard,
   role,
   user,
 } from './fixtures.js';
 
+/** Wait for background work (settled(); flush() on a cache without it). */
+async function settle(cache: Cache): Promise<void> {
+  const c = cache as Partial<Pick<Cache, 'settled'>> & Cache;
+  if (typeof c.settled === 'function') await c.settled();
+  else await cache.flush();
+}
+
 export interface CacheBackendFactory {
   /** A fresh, empty cache. */
   create(options?: Partial<CacheOptions>): Promise<Cache>;
+  /**
+   * What a restarted process gets: a new instance on the same storage (Redis: the same prefix, after the old
+   * one flushed; memory: a new, empty instance). The old instance is left to cleanup().
+   */
+  restart(cache: Cache, options?: Partial<CacheOptions>): Promise<Cache>;
+  /** Whether a restart keeps the data (Redis) or starts empty (memory). */
+  readonly persistent: boolean;
   /** After each test: close what create() made and remove its data. */
   cleanup(): Promise<void>;
 }
@@ -484,6 +501,274 @@ export function cacheConformance(name: string, factory: CacheBackendFactory, des
         expect((await cache.getMember(GUILD_A, USER_1))!.roles).toEqual([ROLE_MOD]);
         expect(await cache.hasEntitlement({ userId: USER_1, skuId: SKU })).toBe(false);
         expect(await cache.sizes()).toMatchObject({ guilds: 0, roles: 0, entitlements: 0, members: 1 });
+      });
+    });
+
+    describe('state across restarts, replays and snapshots', () => {
+      const S0A = guildOnShard(0, 2, 0);
+      const S0B = guildOnShard(0, 2, 1);
+      const S1C = guildOnShard(1, 2, 0);
+
+      /** Shard 0 of 2 with S0A and S0B, shard 1 with S1C, each with members. */
+      async function twoShards(options?: Partial<CacheOptions>): Promise<Cache> {
+        const cache = await factory.create(options);
+        cache.apply('READY', readyOnShard([S0A, S0B], 0, 2));
+        cache.apply('GUILD_CREATE', guildCreate(S0A, [member(USER_1, { roles: [ROLE_MOD] })]));
+        cache.apply('GUILD_CREATE', guildCreate(S0B, [member(USER_2, { roles: [ROLE_VIP] }), member(USER_3)]));
+        cache.apply('READY', readyOnShard([S1C], 1, 2));
+        cache.apply('GUILD_CREATE', guildCreate(S1C, [member(USER_3, { nick: 'c' })]));
+        await settle(cache);
+        return cache;
+      }
+
+      async function expectGone(cache: Cache, guildId: string): Promise<void> {
+        expect(await cache.getGuild(guildId)).toBeUndefined();
+        expect(await cache.getRoles(guildId)).toEqual([]);
+        expect(await cache.getMember(guildId, USER_2)).toBeUndefined();
+        expect((await cache.getMembers(guildId)).members).toEqual([]);
+        expect(await cache.memberCount(guildId)).toBeUndefined();
+      }
+
+      it('a fresh READY removes the cached guilds of its shard it does not list, with roles and members (after a restart too)', async () => {
+        let cache = await twoShards();
+        // The bot left S0B while no session was live; the next session of shard 0 does not list it.
+        if (factory.persistent) cache = await factory.restart(cache);
+        cache.apply('READY', readyOnShard([S0A], 0, 2));
+        cache.apply('GUILD_CREATE', guildCreate(S0A, [member(USER_1, { roles: [ROLE_MOD] })]));
+        await settle(cache);
+        await expectGone(cache, S0B);
+        expect(await cache.getUser(USER_2)).toBeUndefined();
+        expect(await cache.getGuild(S0A)).toMatchObject({ unavailable: false, memberCount: 1 });
+        // Another shard's guild (another process's, perhaps) is never touched.
+        expect(await cache.getGuild(S1C)).toMatchObject({ unavailable: false, name: `guild ${S1C.slice(-2)}` });
+        expect((await cache.getMember(S1C, USER_3))!.nick).toBe('c');
+        expect(await cache.getUser(USER_3)).toBeDefined();
+        expect((await cache.sizes()).guilds).toBe(2);
+      });
+
+      it('a READY without a shard field lists every guild of the session', async () => {
+        const cache = await twoShards();
+        cache.apply('READY', ready([S1C]));
+        await settle(cache);
+        await expectGone(cache, S0A);
+        await expectGone(cache, S0B);
+        expect(await cache.getGuild(S1C)).toMatchObject({ unavailable: true });
+        expect((await cache.getMember(S1C, USER_3))!.nick).toBe('c');
+      });
+
+      it('RESUMED reconciles nothing; a guild created right after a fresh READY stays', async () => {
+        const cache = await twoShards();
+        cache.apply('RESUMED', null);
+        await settle(cache);
+        expect(await cache.getGuild(S0B)).toMatchObject({ unavailable: false });
+        const joined = guildOnShard(0, 2, 7);
+        cache.apply('READY', readyOnShard([S0A, S0B], 0, 2));
+        cache.apply('GUILD_CREATE', guildCreate(joined, [member(USER_1)]));
+        await settle(cache);
+        expect(await cache.getGuild(joined)).toMatchObject({ unavailable: false });
+        expect(await cache.getGuild(S0A)).toMatchObject({ unavailable: true });
+        expect(await cache.getMember(S0B, USER_2)).toBeDefined();
+      });
+
+      it('a complete role list drops the roles it lacks, from members too (GUILD_CREATE after a gap, GUILD_UPDATE)', async () => {
+        let cache = await seeded();
+        if (factory.persistent) cache = await factory.restart(cache);
+        cache.apply('READY', ready([GUILD_A]));
+        // ROLE_VIP was deleted while no session was live: the new GUILD_CREATE lists every role but it.
+        const roles = [role(GUILD_A, 0, { name: '@everyone' }), role(ROLE_MOD, 2, { name: 'mod' })];
+        // (A partial member list, as for a guild without presences: cached members stay.)
+        cache.apply('GUILD_CREATE', guildCreate(GUILD_A, factory.persistent ? [] : [member(USER_2, { roles: [ROLE_VIP, ROLE_MOD] })], { roles, member_count: 2 }));
+        expect(await cache.getRole(GUILD_A, ROLE_VIP)).toBeUndefined();
+        expect((await cache.getMember(GUILD_A, USER_2))!.roles).toEqual([ROLE_MOD]);
+        expect((await cache.getMembers(GUILD_A)).members.find((m) => m.userId === USER_2)!.roles).toEqual([ROLE_MOD]);
+        // GUILD_UPDATE carries the complete list as well.
+        cache.apply('GUILD_UPDATE', { id: GUILD_A, name: 'renamed', roles: [role(GUILD_A, 0, { name: '@everyone' })] });
+        expect((await cache.getMember(GUILD_A, USER_2))!.roles).toEqual([]);
+        // A role created later is nobody's until a member event says so.
+        cache.apply('GUILD_ROLE_CREATE', { guild_id: GUILD_A, role: role(ROLE_NEW, 3) });
+        expect((await cache.getMember(GUILD_A, USER_2))!.roles).toEqual([]);
+        cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(USER_2), roles: [ROLE_NEW] });
+        expect((await cache.getMember(GUILD_A, USER_2))!.roles).toEqual([ROLE_NEW]);
+      });
+
+      it('roles filter members even when roles are not cached', async () => {
+        const cache = await factory.create({ roles: false });
+        cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1, { roles: [ROLE_MOD, ROLE_VIP] })]));
+        cache.apply('GUILD_ROLE_DELETE', { guild_id: GUILD_A, role_id: ROLE_VIP });
+        expect((await cache.getMember(GUILD_A, USER_1))!.roles).toEqual([ROLE_MOD]);
+        cache.apply('GUILD_UPDATE', { id: GUILD_A, roles: [role(GUILD_A, 0)] });
+        expect((await cache.getMember(GUILD_A, USER_1))!.roles).toEqual([]);
+        expect(await cache.getRoles(GUILD_A)).toEqual([]);
+      });
+
+      it('member_count counts a leave delivered twice once', async () => {
+        const cache = await seeded();
+        const leave = { guild_id: GUILD_A, user: user(USER_2) };
+        cache.apply('GUILD_MEMBER_REMOVE', leave);
+        cache.apply('GUILD_MEMBER_REMOVE', leave);
+        expect(await cache.memberCount(GUILD_A)).toBe(1);
+        // A leave of a member the cache never held (a partial member list) counts, once.
+        const other = { guild_id: GUILD_A, user: user('900000000000000009') };
+        cache.apply('GUILD_MEMBER_REMOVE', other);
+        cache.apply('GUILD_MEMBER_REMOVE', other);
+        expect(await cache.memberCount(GUILD_A)).toBe(0);
+      });
+
+      it('member_count survives a replay of joins and leaves after a crash (the suffix since the checkpoint, again)', async () => {
+        const cache = await seeded();
+        const events: Array<[string, Record<string, unknown>]> = [
+          ['GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(USER_3) }],
+          ['GUILD_MEMBER_REMOVE', { guild_id: GUILD_A, user: user(USER_1) }],
+          ['GUILD_MEMBER_REMOVE', { guild_id: GUILD_A, user: user(USER_3) }],
+          ['GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(USER_1) }],
+        ];
+        for (const [t, d] of events) cache.apply(t, d);
+        expect(await cache.memberCount(GUILD_A)).toBe(2);
+        // A GUILD_CREATE in the replayed suffix, for a guild already available, changes no count either.
+        cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1), member(USER_2)], { member_count: 7 }));
+        for (const [t, d] of events) cache.apply(t, d);
+        expect(await cache.memberCount(GUILD_A)).toBe(2);
+        expect((await cache.getMembers(GUILD_A)).members.map((m) => m.userId)).toEqual([USER_1, USER_2]);
+      });
+
+      it('member_count survives a replay that spans an outage: joins after the returning GUILD_CREATE count again', async () => {
+        for (const options of [{}, { maxMembersPerGuild: 2 }, { members: false }] as Partial<CacheOptions>[]) {
+          const cache = await factory.create(options);
+          cache.apply('READY', ready([GUILD_A]));
+          cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1), member(USER_2)]));
+          const suffix: Array<[string, Record<string, unknown>]> = [
+            ['GUILD_DELETE', { id: GUILD_A, unavailable: true }],
+            ['GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1), member(USER_2)], { member_count: 2 })],
+            ['GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(USER_3) }],
+            ['GUILD_MEMBER_REMOVE', { guild_id: GUILD_A, user: user(USER_1) }],
+          ];
+          for (const [t, d] of suffix) cache.apply(t, d);
+          expect(await cache.memberCount(GUILD_A)).toBe(2);
+          for (const [t, d] of suffix) cache.apply(t, d);
+          expect(await cache.memberCount(GUILD_A)).toBe(2);
+        }
+      });
+
+      it('member_count counts joins and leaves once with a member cap and with members off', async () => {
+        for (const options of [{ maxMembersPerGuild: 1 }, { members: false }] as Partial<CacheOptions>[]) {
+          const cache = await factory.create(options);
+          cache.apply('READY', ready([GUILD_A]));
+          cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1)], { member_count: 10 }));
+          const join = { guild_id: GUILD_A, ...member(USER_3) };
+          cache.apply('GUILD_MEMBER_ADD', join);
+          cache.apply('GUILD_MEMBER_ADD', join);
+          expect(await cache.memberCount(GUILD_A)).toBe(11);
+          const leave = { guild_id: GUILD_A, user: user(USER_3) };
+          cache.apply('GUILD_MEMBER_REMOVE', leave);
+          cache.apply('GUILD_MEMBER_REMOVE', leave);
+          expect(await cache.memberCount(GUILD_A)).toBe(10);
+          // A fresh session's GUILD_CREATE is the new baseline.
+          cache.apply('READY', ready([GUILD_A]));
+          cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1)], { member_count: 4 }));
+          cache.apply('GUILD_MEMBER_ADD', join);
+          expect(await cache.memberCount(GUILD_A)).toBe(5);
+        }
+      });
+
+      it('a fresh GUILD_CREATE with a complete member list (member_count entries) replaces the cached members; a partial one keeps them', async () => {
+        const cache = await seeded();
+        cache.apply('READY', ready([GUILD_A]));
+        // USER_2 left while no session was live; the list has every member (member_count of them).
+        cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1, { roles: [ROLE_MOD] }), member(USER_3)]));
+        await settle(cache);
+        expect((await cache.getMembers(GUILD_A)).members.map((m) => m.userId)).toEqual([USER_1, USER_3]);
+        expect(await cache.getUser(USER_2)).toBeUndefined();
+        // A partial list (member_count larger) removes nobody.
+        cache.apply('READY', ready([GUILD_A]));
+        cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_3)], { member_count: 40 }));
+        await settle(cache);
+        expect((await cache.getMembers(GUILD_A)).members.map((m) => m.userId)).toEqual([USER_1, USER_3]);
+        // A replayed GUILD_CREATE for a guild already available removes nobody either.
+        cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_3)]));
+        await settle(cache);
+        expect((await cache.getMembers(GUILD_A)).members.map((m) => m.userId)).toEqual([USER_1, USER_3]);
+        expect(await cache.memberCount(GUILD_A)).toBe(40);
+      });
+
+      it('a completed member sync replaces the member set and the count; members written meanwhile stay', async () => {
+        const cache = await seeded();
+        const sync = cache.beginMemberSync(GUILD_A);
+        // The chunks list USER_2 and USER_3 (USER_1 left while unobserved); a join arrives in between.
+        cache.apply('GUILD_MEMBERS_CHUNK', { guild_id: GUILD_A, members: [member(USER_2, { nick: 'fresh' })], chunk_index: 0, chunk_count: 2, nonce: 'n' });
+        cache.apply('GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(BOT_ID) });
+        cache.apply('GUILD_MEMBERS_CHUNK', { guild_id: GUILD_A, members: [member(USER_3)], chunk_index: 1, chunk_count: 2, nonce: 'n' });
+        await sync.commit(3);
+        expect((await cache.getMembers(GUILD_A)).members.map((m) => m.userId).sort()).toEqual([USER_3, BOT_ID, USER_2].sort());
+        expect(await cache.getUser(USER_1)).toBeUndefined();
+        expect((await cache.getMember(GUILD_A, USER_2))!.nick).toBe('fresh');
+        expect(await cache.memberCount(GUILD_A)).toBe(3);
+        // An aborted sync removes nothing; a superseded one neither.
+        const aborted = cache.beginMemberSync(GUILD_A);
+        aborted.abort();
+        await aborted.commit(0);
+        const first = cache.beginMemberSync(GUILD_A);
+        const second = cache.beginMemberSync(GUILD_A);
+        await first.commit(1);
+        expect((await cache.getMembers(GUILD_A)).members).toHaveLength(3);
+        cache.apply('GUILD_MEMBERS_CHUNK', { guild_id: GUILD_A, members: [member(USER_3)], chunk_index: 0, chunk_count: 1 });
+        await second.commit(1);
+        expect((await cache.getMembers(GUILD_A)).members.map((m) => m.userId)).toEqual([USER_3]);
+        expect(await cache.memberCount(GUILD_A)).toBe(1);
+      });
+
+      describe('entitlements', () => {
+        const E1 = '700000000000000001';
+        const E2 = '700000000000000002';
+        const E3 = '700000000000000003';
+
+        it('after a restart an entitlement that existed before is held again once synced from REST', async () => {
+          let cache = await factory.create();
+          cache.apply('ENTITLEMENT_CREATE', entitlement(E1));
+          cache = await factory.restart(cache);
+          const sync = cache.beginEntitlementSync();
+          sync.add([entitlement(E1), entitlement(E2, { user_id: USER_2, sku_id: OTHER_SKU })]);
+          await sync.commit();
+          expect(await cache.hasEntitlement({ userId: USER_1, skuId: SKU })).toBe(true);
+          expect(await cache.hasEntitlement({ userId: USER_2, skuId: OTHER_SKU })).toBe(true);
+        });
+
+        it('a sync removes what REST no longer lists, keeps what events said while it read, and rejects bad entries', async () => {
+          const cache = await factory.create();
+          cache.apply('ENTITLEMENT_CREATE', entitlement(E1));
+          cache.apply('ENTITLEMENT_CREATE', entitlement(E2, { user_id: USER_2 }));
+          const sync = cache.beginEntitlementSync();
+          // While the pages are read: E3 is created, E2 ends.
+          cache.apply('ENTITLEMENT_CREATE', entitlement(E3, { user_id: USER_3 }));
+          cache.apply('ENTITLEMENT_UPDATE', entitlement(E2, { user_id: USER_2, ends_at: '2025-01-01T00:00:00.000000+00:00' }));
+          const before = cache.stats().rejected;
+          sync.add([entitlement(E2, { user_id: USER_2 }), { id: 'x', sku_id: SKU }]);
+          await sync.commit();
+          expect(cache.stats().rejected).toBe(before + 1);
+          // E1 was gone from REST (refunded while the process was down): removed.
+          expect(await cache.getEntitlement(E1)).toBeUndefined();
+          expect(await cache.hasEntitlement({ userId: USER_1, skuId: SKU })).toBe(false);
+          // E3 came by event during the sync; E2's end came by event too and the older page does not undo it.
+          expect(await cache.hasEntitlement({ userId: USER_3, skuId: SKU })).toBe(true);
+          expect((await cache.getEntitlement(E2))!.endsAt).toBe(ms('2025-01-01T00:00:00Z'));
+        });
+
+        it("applies an interaction's entitlements, which never bring back a deleted one nor reopen an ended one", async () => {
+          const cache = await factory.create();
+          cache.apply('INTERACTION_CREATE', interaction(GUILD_A, USER_1, [entitlement(E1)]));
+          expect(await cache.hasEntitlement({ userId: USER_1, skuId: SKU })).toBe(true);
+          cache.apply('ENTITLEMENT_UPDATE', entitlement(E1, { ends_at: '2025-01-01T00:00:00.000000+00:00' }));
+          cache.apply('INTERACTION_CREATE', interaction(GUILD_A, USER_1, [entitlement(E1)]));
+          expect((await cache.getEntitlement(E1))!.endsAt).toBe(ms('2025-01-01T00:00:00Z'));
+          cache.apply('ENTITLEMENT_CREATE', entitlement(E2, { sku_id: OTHER_SKU }));
+          cache.apply('ENTITLEMENT_DELETE', entitlement(E2, { sku_id: OTHER_SKU, deleted: true }));
+          cache.apply('INTERACTION_CREATE', interaction(GUILD_A, USER_1, [entitlement(E2, { sku_id: OTHER_SKU })]));
+          expect(await cache.getEntitlement(E2)).toBeUndefined();
+          // A malformed entry is rejected with its path; the others apply.
+          const before = cache.stats().rejected;
+          cache.apply('INTERACTION_CREATE', interaction(GUILD_A, USER_1, [{ id: E3, sku_id: 5 }, entitlement(E3, { sku_id: OTHER_SKU })]));
+          expect(cache.stats().rejected).toBe(before + 1);
+          expect(await cache.hasEntitlement({ userId: USER_1, skuId: OTHER_SKU })).toBe(true);
+        });
       });
     });
 

@@ -122,3 +122,33 @@ export function entitlement(id: string, extra: Record<string, unknown> = {}): Re
 }
 
 export const ms = (iso: string): number => Date.parse(iso);
+
+/** The n-th guild id (n >= 0) whose events go to `shard` of `count` shards ((id >> 22) % count). */
+export function guildOnShard(shard: number, count: number, n: number): string {
+  const k = 50_000_000_000n + BigInt(n * count + shard);
+  return ((k << 22n) + BigInt(n + 1)).toString();
+}
+
+/** READY of one shard (`shard: [id, count]`), as the service sends it to a sharded session. */
+export function readyOnShard(guildIds: string[], shard: number, count: number): Record<string, unknown> {
+  return { ...ready(guildIds), shard: [shard, count] };
+}
+
+/** An INTERACTION_CREATE (slash command in a guild) listing the invoking user's entitlements. */
+export function interaction(guildId: string, userId: string, entitlements: Record<string, unknown>[]): Record<string, unknown> {
+  return {
+    id: '900000000000000001',
+    application_id: APP_ID,
+    type: 2,
+    guild_id: guildId,
+    channel_id: '900000000000000002',
+    member: { ...member(userId), permissions: '0' },
+    token: 'token',
+    version: 1,
+    app_permissions: '0',
+    locale: 'en-US',
+    entitlements,
+    authorizing_integration_owners: { '0': guildId },
+    data: { id: '900000000000000003', name: 'perks', type: 1 },
+  };
+}

@@ -32,9 +32,18 @@ describe('memory backend layout', () => {
     expect(sorted(cache.getMemberSync(GUILD_A, userId(1))!.roles)).toEqual(sorted([roleId(1), roleId(30)]));
     cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(userId(2)), roles: [roleId(60), roleId(45)] });
     expect(sorted(cache.getMemberSync(GUILD_A, userId(2))!.roles)).toEqual(sorted([roleId(45), roleId(60)]));
-    // Role ids the guild never announced still round-trip.
+    // A role id the guild has not announced is kept, and shows once the guild has the role.
     cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(userId(2)), roles: ['499999999999999999'] });
+    expect(cache.getMemberSync(GUILD_A, userId(2))!.roles).toEqual([]);
+    cache.apply('GUILD_ROLE_CREATE', { guild_id: GUILD_A, role: role('499999999999999999', 70) });
     expect(cache.getMemberSync(GUILD_A, userId(2))!.roles).toEqual(['499999999999999999']);
+    // A complete role list without the roles of a member releases their numbers, and clears them from members.
+    cache.apply('GUILD_UPDATE', { id: GUILD_A, roles: roles.slice(0, 3) });
+    expect(cache.getMemberSync(GUILD_A, userId(2))!.roles).toEqual([]);
+    expect(sorted(cache.getMemberSync(GUILD_A, userId(1))!.roles)).toEqual([roleId(1)]);
+    cache.apply('GUILD_ROLE_CREATE', { guild_id: GUILD_A, role: role(roleId(80), 80) });
+    cache.apply('GUILD_ROLE_CREATE', { guild_id: GUILD_A, role: role(roleId(81), 81) });
+    expect(cache.getMemberSync(GUILD_A, userId(1))!.roles).toEqual([roleId(1)]);
   });
 
   it('keeps every nickname right through heavy churn (arena reuse and compaction)', () => {

@@ -1,10 +1,13 @@
 /** What only the Redis backend can get wrong: the documented layout, pipelining, several writers, errors. */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { CacheWriteError, RedisCache, createCache } from '../../src/cache/index.js';
+import { CacheWriteError, RedisCache, createCache, type CacheWriteFailure, type StaleScope } from '../../src/cache/index.js';
 import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
-import { BOT_ID, GUILD_A, GUILD_B, ROLE_MOD, ROLE_VIP, USER_1, USER_2, guildCreate, member, ready, user } from './fixtures.js';
+import { BOT_ID, GUILD_A, GUILD_B, ROLE_MOD, ROLE_VIP, USER_1, USER_2, guildCreate, guildOnShard, member, ready, user } from './fixtures.js';
 import { dropPrefix } from './redis-cleanup.js';
+import { ClusterKeys } from '../../src/cluster/keys.js';
+import { RedisSessionStore } from '../../src/cluster/session-store.js';
+import type { SessionState } from '../../src/gateway/shard.js';
 
 let redis: Redis;
 const prefixes: string[] = [];
@@ -39,14 +42,18 @@ describeWithRedis('redis backend specifics', () => {
     cache.apply('READY', ready([GUILD_A]));
     cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1, { roles: [ROLE_MOD, ROLE_VIP], nick: 'n', pending: true, flags: 2 })]));
     cache.apply('ENTITLEMENT_CREATE', { id: '700000000000000001', sku_id: '500000000000000001', application_id: '600000000000000001', user_id: USER_1, type: 8, deleted: false, starts_at: null, ends_at: null });
-    await cache.flush();
+    await cache.settled();
+    expect(await redis.get(`${p}:v`)).toBe('2');
     expect(await redis.smembers(`${p}:guilds`)).toEqual([GUILD_A]);
-    expect(await redis.hgetall(`${p}:g:${GUILD_A}`)).toEqual({ k: '1', u: '0', n: 'guild 01', o: '300000000000000001', c: '1' });
+    const guild = await redis.hgetall(`${p}:g:${GUILD_A}`);
+    expect(guild).toEqual({ k: '1', u: '0', n: 'guild 01', o: '300000000000000001', c: '1', ep: '1', gen: expect.stringMatching(/^\d+$/), ts: expect.stringMatching(/^\d+$/) });
+    const gen = guild.gen!;
     expect((await redis.hkeys(`${p}:g:${GUILD_A}:r`)).sort()).toEqual([GUILD_A, ROLE_MOD, ROLE_VIP].sort());
     expect(JSON.parse((await redis.hget(`${p}:g:${GUILD_A}:r`, ROLE_MOD))!)).toEqual(['mod', '8', 2, 0x3498db, null, null]);
-    expect(await redis.zrange(`${p}:g:${GUILD_A}:mi`, 0, -1)).toEqual([`000${USER_1}`]);
-    expect(await redis.hgetall(`${p}:g:${GUILD_A}:m:${USER_1}`)).toEqual({
+    expect(await redis.zrange(`${p}:g:${GUILD_A}:${gen}:mi`, 0, -1)).toEqual([`000${USER_1}`]);
+    expect(await redis.hgetall(`${p}:g:${GUILD_A}:${gen}:m:${USER_1}`)).toEqual({
       k: '1',
+      e: '1',
       n: 'n',
       r: `,${ROLE_MOD},${ROLE_VIP},`,
       j: String(Date.parse('2021-03-13T19:19:14.040Z')),
@@ -58,6 +65,9 @@ describeWithRedis('redis backend specifics', () => {
     expect(await redis.hexists(`${p}:u`, BOT_ID)).toBe(1);
     expect(await redis.smembers(`${p}:e:u:${USER_1}`)).toEqual(['700000000000000001']);
     expect(await redis.type(`${p}:e`)).toBe('hash');
+    expect(await redis.hexists(`${p}:es`, '700000000000000001')).toBe(1);
+    // The READY's reconciliation ran and left no job behind.
+    expect(await redis.hgetall(`${p}:jobs`)).toEqual({});
   });
 
   it('sends a large GUILD_CREATE as a few pipelines, not a round trip per member', async () => {
@@ -104,21 +114,25 @@ describeWithRedis('redis backend specifics', () => {
       b.apply('GUILD_MEMBER_ADD', { guild_id: GUILD_B, ...member(userId(1000 + n)) });
     }
     a.apply('GUILD_ROLE_DELETE', { guild_id: GUILD_A, role_id: ROLE_MOD });
-    await Promise.all([a.flush(), b.flush()]);
+    await Promise.all([a.settled(), b.settled()]);
 
-    const refs = await redis.hgetall(`${p}:ur`);
-    const users = await redis.hkeys(`${p}:u`);
     // Every cached user has exactly as many references as cached memberships.
-    const memberships = new Map<string, number>();
-    for (const g of [GUILD_A, GUILD_B]) {
-      for (const padded of await redis.zrange(`${p}:g:${g}:mi`, 0, -1)) {
-        const id = padded.replace(/^0+/, '');
-        memberships.set(id, (memberships.get(id) ?? 0) + 1);
+    const consistent = async (): Promise<void> => {
+      const refs = await redis.hgetall(`${p}:ur`);
+      const users = await redis.hkeys(`${p}:u`);
+      const memberships = new Map<string, number>();
+      for (const g of await redis.smembers(`${p}:guilds`)) {
+        const gen = await redis.hget(`${p}:g:${g}`, 'gen');
+        for (const padded of await redis.zrange(`${p}:g:${g}:${gen}:mi`, 0, -1)) {
+          const id = padded.replace(/^0+/, '');
+          memberships.set(id, (memberships.get(id) ?? 0) + 1);
+        }
       }
-    }
-    expect(Object.keys(refs).sort()).toEqual([...memberships.keys()].sort());
-    for (const [id, count] of memberships) expect(refs[id]).toBe(String(count));
-    expect(users.sort()).toEqual([...memberships.keys()].sort());
+      expect(Object.keys(refs).sort()).toEqual([...memberships.keys()].sort());
+      for (const [id, count] of memberships) expect(refs[id]).toBe(String(count));
+      expect(users.sort()).toEqual([...memberships.keys()].sort());
+    };
+    await consistent();
     expect(await a.memberCount(GUILD_A)).toBe(200);
     expect(await b.memberCount(GUILD_B)).toBe(400);
     expect((await a.getMember(GUILD_A, userId(1)))!.roles).toEqual([]);
@@ -126,25 +140,146 @@ describeWithRedis('redis backend specifics', () => {
 
     // The other process removes its guild: users only it held go, shared ones stay.
     b.apply('GUILD_DELETE', { id: GUILD_B });
-    await b.flush();
+    await b.settled();
     expect(await a.getUser(userId(350))).toBeUndefined();
     expect(await a.getUser(userId(101))).toBeDefined();
     expect(await redis.hget(`${p}:ur`, userId(101))).toBe('1');
+    await consistent();
   });
 
-  it('reports failed writes from flush() and the hook, and keeps going', async () => {
+  it('reports a failed write with its guild and event, marks the guild stale, and never throws it at a reader', async () => {
     const p = prefix();
-    const errors: Error[] = [];
-    const cache = new RedisCache(redis, { prefix: p, hooks: { onWriteError: (e) => errors.push(e) } });
+    const failures: CacheWriteFailure[] = [];
+    const stale: StaleScope[] = [];
+    const cache = new RedisCache(redis, { prefix: p, hooks: { onWriteError: (f) => failures.push(f), onStale: (s) => stale.push(s) } });
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_B, [member(USER_2)]));
+    await cache.flush();
     // Make the users hash the wrong type so that member writes fail inside the script.
     await redis.set(`${p}:u`, 'not a hash');
     cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1)]));
-    await expect(cache.flush()).rejects.toBeInstanceOf(CacheWriteError);
-    expect(errors.length).toBeGreaterThan(0);
+    // An unrelated read answers; the failure was reported where it happened.
+    expect(await cache.getGuild(GUILD_B)).toMatchObject({ name: 'guild 02' });
+    await cache.flush();
+    expect(failures.length).toBeGreaterThan(0);
+    expect(failures[0]).toMatchObject({ event: 'GUILD_CREATE', guildId: GUILD_A });
+    expect(failures[0]!.error.message).toMatch(/WRONGTYPE/);
+    expect(stale).toEqual([{ guildId: GUILD_A }]);
+    expect(cache.stats().writeErrors).toBe(failures.length);
+    // The mark is in Redis: a process started after a crash recovers the guild too.
+    expect(await redis.smembers(`${p}:stale`)).toEqual([GUILD_A]);
+    const other = new RedisCache(redis, { prefix: p });
+    expect(await other.stale()).toEqual({ guildIds: [GUILD_A], entitlements: false });
     await redis.del(`${p}:u`);
     cache.apply('GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(USER_2) });
-    await cache.flush();
     expect(await cache.getMember(GUILD_A, USER_2)).toBeDefined();
+    await cache.recovered({ guildId: GUILD_A });
+    expect(await other.stale()).toEqual({ guildIds: [], entitlements: false });
+    await other.close();
+  });
+
+  it('flush() rejects only when a failed write could not be marked stale either', async () => {
+    const p = prefix();
+    const cache = new RedisCache(redis, { prefix: p });
+    await redis.set(`${p}:u`, 'not a hash');
+    await redis.set(`${p}:stale`, 'not a set');
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1)]));
+    await expect(cache.flush()).rejects.toBeInstanceOf(CacheWriteError);
+    // Still unrecorded: the next flush tries again and rejects again, until the mark can be written.
+    await expect(cache.flush()).rejects.toBeInstanceOf(CacheWriteError);
+    await redis.del(`${p}:stale`, `${p}:u`);
+    await cache.flush();
+    expect(await redis.smembers(`${p}:stale`)).toEqual([GUILD_A]);
+  });
+
+  it('the session checkpoint does not move past a lost write that could not be marked for recovery', async () => {
+    const p = prefix();
+    const cache = new RedisCache(redis, { prefix: `${p}:cache` });
+    const keys = new ClusterKeys(`${p}:cluster`);
+    const sessions = new RedisSessionStore({ redis, keys, totalShards: 1, beforeWrite: () => cache.flush() });
+    const session = (seq: number): SessionState => ({ sessionId: 's', sequence: seq, resumeGatewayUrl: 'wss://gateway.example' });
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1)]));
+    await sessions.checkpoint(new Map([[0, session(5)]]));
+    // The next dispatch's write fails, and so does its stale mark: the checkpoint must stay at 5.
+    await redis.set(`${p}:cache:u`, 'not a hash');
+    await redis.set(`${p}:cache:stale`, 'not a set');
+    cache.apply('GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(USER_2) });
+    await expect(sessions.checkpoint(new Map([[0, session(6)]]))).rejects.toBeInstanceOf(CacheWriteError);
+    await expect(sessions.save(0, session(6))).rejects.toBeInstanceOf(CacheWriteError);
+    expect(await sessions.load(0)).toEqual(session(5));
+    // Once the mark is stored (the guild will be fetched again), the checkpoint moves on.
+    await redis.del(`${p}:cache:stale`);
+    await sessions.checkpoint(new Map([[0, session(6)]]));
+    expect(await sessions.load(0)).toEqual(session(6));
+    expect(await redis.smembers(`${p}:cache:stale`)).toEqual([GUILD_A]);
+    await cache.close();
+  });
+
+  it('namespaces keys by application id: two bots sharing one Redis and prefix never share a guild', async () => {
+    const p = prefix();
+    const base = { guilds: true, members: true, users: true, roles: true, entitlements: true, maxMembersPerGuild: 0, redisPrefix: p, backend: 'redis' as const };
+    const one = createCache(base, { redis, applicationId: '600000000000000001' });
+    const two = createCache(base, { redis, applicationId: '600000000000000002' });
+    for (const cache of [one, two]) cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1)]));
+    one.apply('GUILD_DELETE', { id: GUILD_A });
+    await Promise.all([one.settled(), two.settled()]);
+    expect(await one.getGuild(GUILD_A)).toBeUndefined();
+    expect(await two.getGuild(GUILD_A)).toMatchObject({ name: 'guild 01', unavailable: false });
+    expect(await two.getMember(GUILD_A, USER_1)).toBeDefined();
+    expect(await redis.exists(`${p}:{600000000000000002}:g:${GUILD_A}`)).toBe(1);
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  it('removes a large guild at once for readers and releases its members in bounded batches, resumed after a crash', async () => {
+    const p = prefix();
+    const a = new RedisCache(redis, { prefix: p, batchSize: 50 });
+    const members = [];
+    for (let n = 0; n < 2000; n++) members.push(member(userId(n)));
+    a.apply('GUILD_CREATE', guildCreate(GUILD_A, members));
+    a.apply('GUILD_CREATE', guildCreate(GUILD_B, [member(userId(7))]));
+    await a.settled();
+    const gen = await redis.hget(`${p}:g:${GUILD_A}`, 'gen');
+    a.apply('GUILD_DELETE', { id: GUILD_A });
+    await a.flush();
+    // Gone for every reader at once.
+    expect(await a.getGuild(GUILD_A)).toBeUndefined();
+    expect(await a.getMember(GUILD_A, userId(1))).toBeUndefined();
+    expect((await a.getMembers(GUILD_A)).members).toEqual([]);
+    // The process dies while releasing members: the job is in Redis.
+    await a.close();
+    expect(await redis.hgetall(`${p}:jobs`)).toEqual({ [`gc:${GUILD_A}:${gen}`]: '1' });
+    expect(await redis.zcard(`${p}:g:${GUILD_A}:${gen}:mi`)).toBeGreaterThan(0);
+    // The guild comes back before the old members are released: a new generation, not confused with the old.
+    const b = new RedisCache(redis, { prefix: p, batchSize: 50 });
+    b.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(userId(1), { nick: 'back' })]));
+    await b.settled();
+    expect(await redis.hgetall(`${p}:jobs`)).toEqual({});
+    expect(await redis.exists(`${p}:g:${GUILD_A}:${gen}:mi`, `${p}:g:${GUILD_A}:${gen}:m:${userId(5)}`)).toBe(0);
+    expect((await b.getMembers(GUILD_A)).members.map((m) => m.nick)).toEqual(['back']);
+    expect(await b.getUser(userId(5))).toBeUndefined();
+    expect(await b.getUser(userId(7))).toBeDefined();
+    expect(await redis.hlen(`${p}:ur`)).toBe(2);
+    await b.close();
+  });
+
+  it('a READY reconciliation stored before a crash is finished by the next process', async () => {
+    const p = prefix();
+    const S0A = guildOnShard(0, 2, 0);
+    const S0B = guildOnShard(0, 2, 1);
+    const S1C = guildOnShard(1, 2, 0);
+    const a = new RedisCache(redis, { prefix: p });
+    for (const g of [S0A, S0B, S1C]) a.apply('GUILD_CREATE', guildCreate(g, [member(USER_1)]));
+    await a.close();
+    // What a READY listing only S0A stored before its process died: the stamp, S0A stamped after it, the job.
+    const stamp = await redis.incr(`${p}:clock`);
+    await redis.hset(`${p}:g:${S0A}`, 'ts', String(await redis.incr(`${p}:clock`)));
+    await redis.hset(`${p}:jobs`, 'ready:0:2', String(stamp));
+    const b = new RedisCache(redis, { prefix: p });
+    await b.settled();
+    expect(await b.getGuild(S0B)).toBeUndefined();
+    expect(await b.getGuild(S0A)).toBeDefined();
+    expect(await b.getGuild(S1C)).toBeDefined();
+    expect(await redis.hgetall(`${p}:jobs`)).toEqual({});
+    await b.close();
   });
 
   it('createCache picks the backend from the configuration', async () => {

@@ -18,11 +18,19 @@ describeWithRedis('redis backend', () => {
   });
 
   cacheConformance('redis', {
+    persistent: true,
     async create(options) {
       const prefix = uniquePrefix('cache');
       const cache = new RedisCache(redis, { ...options, prefix });
       made.push({ cache, prefix });
       return cache;
+    },
+    async restart(cache, options) {
+      const old = made.find((m) => m.cache === cache)!;
+      await cache.close();
+      const next = new RedisCache(redis, { ...cache.options, ...options, prefix: old.prefix });
+      made.push({ cache: next, prefix: old.prefix });
+      return next;
     },
     async cleanup() {
       for (const { cache, prefix } of made.splice(0)) {

@@ -131,7 +131,8 @@ describeWithRedis('RedisSessionStore', () => {
       await Promise.all([checkpoint, save]);
       expect(await s.load(0)).toEqual(state(7));
       expect(await s.load(1)).toEqual(state(9));
-      expect(await scope.admin.exists(`${scope.prefix}:cache:g:${guild}:m:5`)).toBe(1);
+      const gen = await scope.admin.hget(`${scope.prefix}:cache:g:${guild}`, 'gen');
+      expect(await scope.admin.exists(`${scope.prefix}:cache:g:${guild}:${gen}:m:5`)).toBe(1);
     } finally {
       cacheRedis.disconnect();
       await gate.close();

@@ -18,7 +18,8 @@ abstract class GatehouseSubject implements CacheSubject {
       const p = packets[i]!;
       cache.apply(p.t, p.d);
     }
-    return this.cache.backend === 'redis' ? cache.flush() : undefined;
+    // Redis: until the writes and the work they started (a complete member list's sync) are done.
+    return this.cache.backend === 'redis' ? cache.settled() : undefined;
   }
 
   async counts(): Promise<SubjectCounts> {

@@ -1,10 +1,17 @@
 /**
  * One record per guild (guilds are few next to members, so a small object each is fine), holding the
- * guild's fields, its role records, the numbering of its role ids used by member role sets, and the
- * head of its member list in the MemberTable.
+ * guild's fields, its role records, the numbering of its role ids used by member role sets, the head of its
+ * member list in the MemberTable, and its recent membership transitions.
+ *
+ * Role numbers. A role id gets a number on first sight, from the guild's role list or from a member's roles.
+ * A number is "current" while the guild has that role (listed, created, not deleted); members show only
+ * current roles, so a role id a member carried before the guild announced it shows once it is announced. A
+ * number is released (and cleared from every member first) when its role is deleted or missing from a
+ * complete role list.
  */
 import type { APIRole } from 'discord-api-types/v10';
 import type { RoleView } from '../types.js';
+import type { TransitionLog } from './transitions.js';
 
 export class GuildRecord {
   name: string | null = null;
@@ -18,9 +25,20 @@ export class GuildRecord {
   cachedMembers = 0;
   /** Member slots ordered by user id, built on demand for paging and dropped on any add/remove. */
   sorted: Int32Array | null = null;
+  /** Recent membership transitions (see MemoryCache.transition); created on the first one. */
+  transitions: TransitionLog | null = null;
+  /**
+   * Bumped (mod 256) at every member_count baseline: a cached member written before it is not known to be in
+   * as of the baseline (a GUILD_CREATE replayed after a crash may predate its join).
+   */
+  epoch = 0;
+  /** Member slots written since an open member sync began (see MemberSync); null when none is open. */
+  syncSeen: Set<number> | null = null;
+  syncToken: object | null = null;
 
   private readonly roleSlots = new Map<string, number>();
   private roleIds: (string | undefined)[] = [];
+  private roleCurrent: boolean[] = [];
   private readonly freeRoleSlots: number[] = [];
 
   constructor(
@@ -47,8 +65,19 @@ export class GuildRecord {
     return this.roleSlots.get(roleId) ?? -1;
   }
 
-  roleIdAt(slot: number): string | undefined {
-    return this.roleIds[slot];
+  /** The role id of a number while the guild has that role, else undefined. */
+  currentRoleAt(slot: number): string | undefined {
+    return this.roleCurrent[slot] === true ? this.roleIds[slot] : undefined;
+  }
+
+  /** The guild has this role (listed or created). */
+  markCurrent(slot: number): void {
+    this.roleCurrent[slot] = true;
+  }
+
+  /** Numbers of every role id seen, current or not. */
+  roleSlotsInUse(): IterableIterator<[string, number]> {
+    return this.roleSlots.entries();
   }
 
   /** Forget a role id's number; the caller has already removed it from every member. */
@@ -57,6 +86,7 @@ export class GuildRecord {
     if (slot === undefined) return;
     this.roleSlots.delete(roleId);
     this.roleIds[slot] = undefined;
+    this.roleCurrent[slot] = false;
     this.freeRoleSlots.push(slot);
   }
 }

@@ -38,6 +38,8 @@ export class MemberTable {
   private roleBits = new Int32Array(0);
   private flags = new Int32Array(0);
   private state = new Uint8Array(0);
+  /** The guild's baseline epoch when the member was last written (GuildRecord.epoch, mod 256). */
+  private epoch = new Uint8Array(0);
   private joined = new Float64Array(0);
   private nickAt = new Uint32Array(0);
   private nickLength = new Uint8Array(0);
@@ -122,6 +124,7 @@ export class MemberTable {
 
   /** Copy a member payload's fields; with `partial`, fields absent from it are left as they are. */
   write(slot: number, guild: GuildRecord, m: MemberPayload, partial: boolean): void {
+    this.epoch[slot] = guild.epoch;
     if (!partial || m.nick !== undefined) this.setNick(slot, typeof m.nick === 'string' ? m.nick : null);
     if (!partial || m.roles !== undefined) this.writeRoles(slot, guild, m.roles);
     if (!partial || m.joined_at !== undefined) this.joined[slot] = timestampOrNaN(m.joined_at);
@@ -222,39 +225,46 @@ export class MemberTable {
     this.state[slot] = state | SIDE_ROLES;
   }
 
-  /** Role ids of a member. */
+  /** Role ids of a member: those of its role numbers the guild currently has. */
   roles(slot: number, guild: GuildRecord): string[] {
     const out: string[] = [];
     const bits = this.roleBits[slot]!;
     if (bits === OVERFLOW) {
       const set = this.overflowRoles.get(slot) ?? '';
       for (let i = 0; i < set.length; i++) {
-        const id = guild.roleIdAt(set.charCodeAt(i));
+        const id = guild.currentRoleAt(set.charCodeAt(i));
         if (id !== undefined) out.push(id);
       }
       return out;
     }
     for (let n = 0; bits >>> n !== 0 && n < BITSET_SLOTS; n++) {
       if ((bits & (1 << n)) !== 0) {
-        const id = guild.roleIdAt(n);
+        const id = guild.currentRoleAt(n);
         if (id !== undefined) out.push(id);
       }
     }
     return out;
   }
 
-  /** Take role number `n` out of every member of the guild (the role was deleted). */
-  dropRole(guild: GuildRecord, n: number): void {
+  /** Take role numbers `gone` out of every member of the guild (their roles were deleted), in one walk. */
+  dropRoles(guild: GuildRecord, gone: readonly number[]): void {
+    if (gone.length === 0) return;
+    let mask = 0;
+    let wide = '';
+    for (const n of gone) {
+      if (n < BITSET_SLOTS) mask |= 1 << n;
+      wide += String.fromCharCode(n);
+    }
     for (let slot = guild.memberHead; slot >= 0; slot = this.next[slot]!) {
       const bits = this.roleBits[slot]!;
       if (bits !== OVERFLOW) {
-        if (n < BITSET_SLOTS) this.roleBits[slot] = bits & ~(1 << n);
+        this.roleBits[slot] = bits & ~mask;
         continue;
       }
       const set = this.overflowRoles.get(slot) ?? '';
-      const at = set.indexOf(String.fromCharCode(n));
-      if (at < 0) continue;
-      const rest = set.slice(0, at) + set.slice(at + 1);
+      let rest = '';
+      for (let i = 0; i < set.length; i++) if (!wide.includes(set[i]!)) rest += set[i]!;
+      if (rest.length === set.length) continue;
       let fits = true;
       let packed = 0;
       for (let i = 0; i < rest.length; i++) {
@@ -286,6 +296,10 @@ export class MemberTable {
   flagsOf(slot: number): number {
     return this.flags[slot]!;
   }
+  /** Whether the member was written since the guild's last baseline (see MemoryCache.transition). */
+  currentOf(slot: number, guild: GuildRecord): boolean {
+    return this.epoch[slot] === guild.epoch;
+  }
   pendingOf(slot: number): boolean {
     return (this.state[slot]! & PENDING) !== 0;
   }
@@ -313,6 +327,7 @@ export class MemberTable {
     this.roleBits = grown(this.roleBits, cap);
     this.flags = grown(this.flags, cap);
     this.state = grown(this.state, cap);
+    this.epoch = grown(this.epoch, cap);
     this.joined = grown(this.joined, cap);
     this.nickAt = grown(this.nickAt, cap);
     this.nickLength = grown(this.nickLength, cap);

@@ -1,12 +1,13 @@
 /**
  * The in-process cache (the default backend). Users and members live in column tables (users.ts,
  * members.ts); guilds, roles and entitlements, which are few, in small frozen objects. Every read
- * builds a fresh plain view; the `*Sync` methods are the same reads without a promise.
+ * builds a fresh plain view; the `*Sync` methods are the same reads without a promise. Writes never fail
+ * and there is no background work: syncs commit at once, nothing is ever stale.
  */
 import type { APIEntitlement, APIRole, APIUser } from 'discord-api-types/v10';
 import { entitlementView } from '../entitlement-view.js';
 import { isEntitlementActive, toMillis } from '../entitlements.js';
-import { reduce, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
+import { entitlementProblem, reduce, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
 import type {
   Cache,
   CacheOptions,
@@ -14,22 +15,38 @@ import type {
   CacheStats,
   EntitlementOwner,
   EntitlementQuery,
+  EntitlementSync,
   EntitlementView,
   GuildView,
   MemberPage,
   MemberPageOptions,
+  MemberSync,
   MemberView,
   RoleView,
+  StaleScope,
   UserView,
 } from '../types.js';
 import { nanToNull, scratchId, splitSnowflake } from '../wire.js';
 import { compareRoles, GuildRecord, roleView } from './guilds.js';
-import { checkOptions, ownerOf, pageLimit, type CacheHooks } from '../shared.js';
+import {
+  checkOptions,
+  MAX_TRANSITIONS,
+  ownerOf,
+  pageLimit,
+  shardOf,
+  TRANSITION_WINDOW_MS,
+  type CacheHooks,
+} from '../shared.js';
 import { MemberTable } from './members.js';
+import { TransitionLog } from './transitions.js';
 import { UserTable } from './users.js';
+
+/** The member-sync token of a GUILD_CREATE whose complete member list replaces the cached one. */
+const LISTED = Object.freeze({});
 
 export class MemoryCache implements Cache, CacheSink {
   readonly backend = 'memory' as const;
+  readonly reachable = true;
   readonly options: Readonly<CacheOptions>;
   private readonly guilds = new Map<string, GuildRecord>();
   private nextGuildSlot = 0;
@@ -39,9 +56,20 @@ export class MemoryCache implements Cache, CacheSink {
   private readonly entitlements = new Map<string, EntitlementView>();
   private readonly entitlementsByUser = new Map<string, Set<string>>();
   private readonly entitlementsByGuild = new Map<string, Set<string>>();
+  /**
+   * When each entitlement id was last written or deleted (a tick of `clock`); deleted ids stay as
+   * tombstones, so that an interaction's older copy cannot bring them back and an entitlement sync knows
+   * what events changed while it read REST.
+   */
+  private readonly entitlementStamps = new Map<string, number>();
+  private clock = 0;
+  private entitlementSync: { stamp: number; seen: Set<string> } | null = null;
   private selfId: string | null = null;
   private selfSlot = -1;
-  private readonly counters: CacheStats = { applied: 0, rejected: 0, capped: 0 };
+  private readonly counters: CacheStats = { applied: 0, rejected: 0, capped: 0, writeErrors: 0 };
+  private readonly now: () => number;
+  /** Members are cached and uncapped: a joining member is always cached (see transition). */
+  private readonly everyMemberCached: boolean;
 
   constructor(
     options: Partial<CacheOptions> = {},
@@ -49,6 +77,8 @@ export class MemoryCache implements Cache, CacheSink {
   ) {
     this.options = Object.freeze(checkOptions(options));
     this.users = new UserTable(this.options.users);
+    this.now = hooks.now ?? Date.now;
+    this.everyMemberCached = this.options.members && this.options.maxMembersPerGuild === 0;
   }
 
   apply(t: string, d: unknown): void {
@@ -62,6 +92,66 @@ export class MemoryCache implements Cache, CacheSink {
 
   async flush(): Promise<void> {}
 
+  async settled(): Promise<void> {}
+
+  /** Nothing is ever stale in memory: writes cannot fail. */
+  async stale(): Promise<{ guildIds: string[]; entitlements: boolean }> {
+    return { guildIds: [], entitlements: false };
+  }
+
+  async recovered(_scope: StaleScope): Promise<void> {}
+
+  beginMemberSync(guildId: string): MemberSync {
+    const token = {};
+    const g = this.guilds.get(guildId);
+    if (g) {
+      g.syncToken = token;
+      g.syncSeen = new Set();
+    }
+    return {
+      guildId,
+      commit: async (memberCount?: number) => this.commitMemberSync(guildId, token, memberCount),
+      abort: () => {
+        const current = this.guilds.get(guildId);
+        if (current?.syncToken === token) {
+          current.syncToken = null;
+          current.syncSeen = null;
+        }
+      },
+    };
+  }
+
+  beginEntitlementSync(): EntitlementSync {
+    const sync = { stamp: ++this.clock, seen: new Set<string>() };
+    this.entitlementSync = sync;
+    return {
+      add: (list) => {
+        for (let i = 0; i < list.length; i++) {
+          const e = list[i];
+          const problem = entitlementProblem(e);
+          if (problem !== null) {
+            this.reject('entitlement sync', `[${i}]${problem.charCodeAt(0) === 58 ? '' : '.'}${problem}`);
+            continue;
+          }
+          const id = (e as APIEntitlement).id;
+          sync.seen.add(id);
+          // An event since begin is newer than this page.
+          if ((this.entitlementStamps.get(id) ?? 0) < sync.stamp) this.storeEntitlement(e as APIEntitlement, false, false);
+        }
+      },
+      commit: async () => {
+        if (this.entitlementSync !== sync) return;
+        this.entitlementSync = null;
+        for (const id of [...this.entitlements.keys()]) {
+          if (!sync.seen.has(id) && (this.entitlementStamps.get(id) ?? 0) < sync.stamp) this.dropEntitlement(id, false);
+        }
+      },
+      abort: () => {
+        if (this.entitlementSync === sync) this.entitlementSync = null;
+      },
+    };
+  }
+
   /** Drop everything (the cache stays usable, empty). */
   async close(): Promise<void> {
     this.guilds.clear();
@@ -74,6 +164,8 @@ export class MemoryCache implements Cache, CacheSink {
     this.entitlements.clear();
     this.entitlementsByUser.clear();
     this.entitlementsByGuild.clear();
+    this.entitlementStamps.clear();
+    this.entitlementSync = null;
   }
 
   stats(): CacheStats {
@@ -85,6 +177,15 @@ export class MemoryCache implements Cache, CacheSink {
   reject(event: string, reason: string): void {
     this.counters.rejected++;
     this.hooks.onReject?.(event, reason);
+  }
+
+  ready(guildIds: readonly string[], shardId: number, shardCount: number): void {
+    for (let i = 0; i < guildIds.length; i++) this.guildUnavailable(guildIds[i]!);
+    if (shardCount <= 0) return;
+    const listed = new Set(guildIds);
+    for (const id of [...this.guilds.keys()]) {
+      if (!listed.has(id) && shardOf(id, shardCount) === shardId) this.guildRemove(id);
+    }
   }
 
   setSelf(user: APIUser): void {
@@ -104,18 +205,50 @@ export class MemoryCache implements Cache, CacheSink {
     this.guildRecord(guildId).unavailable = true;
   }
 
-  guildUpsert(p: GuildPayload): void {
-    const g = this.guildRecord(p.id);
+  guildUpsert(p: GuildPayload, create: boolean, listComplete: boolean): void {
+    const known = this.guilds.get(p.id);
+    // A GUILD_CREATE sets the count's baseline when the guild was unknown or unavailable; one for a guild
+    // already available is a replay (after a crash) and must not undo the transitions counted since.
+    const baseline = create && (known === undefined || known.unavailable);
+    const g = known ?? this.guildRecord(p.id);
     g.unavailable = false;
+    if (baseline && listComplete && this.options.members && g.cachedMembers > 0) {
+      // The members that follow are all there is (this supersedes an open member sync).
+      g.syncToken = LISTED;
+      g.syncSeen = new Set();
+    }
     if (this.options.guilds) {
       if (typeof p.name === 'string') g.name = p.name;
       if (typeof p.owner_id === 'string') g.ownerId = p.owner_id;
-      if (typeof p.member_count === 'number') g.memberCount = p.member_count;
+      if (baseline && typeof p.member_count === 'number' && p.member_count >= 0) {
+        g.memberCount = p.member_count;
+        g.transitions = null;
+        g.epoch = (g.epoch + 1) & 255;
+      }
     }
     const roles = p.roles;
     if (roles === undefined) return;
-    if (this.options.roles) g.roles.clear();
+    // The list is complete: a role id not in it is gone, from members too.
+    const listed = new Set<string>();
+    for (let i = 0; i < roles.length; i++) listed.add(roles[i]!.id);
+    let gone: number[] | null = null;
+    let goneIds: string[] | null = null;
+    for (const [id, n] of g.roleSlotsInUse()) {
+      if (!listed.has(id)) {
+        (gone ??= []).push(n);
+        (goneIds ??= []).push(id);
+      }
+    }
+    if (gone !== null) {
+      this.members.dropRoles(g, gone);
+      for (const id of goneIds!) g.releaseRoleSlot(id);
+    }
+    g.roles.clear();
     for (let i = 0; i < roles.length; i++) this.storeRole(g, roles[i]!);
+  }
+
+  guildMembersListed(guildId: string): void {
+    if (this.guilds.get(guildId)?.syncToken === LISTED) this.commitMemberSync(guildId, LISTED, undefined);
   }
 
   guildRemove(guildId: string): void {
@@ -129,25 +262,22 @@ export class MemoryCache implements Cache, CacheSink {
   memberUpsert(guildId: string, m: MemberPayload, partial: boolean, join: boolean): void {
     const g = this.guilds.get(guildId);
     if (!g) return;
-    if (!this.options.members) {
-      if (join && g.memberCount >= 0) g.memberCount++;
-      return;
-    }
     const userId = m.user.id;
-    if (!splitSnowflake(userId)) {
-      this.reject('GUILD_MEMBER_*', 'member user.id is not a snowflake');
-      return;
-    }
+    // The reducer has just parsed user.id: its halves are in scratchId.
     const hi = scratchId.hi;
     const lo = scratchId.lo;
+    if (!this.options.members) {
+      if (join) this.transition(g, hi, lo, true, false);
+      return;
+    }
     let userSlot = this.users.findKey(hi, lo);
     let slot = userSlot >= 0 ? this.members.find(g.slot, userSlot) : -1;
     const existed = slot >= 0;
+    if (join) this.transition(g, hi, lo, true, existed && this.members.currentOf(slot, g));
     if (!existed) {
       const cap = this.options.maxMembersPerGuild;
       if (cap > 0 && g.cachedMembers >= cap && userId !== this.selfId) {
         this.counters.capped++;
-        if (join && g.memberCount >= 0) g.memberCount++;
         return;
       }
       userSlot = this.users.acquireKey(hi, lo, userSlot < 0);
@@ -155,16 +285,18 @@ export class MemoryCache implements Cache, CacheSink {
     }
     this.members.write(slot, g, m, partial);
     this.users.write(userSlot, m.user);
-    if (join && !existed && g.memberCount >= 0) g.memberCount++;
+    if (g.syncSeen !== null) g.syncSeen.add(slot);
   }
 
   memberRemove(guildId: string, user: APIUser): void {
     const g = this.guilds.get(guildId);
     if (!g) return;
-    if (g.memberCount > 0) g.memberCount--;
-    const userSlot = this.users.find(user.id);
-    if (userSlot < 0) return;
-    const slot = this.members.find(g.slot, userSlot);
+    // The reducer has just parsed user.id: its halves are in scratchId.
+    const hi = scratchId.hi;
+    const lo = scratchId.lo;
+    const userSlot = this.options.members ? this.users.findKey(hi, lo) : -1;
+    const slot = userSlot >= 0 ? this.members.find(g.slot, userSlot) : -1;
+    this.transition(g, hi, lo, false, slot >= 0 && this.members.currentOf(slot, g));
     if (slot < 0) return;
     this.users.write(userSlot, user);
     this.members.remove(g, slot);
@@ -182,25 +314,17 @@ export class MemoryCache implements Cache, CacheSink {
     g.roles.delete(roleId);
     const n = g.knownRoleSlot(roleId);
     if (n < 0) return;
-    this.members.dropRole(g, n);
+    this.members.dropRoles(g, [n]);
     g.releaseRoleSlot(roleId);
   }
 
-  entitlementUpsert(e: APIEntitlement): void {
+  entitlementUpsert(e: APIEntitlement, fromInteraction: boolean): void {
     if (!this.options.entitlements) return;
-    const view = entitlementView(e);
-    const old = this.entitlements.get(view.id);
-    if (old) this.unindexEntitlement(old);
-    this.entitlements.set(view.id, view);
-    if (view.userId !== null) indexAdd(this.entitlementsByUser, view.userId, view.id);
-    if (view.guildId !== null) indexAdd(this.entitlementsByGuild, view.guildId, view.id);
+    this.storeEntitlement(e, fromInteraction, true);
   }
 
   entitlementRemove(e: APIEntitlement): void {
-    const old = this.entitlements.get(e.id);
-    if (!old) return;
-    this.entitlements.delete(e.id);
-    this.unindexEntitlement(old);
+    if (this.options.entitlements) this.dropEntitlement(e.id, true);
   }
 
   // ---- reads ----------------------------------------------------------------------------------
@@ -373,8 +497,83 @@ export class MemoryCache implements Cache, CacheSink {
 
   private storeRole(g: GuildRecord, role: APIRole): void {
     // @everyone (id = guild id) is never listed on members, so it needs no number.
-    if (role.id !== g.id) g.roleSlot(role.id);
+    if (role.id !== g.id) g.markCurrent(g.roleSlot(role.id));
     if (this.options.roles) g.roles.set(role.id, roleView(g.id, role));
+  }
+
+  /**
+   * Count a membership transition once. The state of a user before this event is the last transition
+   * recorded within the window, else "in" when the member is cached and was written since the count's
+   * baseline (`cached`), else unknown; a join of a user known to be in, or a leave of one known to be out, is
+   * a repeat and changes nothing. Replaying a suffix of a user's alternating joins and leaves (what a resume
+   * after a crash delivers) ends where it started, so the count ends right; a replayed GUILD_CREATE that sets
+   * a baseline (after an outage in the replay) forgets the transitions and which members are known to be in,
+   * so the joins replayed after it count again, as they must.
+   */
+  private transition(g: GuildRecord, hi: number, lo: number, join: boolean, cached: boolean): void {
+    if (!this.options.guilds) return;
+    const t = g.transitions;
+    const last = t === null ? undefined : t.get(hi, lo);
+    let state = cached ? 1 : -1;
+    let now = 0;
+    if (last !== undefined) {
+      now = this.now();
+      if (last >= (now - TRANSITION_WINDOW_MS) * 2) state = last % 2;
+    }
+    if (state === (join ? 1 : 0)) return;
+    if (g.memberCount >= 0) g.memberCount = join ? g.memberCount + 1 : Math.max(0, g.memberCount - 1);
+    if (join && this.everyMemberCached) {
+      // Every member is cached, so the cache itself says who is in: only leaves need a record, and a join
+      // clears one.
+      if (last !== undefined) t!.clear(hi, lo);
+      return;
+    }
+    if (now === 0) now = this.now();
+    // Two generations of half the cap each, a new one at least every window: bounded, and a record lives at
+    // least a window (or until MAX_TRANSITIONS newer ones).
+    (g.transitions ??= new TransitionLog(MAX_TRANSITIONS / 2, TRANSITION_WINDOW_MS)).set(hi, lo, now * 2 + (join ? 1 : 0), now);
+  }
+
+  private commitMemberSync(guildId: string, token: object, memberCount: number | undefined): void {
+    const g = this.guilds.get(guildId);
+    if (!g || g.syncToken !== token) return;
+    const seen = g.syncSeen!;
+    g.syncToken = null;
+    g.syncSeen = null;
+    for (let slot = g.memberHead; slot >= 0; ) {
+      const next = this.members.nextOf(slot);
+      if (!seen.has(slot)) this.users.release(this.members.remove(g, slot));
+      slot = next;
+    }
+    // The transitions recorded stay: a replay of events from before the sync may still come after it, and
+    // they describe the latest state of each user, which the new count includes.
+    if (memberCount !== undefined && this.options.guilds && Number.isInteger(memberCount) && memberCount >= 0) g.memberCount = memberCount;
+  }
+
+  /** `stamped`: an event wrote it (a REST listing stamps nothing: it is not newer than any event). */
+  private storeEntitlement(e: APIEntitlement, fromInteraction: boolean, stamped: boolean): void {
+    let view = entitlementView(e);
+    const old = this.entitlements.get(view.id);
+    if (fromInteraction) {
+      // An interaction's copy may be older than the events: it never undoes a deletion or an end.
+      if (old === undefined && this.entitlementStamps.has(view.id)) return;
+      if (old !== undefined && old.endsAt !== null && view.endsAt === null) view = Object.freeze({ ...view, endsAt: old.endsAt });
+    }
+    if (old) this.unindexEntitlement(old);
+    this.entitlements.set(view.id, view);
+    if (stamped) this.entitlementStamps.set(view.id, ++this.clock);
+    if (view.userId !== null) indexAdd(this.entitlementsByUser, view.userId, view.id);
+    if (view.guildId !== null) indexAdd(this.entitlementsByGuild, view.guildId, view.id);
+  }
+
+  /** `tombstone`: an event deleted it (remembered); otherwise a sync found it gone. */
+  private dropEntitlement(id: string, tombstone: boolean): void {
+    if (tombstone) this.entitlementStamps.set(id, ++this.clock);
+    else this.entitlementStamps.delete(id);
+    const old = this.entitlements.get(id);
+    if (!old) return;
+    this.entitlements.delete(id);
+    this.unindexEntitlement(old);
   }
 
   private dropMembers(g: GuildRecord): void {

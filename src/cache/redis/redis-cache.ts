@@ -1,14 +1,32 @@
 /**
- * The Redis backend. apply() stays synchronous: the reducer's writes are queued on one ioredis
- * pipeline, which is sent at the end of the tick (or as soon as it holds `pipelineSize` commands), so
- * a GUILD_CREATE with a thousand members costs one round trip, not a thousand. Reads first wait for
- * every queued write, so a read after apply() sees it. Layout and concurrency rules: keys.ts.
+ * The Redis backend. apply() stays synchronous: the reducer's writes are queued (write-queue.ts) and sent as
+ * one pipeline at the end of the tick, so a GUILD_CREATE with a thousand members costs one round trip, not a
+ * thousand. Reads first wait for every queued write, so a read after apply() sees it. Layout and concurrency
+ * rules: keys.ts; every script is bounded (scripts.ts).
+ *
+ * Failed writes. A command that fails is reported where it happens (`onWriteError`, counted in stats), what it
+ * concerned is marked stale (stale-marks.ts: `onStale`, and in Redis so that any process recovers it after a
+ * restart), and nothing is thrown at readers. flush() resolves once every write is stored or its failure
+ * recorded that way, and rejects only when even the stale mark could not be written: the cluster's session
+ * checkpoint awaits it, so a stored seq never moves past a lost write that nobody will recover.
+ *
+ * Background work (jobs.ts; bounded batches, resumed by any process after a crash): the removal of a fresh
+ * READY's unlisted guilds, the member and user release of removed guilds; and member and entitlement sync
+ * commits. settled() waits for it.
  */
+import { randomBytes } from 'node:crypto';
 import type { APIEntitlement, APIRole, APIUser } from 'discord-api-types/v10';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { isEntitlementActive, toMillis } from '../entitlements.js';
-import { checkOptions, ownerOf, pageLimit, type CacheHooks } from '../shared.js';
-import { reduce, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
+import {
+  checkOptions,
+  MAX_TRANSITIONS,
+  ownerOf,
+  pageLimit,
+  TRANSITION_WINDOW_MS,
+  type CacheHooks,
+} from '../shared.js';
+import { entitlementProblem, reduce, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
 import type {
   Cache,
   CacheOptions,
@@ -16,12 +34,15 @@ import type {
   CacheStats,
   EntitlementOwner,
   EntitlementQuery,
+  EntitlementSync,
   EntitlementView,
   GuildView,
   MemberPage,
   MemberPageOptions,
+  MemberSync,
   MemberView,
   RoleView,
+  StaleScope,
   UserView,
 } from '../types.js';
 import { isSnowflake, padSnowflake } from '../wire.js';
@@ -35,72 +56,105 @@ import {
   encodeUser,
   memberFields,
 } from './codec.js';
-import { CacheKeys } from './keys.js';
-import { SCRIPTS, type ScriptName } from './scripts.js';
 import { compareRoles } from '../memory/guilds.js';
+import { BackgroundJobs } from './jobs.js';
+import { CacheKeys } from './keys.js';
+import { SCRIPTS, type Scripted } from './scripts.js';
+import { ENTITLEMENTS, StaleMarks } from './stale-marks.js';
+import { WriteQueue, type WriteTag } from './write-queue.js';
 
 export interface RedisCacheOptions extends Partial<CacheOptions> {
-  /** Key prefix (config `cache.redisPrefix`). */
+  /** Key namespace (`cache.redisPrefix` with the application id appended, see createCache). */
   prefix: string;
   /** Send the pending pipeline once it holds this many commands (default 1000). */
   pipelineSize?: number;
   /** close() also closes the connection (set when the cache opened it itself). */
   ownsConnection?: boolean;
-  hooks?: CacheHooks & {
-    /** A queued write failed (the cache may now miss that change). */
-    onWriteError?: (error: Error) => void;
-  };
+  hooks?: CacheHooks;
+  /** Records per background script call (guild removal, syncs, READY reconciliation). Default 100. */
+  batchSize?: number;
 }
 
-type ScriptCall = (...args: (string | number)[]) => unknown;
-type Scripted = { [K in ScriptName]: ScriptCall };
-
+/** Writes whose failure could not even be recorded (see flush). */
 export class CacheWriteError extends Error {
   constructor(readonly errors: Error[]) {
-    super(`${errors.length} cache write(s) to Redis failed; first: ${errors[0]?.message ?? 'unknown'}`);
+    super(`${errors.length} cache write(s) to Redis failed and could not be marked for recovery; first: ${errors[0]?.message ?? 'unknown'}`);
     this.name = 'CacheWriteError';
   }
 }
 
 const SWEEP_PAGE = 1000;
-/** Member records per ghMembers call. */
-const MEMBER_BATCH = 200;
+/**
+ * Member records per ghMembers call, members per READ_MEMBERS call, records per background script call: each
+ * script stays well under a millisecond of Redis time, so another client never waits long behind one
+ * (bench/redis-scripts.bench.ts).
+ */
+const MEMBER_BATCH = 25;
+const READ_BATCH = 50;
+const BACKGROUND_BATCH = 50;
+const SYNC_TTL_MS = 10 * 60_000;
 
 export class RedisCache implements Cache, CacheSink {
   readonly backend = 'redis' as const;
   readonly options: Readonly<CacheOptions>;
   readonly keys: CacheKeys;
-  private readonly pipelineSize: number;
-  private pipe: ChainableCommander | null = null;
-  private queued = 0;
-  /** Member records waiting to go out as one ghMembers call (see scripts.ts), in event order. */
-  private memberRecords: (string | number)[] = [];
-  private memberRecordCount = 0;
-  private scheduled = false;
-  private readonly inflight = new Set<Promise<void>>();
-  private failures: Error[] = [];
-  private selfId: string | null = null;
-  private readonly counters: CacheStats = { applied: 0, rejected: 0, capped: 0 };
-  private readonly hooks: NonNullable<RedisCacheOptions['hooks']>;
+  private readonly redis: Redis & Scripted;
+  private readonly batchSize: number;
+  private readonly writes: WriteQueue;
+  private readonly staleMarks: StaleMarks;
+  private readonly jobs: BackgroundJobs;
+  private readonly counters: CacheStats = { applied: 0, rejected: 0, capped: 0, writeErrors: 0 };
+  private readonly hooks: CacheHooks;
+  private readonly now: () => number;
   private readonly ownsConnection: boolean;
+  /** Member-sync tokens of GUILD_CREATEs with a complete member list, until their members are queued. */
+  private readonly listTokens = new Map<string, string>();
 
-  constructor(
-    private readonly redis: Redis,
-    options: RedisCacheOptions,
-  ) {
-    const { prefix, pipelineSize, hooks, ownsConnection, ...rest } = options;
+  constructor(redis: Redis, options: RedisCacheOptions) {
+    const { prefix, pipelineSize, hooks, ownsConnection, batchSize, ...rest } = options;
     this.ownsConnection = ownsConnection ?? false;
     this.options = Object.freeze(checkOptions(rest));
     this.keys = new CacheKeys(prefix);
-    this.pipelineSize = pipelineSize ?? 1000;
+    this.batchSize = batchSize ?? BACKGROUND_BATCH;
     this.hooks = hooks ?? {};
+    this.now = this.hooks.now ?? Date.now;
     for (const [name, spec] of Object.entries(SCRIPTS)) {
       // defineCommand is idempotent per connection; ioredis sends EVAL once per socket, EVALSHA after.
       if (!(name in redis)) redis.defineCommand(name, { numberOfKeys: spec.keys, lua: spec.lua });
     }
+    this.redis = redis as Redis & Scripted;
+    const k = this.keys;
+    this.writes = new WriteQueue({
+      redis,
+      pipelineSize: pipelineSize ?? 1000,
+      memberBatch: MEMBER_BATCH,
+      memberScriptHead: () => [
+        k.users,
+        k.userRefs,
+        k.prefix,
+        this.now(),
+        TRANSITION_WINDOW_MS,
+        MAX_TRANSITIONS,
+        this.options.guilds ? '1' : '0',
+        this.options.maxMembersPerGuild === 0 ? '1' : '0',
+      ],
+      onFailure: (error, tag, event) => this.failed(error, tag, event),
+      onJobsWanted: () => this.jobs.kick(),
+    });
+    this.jobs = new BackgroundJobs({
+      redis: this.redis,
+      keys: k,
+      batchSize: this.batchSize,
+      drain: () => this.writes.drain(),
+      onFailure: (error, event) => this.failed(error, null, event),
+    });
+    this.staleMarks = new StaleMarks(redis, k, this.hooks.onStale, (work) => void this.jobs.track(work));
+    // Work a crashed process left (READY reconciliations, guild removals) is picked up by whoever starts next.
+    this.jobs.kick();
   }
 
   apply(t: string, d: unknown): void {
+    this.writes.event = t;
     try {
       if (reduce(this, t, d)) this.counters.applied++;
     } catch (err) {
@@ -108,21 +162,31 @@ export class RedisCache implements Cache, CacheSink {
     }
   }
 
-  /** Send what is queued and wait for every write so far; rejects with CacheWriteError if any failed. */
+  /**
+   * Send what is queued and wait for every write so far; failed writes are marked stale (in Redis too). Rejects
+   * with CacheWriteError only when a failure could not be recorded (see the module comment).
+   */
   async flush(): Promise<void> {
-    this.send();
-    while (this.inflight.size > 0) await Promise.all(this.inflight);
-    if (this.failures.length > 0) {
-      const errors = this.failures;
-      this.failures = [];
-      throw new CacheWriteError(errors);
-    }
+    await this.writes.drain();
+    const errors = await this.jobs.store();
+    if (!(await this.staleMarks.persist())) errors.push(...this.staleMarks.unrecorded);
+    if (errors.length > 0) throw new CacheWriteError(errors);
+  }
+
+  async settled(): Promise<void> {
+    await this.writes.drain();
+    await this.jobs.settled();
   }
 
   async close(): Promise<void> {
     try {
       await this.flush();
+    } catch {
+      // Reported already (onWriteError); the marks that could not be written are lost with this process, and
+      // the session checkpoint never moved past them.
     } finally {
+      this.staleMarks.close();
+      await this.jobs.close();
       if (this.ownsConnection) await this.redis.quit().catch(() => this.redis.disconnect());
     }
   }
@@ -131,75 +195,36 @@ export class RedisCache implements Cache, CacheSink {
     return { ...this.counters };
   }
 
-  // ---- write queue ----------------------------------------------------------------------------
-
-  /** The pipeline to queue one command on (after any member records waiting, to keep event order). */
-  private pipeline(): ChainableCommander & Scripted {
-    if (this.memberRecordCount > 0) this.queueMemberRecords();
-    return this.rawPipeline();
+  get reachable(): boolean {
+    return this.redis.status === 'ready';
   }
 
-  private rawPipeline(): ChainableCommander & Scripted {
-    // A full pipeline is sent before anything else is queued, so pipelines leave in command order.
-    if (this.pipe !== null && this.queued >= this.pipelineSize) this.send();
-    if (this.pipe === null) {
-      this.pipe = this.redis.pipeline();
-      this.schedule();
+  async stale(): Promise<{ guildIds: string[]; entitlements: boolean }> {
+    await this.writes.drain();
+    return this.staleMarks.read();
+  }
+
+  async recovered(scope: StaleScope): Promise<void> {
+    await this.staleMarks.recovered(scope);
+  }
+
+  /** One failed command: report it per guild (or once), and mark what it concerned stale. */
+  private failed(error: Error, tag: WriteTag, event: string | readonly string[]): void {
+    this.counters.writeErrors++;
+    if (tag === null || typeof tag === 'string') {
+      this.hooks.onWriteError?.({ error, event: typeof event === 'string' ? event : (event[0] ?? ''), guildId: tag === ENTITLEMENTS ? null : tag });
+      if (tag !== null) this.staleMarks.mark(tag, error);
+      return;
     }
-    this.queued++;
-    return this.pipe as ChainableCommander & Scripted;
-  }
-
-  /** Add one member record; records go out together, up to MEMBER_BATCH per script call. */
-  private memberRecord(record: (string | number)[]): void {
-    for (let i = 0; i < record.length; i++) this.memberRecords.push(record[i]!);
-    // A record weighs one command against pipelineSize, so a pipeline stays a bounded size.
-    if (++this.memberRecordCount >= MEMBER_BATCH || this.queued + this.memberRecordCount >= this.pipelineSize) this.queueMemberRecords();
-    else this.schedule();
-  }
-
-  private queueMemberRecords(): void {
-    const records = this.memberRecords;
-    const count = this.memberRecordCount;
-    this.memberRecords = [];
-    this.memberRecordCount = 0;
-    const pipe = this.rawPipeline();
-    this.queued += count - 1;
-    pipe.ghMembers(this.keys.users, this.keys.userRefs, this.keys.prefix, ...records);
-  }
-
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.send();
-    });
-  }
-
-  private send(): void {
-    if (this.memberRecordCount > 0) this.queueMemberRecords();
-    if (this.pipe === null) return;
-    const pipe = this.pipe;
-    this.pipe = null;
-    this.queued = 0;
-    this.exec(pipe);
-  }
-
-  private exec(pipe: ChainableCommander): void {
-    const done = pipe.exec().then(
-      (results) => {
-        for (const [err] of results ?? []) if (err) this.fail(err);
-      },
-      (err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))),
-    );
-    const tracked: Promise<void> = done.finally(() => this.inflight.delete(tracked));
-    this.inflight.add(tracked);
-  }
-
-  private fail(err: Error): void {
-    if (this.failures.length < 100) this.failures.push(err);
-    this.hooks.onWriteError?.(err);
+    // A member batch: every guild in it, once each.
+    const seen = new Set<string>();
+    for (let i = 0; i < tag.length; i++) {
+      const g = tag[i]!;
+      if (seen.has(g)) continue;
+      seen.add(g);
+      this.hooks.onWriteError?.({ error, event: typeof event === 'string' ? event : (event[i] ?? ''), guildId: g });
+      this.staleMarks.mark(g, error);
+    }
   }
 
   // ---- sink -----------------------------------------------------------------------------------
@@ -210,106 +235,235 @@ export class RedisCache implements Cache, CacheSink {
   }
 
   setSelf(user: APIUser): void {
-    this.selfId = user.id;
-    if (this.options.users && isSnowflake(user.id) && typeof user.username === 'string') {
-      this.pipeline().hset(this.keys.users, user.id, encodeUser(user));
-    }
+    if (!this.options.members) return;
+    // Stored, so that a process that only RESUMEs (no READY) still knows it; with one reference of its own
+    // (as the memory backend does) so its record outlives its memberships.
+    this.writes.command(null).ghSelf(this.keys.self, this.keys.userRefs, user.id);
+    if (this.options.users && typeof user.username === 'string') this.writes.command(null).hset(this.keys.users, user.id, encodeUser(user));
+  }
+
+  ready(guildIds: readonly string[], shardId: number, shardCount: number): void {
+    for (let i = 0; i < guildIds.length; i++) this.guildUnavailable(guildIds[i]!);
+    if (shardCount > 0) this.jobs.ready(guildIds, shardId, shardCount);
   }
 
   guildUnavailable(guildId: string): void {
-    this.pipeline().hset(this.keys.guild(guildId), 'k', '1', 'u', '1');
-    this.pipeline().sadd(this.keys.guilds, guildId);
+    this.jobs.keep(guildId);
+    this.writes.command(guildId).ghGuildPut(this.keys.clock, this.keys.guilds, this.keys.prefix, guildId, 'u', '', '', 0, 0, '0');
   }
 
-  guildUpsert(p: GuildPayload): void {
-    const fields: string[] = ['k', '1', 'u', '0'];
+  guildUpsert(p: GuildPayload, create: boolean, listComplete: boolean): void {
+    this.jobs.keep(p.id);
+    const fields: string[] = [];
+    let count = '';
     if (this.options.guilds) {
       if (typeof p.name === 'string') fields.push('n', p.name);
       if (typeof p.owner_id === 'string') fields.push('o', p.owner_id);
-      if (typeof p.member_count === 'number') fields.push('c', String(p.member_count));
+      if (create && typeof p.member_count === 'number' && Number.isInteger(p.member_count) && p.member_count >= 0) count = String(p.member_count);
     }
-    this.pipeline().hset(this.keys.guild(p.id), ...fields);
-    this.pipeline().sadd(this.keys.guilds, p.id);
-    if (this.options.roles && p.roles !== undefined) {
-      const pairs: string[] = [];
-      for (const role of p.roles) pairs.push(role.id, encodeRole(role));
-      this.pipeline().ghRolesReplace(this.keys.guild(p.id), this.keys.roles(p.id), ...pairs);
+    // A complete member list replaces the cached members when the script finds this is a baseline.
+    let token = '';
+    if (listComplete && this.options.members) {
+      token = `list:${randomBytes(6).toString('hex')}`;
+      this.listTokens.set(p.id, token);
     }
+    const args: (string | number)[] = [
+      this.keys.clock,
+      this.keys.guilds,
+      this.keys.prefix,
+      p.id,
+      create ? 'c' : 'p',
+      count,
+      token,
+      SYNC_TTL_MS,
+      fields.length / 2,
+      ...fields,
+    ];
+    if (p.roles === undefined) args.push('0');
+    else {
+      args.push('1');
+      // Without cached roles the ids are still kept: they decide which of a member's roles it has.
+      for (const role of p.roles) args.push(role.id, this.options.roles ? encodeRole(role) : '');
+    }
+    this.writes.command(p.id).ghGuildPut(...args);
+  }
+
+  guildMembersListed(guildId: string): void {
+    const token = this.listTokens.get(guildId);
+    if (token === undefined) return;
+    this.listTokens.delete(guildId);
+    // A failure is reported and marks the guild stale (its recovery replaces the member set again).
+    void this.jobs.track(this.commitMemberSync(guildId, token, undefined).catch(() => undefined));
   }
 
   guildRemove(guildId: string): void {
-    const k = this.keys;
-    this.pipeline().ghGuildRemove(
-      k.guild(guildId),
-      k.roles(guildId),
-      k.memberIndex(guildId),
-      k.users,
-      k.userRefs,
-      k.guilds,
-      guildId,
-      k.memberPrefix(guildId),
-    );
+    this.writes.command(guildId).ghGuildRemove(this.keys.jobs, this.keys.guilds, this.keys.prefix, guildId);
+    this.writes.wantJobs();
   }
 
   memberUpsert(guildId: string, m: MemberPayload, partial: boolean, join: boolean): void {
-    if (!isSnowflake(guildId)) return this.reject('GUILD_MEMBER_*', 'guild_id is not a snowflake');
     const userId = m.user.id;
-    if (!isSnowflake(userId)) return this.reject('GUILD_MEMBER_*', 'member user.id is not a snowflake');
-    const k = this.keys;
     if (!this.options.members) {
-      if (join) this.pipeline().ghCountBump(k.guild(guildId), 1);
+      if (join) this.writes.command(guildId).ghCount(this.keys.guild(guildId), userId, '1', this.now(), TRANSITION_WINDOW_MS, MAX_TRANSITIONS);
       return;
     }
     const { set, del } = memberFields(m, guildId, partial);
     const user = this.options.users && typeof m.user.username === 'string' ? encodeUser(m.user) : '';
-    const cap = userId === this.selfId ? 0 : this.options.maxMembersPerGuild;
-    this.memberRecord([guildId, userId, padSnowflake(userId), partial ? 'p' : 'f', cap, join ? '1' : '0', user, set.length / 2, ...set, del.length, ...del]);
+    const cap = this.options.maxMembersPerGuild;
+    this.writes.memberRecord(guildId, [guildId, userId, padSnowflake(userId), partial ? 'p' : 'f', cap, join ? '1' : '0', user, set.length / 2, ...set, del.length, ...del]);
   }
 
   memberRemove(guildId: string, user: APIUser): void {
-    if (!isSnowflake(guildId) || !isSnowflake(user.id)) return this.reject('GUILD_MEMBER_REMOVE', 'ids are not snowflakes');
     if (!this.options.members) {
-      this.pipeline().ghCountBump(this.keys.guild(guildId), -1);
+      this.writes.command(guildId).ghCount(this.keys.guild(guildId), user.id, '0', this.now(), TRANSITION_WINDOW_MS, MAX_TRANSITIONS);
       return;
     }
     const encoded = this.options.users && typeof user.username === 'string' ? encodeUser(user) : '';
-    this.memberRecord([guildId, user.id, padSnowflake(user.id), 'r', 0, '1', encoded, 0, 0]);
+    this.writes.memberRecord(guildId, [guildId, user.id, padSnowflake(user.id), 'r', 0, '1', encoded, 0, 0]);
   }
 
   roleUpsert(guildId: string, role: APIRole): void {
-    if (!this.options.roles) return;
-    if (!isSnowflake(guildId)) return this.reject('GUILD_ROLE_*', 'guild_id is not a snowflake');
-    this.pipeline().ghRolePut(this.keys.guild(guildId), this.keys.roles(guildId), role.id, encodeRole(role));
+    this.writes.command(guildId).ghRolePut(this.keys.guild(guildId), this.keys.roles(guildId), role.id, this.options.roles ? encodeRole(role) : '');
   }
 
   roleRemove(guildId: string, roleId: string): void {
-    this.pipeline().ghRoleRemove(this.keys.roles(guildId), this.keys.memberIndex(guildId), roleId, this.keys.memberPrefix(guildId));
+    // Members keep the id in their role field; reads filter it out (no walk over the guild's members).
+    this.writes.command(guildId).hdel(this.keys.roles(guildId), roleId);
   }
 
-  entitlementUpsert(e: APIEntitlement): void {
+  entitlementUpsert(e: APIEntitlement, fromInteraction: boolean): void {
     if (!this.options.entitlements) return;
-    const pipe = this.pipeline();
-    pipe.hset(this.keys.entitlements, e.id, encodeEntitlement(e));
-    if (isSnowflake(e.user_id)) this.pipeline().sadd(this.keys.userEntitlements(e.user_id), e.id);
-    if (isSnowflake(e.guild_id)) this.pipeline().sadd(this.keys.guildEntitlements(e.guild_id), e.id);
+    const k = this.keys;
+    this.writes.command(ENTITLEMENTS).ghEntitlementPut(k.entitlements, k.entitlementStamps, k.clock, k.prefix, e.id, encodeEntitlement(e), fromInteraction ? '1' : '0');
   }
 
   entitlementRemove(e: APIEntitlement): void {
-    this.pipeline().hdel(this.keys.entitlements, e.id);
-    if (isSnowflake(e.user_id)) this.pipeline().srem(this.keys.userEntitlements(e.user_id), e.id);
-    if (isSnowflake(e.guild_id)) this.pipeline().srem(this.keys.guildEntitlements(e.guild_id), e.id);
+    if (!this.options.entitlements) return;
+    const k = this.keys;
+    this.writes.command(ENTITLEMENTS).ghEntitlementDelete(k.entitlements, k.entitlementStamps, k.clock, k.prefix, e.id);
+  }
+
+  // ---- syncs ----------------------------------------------------------------------------------
+
+  beginMemberSync(guildId: string): MemberSync {
+    const token = randomBytes(8).toString('hex');
+    this.writes.command(guildId, 'member sync').ghSyncBegin(this.keys.guild(guildId), token, SYNC_TTL_MS);
+    const failures = this.staleMarks.failures(guildId);
+    let ended = false;
+    return {
+      guildId,
+      commit: (memberCount?: number) => {
+        if (ended) return Promise.resolve();
+        ended = true;
+        return this.jobs.track(this.commitMemberSync(guildId, token, memberCount, failures));
+      },
+      abort: () => {
+        if (ended) return;
+        ended = true;
+        this.writes.command(guildId, 'member sync').ghSyncEnd(this.keys.guild(guildId), token, '');
+      },
+    };
+  }
+
+  /**
+   * Remove the members not written since the sync began, then set the count. Not when one of the guild's writes
+   * failed meanwhile (a member the answer listed may be missing from the seen set): the sync is dropped and the
+   * promise rejects, so that whoever recovers the guild tries again.
+   */
+  private async commitMemberSync(guildId: string, token: string, memberCount: number | undefined, failuresAtBegin = 0): Promise<void> {
+    await this.writes.drain();
+    const k = this.keys;
+    if (this.staleMarks.failures(guildId) > failuresAtBegin) {
+      await this.redis.ghSyncEnd(k.guild(guildId), token, '').catch(() => undefined);
+      throw new Error(`member sync of guild ${guildId} not committed: a write of it failed meanwhile`);
+    }
+    try {
+      const gen = await this.redis.hget(k.guild(guildId), 'gen');
+      if (gen !== null) {
+        let min = '-';
+        for (let pages = 0; pages < 1_000_000; pages++) {
+          const ids = await this.redis.zrangebylex(k.memberIndex(guildId, gen), min, '+', 'LIMIT', 0, this.batchSize);
+          if (ids.length === 0) break;
+          const removed = Number(await this.redis.ghSyncSweep(k.users, k.userRefs, k.prefix, guildId, token, ...ids));
+          if (removed < 0) return;
+          min = `(${ids[ids.length - 1]!}`;
+        }
+      }
+      const count = memberCount !== undefined && this.options.guilds && Number.isInteger(memberCount) && memberCount >= 0 ? String(memberCount) : '';
+      await this.redis.ghSyncEnd(k.guild(guildId), token, count);
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err));
+      this.failed(error, guildId, 'member sync');
+      throw error;
+    }
+  }
+
+  beginEntitlementSync(): EntitlementSync {
+    const token = randomBytes(8).toString('hex');
+    const k = this.keys;
+    this.writes.command(ENTITLEMENTS, 'entitlement sync').ghEntitlementSyncBegin(k.clock, k.prefix, token);
+    let ended = false;
+    return {
+      add: (list) => {
+        if (ended || !this.options.entitlements) return;
+        for (let i = 0; i < list.length; i++) {
+          const e = list[i];
+          const problem = entitlementProblem(e);
+          if (problem !== null) {
+            this.reject('entitlement sync', `[${i}]${problem.charCodeAt(0) === 58 ? '' : '.'}${problem}`);
+            continue;
+          }
+          const id = (e as APIEntitlement).id;
+          this.writes.command(ENTITLEMENTS, 'entitlement sync').ghEntitlementSyncPut(k.entitlements, k.entitlementStamps, k.prefix, token, id, encodeEntitlement(e as APIEntitlement));
+        }
+      },
+      commit: () => {
+        if (ended) return Promise.resolve();
+        ended = true;
+        return this.jobs.track(this.commitEntitlementSync(token));
+      },
+      abort: () => {
+        if (ended) return;
+        ended = true;
+        this.writes.command(ENTITLEMENTS, 'entitlement sync').del(k.entitlementSync(token), `${k.entitlementSync(token)}:r`);
+      },
+    };
+  }
+
+  private async commitEntitlementSync(token: string): Promise<void> {
+    await this.writes.drain();
+    const k = this.keys;
+    try {
+      if (this.options.entitlements) {
+        let cursor = '0';
+        for (let rounds = 0; rounds < 1_000_000; rounds++) {
+          const [next, flat] = await this.redis.hscan(k.entitlements, cursor, 'COUNT', this.batchSize);
+          const ids: string[] = [];
+          for (let i = 0; i < flat.length; i += 2) ids.push(flat[i]!);
+          if (ids.length > 0 && Number(await this.redis.ghEntitlementSyncPrune(k.entitlements, k.entitlementStamps, k.prefix, token, ...ids)) < 0) {
+            throw new Error('the entitlement sync expired before its commit');
+          }
+          cursor = next;
+          if (cursor === '0') break;
+        }
+      }
+      await this.redis.del(k.entitlementSync(token), `${k.entitlementSync(token)}:r`);
+    } catch (err) {
+      this.failed(err instanceof Error ? err : new Error(String(err)), ENTITLEMENTS, 'entitlement sync');
+    }
   }
 
   // ---- reads ----------------------------------------------------------------------------------
 
   async getGuild(guildId: string): Promise<GuildView | undefined> {
-    await this.flush();
+    await this.writes.drain();
     if (!this.options.guilds) return undefined;
-    const [[, h], [, roleIds]] = (await this.redis
+    const [[, flat], [, roleIds]] = (await this.redis
       .pipeline()
-      .hgetall(this.keys.guild(guildId))
+      .call('HGETALL', this.keys.guild(guildId))
       .hkeys(this.keys.roles(guildId))
-      .exec()) as [[null, Record<string, string>], [null, string[]]];
+      .exec()) as [[null, string[]], [null, string[]]];
+    const h = hashOf(flat);
     if (h.k === undefined) return undefined;
     return {
       id: guildId,
@@ -317,37 +471,40 @@ export class RedisCache implements Cache, CacheSink {
       ownerId: h.o ?? null,
       memberCount: h.c === undefined ? null : Number(h.c),
       unavailable: h.u === '1',
-      roleIds,
+      roleIds: this.options.roles ? roleIds : [],
     };
   }
 
   async getMember(guildId: string, userId: string): Promise<MemberView | undefined> {
-    await this.flush();
-    const [[, h], [, user]] = (await this.redis
-      .pipeline()
-      .hgetall(this.keys.member(guildId, userId))
-      .hget(this.keys.users, userId)
-      .exec()) as [[null, Record<string, string>], [null, string | null]];
-    return decodeMember(guildId, userId, h, this.options.users ? decodeUser(userId, user) : null) ?? undefined;
+    await this.writes.drain();
+    const k = this.keys;
+    const reply = (await this.redis.ghReadMember(k.guild(guildId), k.roles(guildId), k.users, userId, this.options.users ? '1' : '0')) as
+      | [string[], string | null]
+      | null;
+    if (reply === null) return undefined;
+    const [flat, user] = reply;
+    return decodeMember(guildId, userId, hashOf(flat), this.options.users ? decodeUser(userId, user) : null) ?? undefined;
   }
 
   async getUser(userId: string): Promise<UserView | undefined> {
-    await this.flush();
+    await this.writes.drain();
     if (!this.options.users) return undefined;
     return decodeUser(userId, await this.redis.hget(this.keys.users, userId)) ?? undefined;
   }
 
   async getRole(guildId: string, roleId: string): Promise<RoleView | undefined> {
-    await this.flush();
+    await this.writes.drain();
+    if (!this.options.roles) return undefined;
     return decodeRole(guildId, roleId, await this.redis.hget(this.keys.roles(guildId), roleId)) ?? undefined;
   }
 
   async getRoles(guildId: string): Promise<RoleView[]> {
-    await this.flush();
-    const all = await this.redis.hgetall(this.keys.roles(guildId));
+    await this.writes.drain();
+    if (!this.options.roles) return [];
+    const flat = (await this.redis.call('HGETALL', this.keys.roles(guildId))) as string[];
     const out: RoleView[] = [];
-    for (const [id, raw] of Object.entries(all)) {
-      const role = decodeRole(guildId, id, raw);
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const role = decodeRole(guildId, flat[i]!, flat[i + 1]);
       if (role) out.push(role);
     }
     return out.sort(compareRoles);
@@ -358,29 +515,51 @@ export class RedisCache implements Cache, CacheSink {
     if (options.after !== undefined && !isSnowflake(options.after)) {
       throw new TypeError(`members page "after" must be a snowflake; got ${JSON.stringify(options.after)}`);
     }
-    await this.flush();
-    const min = options.after === undefined ? '-' : `(${padSnowflake(options.after)}`;
-    const padded = await this.redis.zrangebylex(this.keys.memberIndex(guildId), min, '+', 'LIMIT', 0, limit + 1);
-    const more = padded.length > limit;
-    const ids = padded.slice(0, limit).map(unpad);
-    const members = await this.membersById(guildId, ids);
-    return { members, next: more && members.length > 0 ? ids[ids.length - 1]! : null };
+    await this.writes.drain();
+    const k = this.keys;
+    const members: MemberView[] = [];
+    let min = options.after === undefined ? '-' : `(${padSnowflake(options.after)}`;
+    let more = false;
+    // One more than the page tells whether another page follows.
+    for (let want = limit + 1; want > 0; ) {
+      const step = Math.min(READ_BATCH, want);
+      const flat = (await this.redis.ghReadMembers(k.guild(guildId), k.roles(guildId), k.users, min, step, this.options.users ? '1' : '0')) as (
+        | string
+        | string[]
+        | null
+      )[];
+      const got = flat.length / 3;
+      for (let i = 0; i < flat.length; i += 3) {
+        if (members.length === limit) {
+          more = true;
+          break;
+        }
+        const padded = flat[i] as string;
+        const id = unpad(padded);
+        const member = decodeMember(guildId, id, hashOf(flat[i + 1] as string[]), this.options.users ? decodeUser(id, flat[i + 2] as string | null) : null);
+        if (member) members.push(member);
+        min = `(${padded}`;
+      }
+      if (more || got < step) break;
+      want -= got;
+    }
+    return { members, next: more && members.length > 0 ? members[members.length - 1]!.userId : null };
   }
 
   async memberCount(guildId: string): Promise<number | undefined> {
-    await this.flush();
+    await this.writes.drain();
     if (!this.options.guilds) return undefined;
     const c = await this.redis.hget(this.keys.guild(guildId), 'c');
     return c === null ? undefined : Number(c);
   }
 
   async getEntitlement(entitlementId: string): Promise<EntitlementView | undefined> {
-    await this.flush();
+    await this.writes.drain();
     return decodeEntitlement(entitlementId, await this.redis.hget(this.keys.entitlements, entitlementId)) ?? undefined;
   }
 
   async entitlementsOf(owner: EntitlementOwner): Promise<EntitlementView[]> {
-    await this.flush();
+    await this.writes.drain();
     const ids = await this.redis.smembers('userId' in owner ? this.keys.userEntitlements(owner.userId) : this.keys.guildEntitlements(owner.guildId));
     if (ids.length === 0) return [];
     const raws = await this.redis.hmget(this.keys.entitlements, ...ids);
@@ -400,23 +579,27 @@ export class RedisCache implements Cache, CacheSink {
   }
 
   async sizes(): Promise<CacheSizes> {
-    await this.flush();
-    const guildIds = await this.redis.smembers(this.keys.guilds);
-    const pipe = this.redis.pipeline().hlen(this.keys.users).hlen(this.keys.entitlements);
-    for (const id of guildIds) pipe.zcard(this.keys.memberIndex(id)).hlen(this.keys.roles(id));
-    const results = ((await pipe.exec()) ?? []).map(([, v]) => Number(v));
-    let members = 0;
+    await this.writes.drain();
+    const k = this.keys;
+    const guildIds = await this.redis.smembers(k.guilds);
+    const pipe = this.redis.pipeline().hlen(k.users).hlen(k.entitlements);
+    for (const id of guildIds) pipe.hget(k.guild(id), 'gen').hlen(k.roles(id));
+    const results = ((await pipe.exec()) ?? []).map(([, v]) => v);
+    const counts = this.redis.pipeline();
     let roles = 0;
-    for (let i = 2; i < results.length; i += 2) {
-      members += results[i]!;
-      roles += results[i + 1]!;
+    for (let i = 0; i < guildIds.length; i++) {
+      const gen = results[2 + 2 * i] as string | null;
+      roles += Number(results[3 + 2 * i]);
+      if (gen !== null) counts.zcard(k.memberIndex(guildIds[i]!, gen));
     }
+    let members = 0;
+    for (const [, n] of (await counts.exec()) ?? []) members += Number(n);
     return {
       guilds: this.options.guilds ? guildIds.length : 0,
       members,
-      users: this.options.users ? results[0]! : 0,
-      roles,
-      entitlements: results[1]!,
+      users: this.options.users ? Number(results[0]) : 0,
+      roles: this.options.roles ? roles : 0,
+      entitlements: Number(results[1]),
     };
   }
 
@@ -425,7 +608,7 @@ export class RedisCache implements Cache, CacheSink {
    * between its read and its removal is removed all the same (a sweep is not a transaction).
    */
   async sweepMembers(predicate: (member: MemberView) => boolean, guildId?: string): Promise<number> {
-    await this.flush();
+    await this.writes.drain();
     const guildIds = guildId !== undefined ? [guildId] : await this.redis.smembers(this.keys.guilds);
     let removed = 0;
     for (const g of guildIds) {
@@ -434,10 +617,15 @@ export class RedisCache implements Cache, CacheSink {
         const page = await this.getMembers(g, { limit: SWEEP_PAGE, ...(after !== undefined ? { after } : {}) });
         for (const member of page.members) {
           if (!predicate(member)) continue;
-          const result = await (this.redis as unknown as Scripted).ghMembers(
+          const result = await this.redis.ghMembers(
             this.keys.users,
             this.keys.userRefs,
             this.keys.prefix,
+            this.now(),
+            TRANSITION_WINDOW_MS,
+            MAX_TRANSITIONS,
+            '0',
+            '0',
             ...[g, member.userId, padSnowflake(member.userId), 'r', 0, '0', '', 0, 0],
           );
           if (result === 1) removed++;
@@ -448,23 +636,12 @@ export class RedisCache implements Cache, CacheSink {
     }
     return removed;
   }
+}
 
-  private async membersById(guildId: string, ids: string[]): Promise<MemberView[]> {
-    if (ids.length === 0) return [];
-    const pipe = this.redis.pipeline();
-    for (const id of ids) pipe.hgetall(this.keys.member(guildId, id));
-    if (this.options.users) pipe.hmget(this.keys.users, ...ids);
-    const results = (await pipe.exec()) ?? [];
-    const users = this.options.users ? (results[ids.length]![1] as (string | null)[]) : [];
-    const out: MemberView[] = [];
-    for (let i = 0; i < ids.length; i++) {
-      const h = results[i]![1] as Record<string, string>;
-      const user = this.options.users ? decodeUser(ids[i]!, users[i]) : null;
-      const member = decodeMember(guildId, ids[i]!, h, user);
-      if (member) out.push(member);
-    }
-    return out;
-  }
+function hashOf(flat: readonly string[]): Record<string, string> {
+  const h: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (let i = 0; i + 1 < flat.length; i += 2) h[flat[i]!] = flat[i + 1]!;
+  return h;
 }
 
 function unpad(padded: string): string {

@@ -1,16 +1,15 @@
 /**
- * Lua scripts of the Redis backend: each is atomic, so read-then-write steps (caps, counts,
- * reference counts, cascades) stay consistent with several processes writing. See keys.ts for the
- * layout they operate on.
+ * Lua scripts of the Redis backend (layout in keys.ts). Each is atomic, so read-then-write steps (caps,
+ * transitions, reference counts, stamps, removals) stay consistent with several processes writing; and each
+ * is bounded: it touches a fixed number of keys per record it is given (callers batch at most a few hundred
+ * records), never a whole guild's members, so no other client of the Redis waits long behind one.
+ * `bench/redis-scripts.bench.ts` times every one at 1M members of one guild.
  */
 
-/** Decrement-or-increment the member count of a guild whose count is known, never below 0. */
-const BUMP_COUNT = `
-local function bump(guild, delta)
-  if redis.call('HEXISTS', guild, 'c') == 1 then
-    local c = redis.call('HINCRBY', guild, 'c', delta)
-    if c < 0 then redis.call('HSET', guild, 'c', 0) end
-  end
+/** Shared helpers, prepended to the scripts that use them. */
+const STRIP = `
+local function strip(padded)
+  return (string.gsub(padded, '^0+(%d)', '%1'))
 end
 `;
 
@@ -27,20 +26,113 @@ end
 `;
 
 /**
- * Store or remove members, many per call (a GUILD_CREATE's members, or the member events of one tick),
- * in order.
- * KEYS: users, user refs.
- * ARGV[1]: key prefix; then one record per member:
- *   guild id, user id, padded user id, mode ('f' whole member / 'p' partial / 'r' remove),
- *   cap (0 = none), count ('1' = a GUILD_MEMBER_ADD or _REMOVE: member_count +1 / -1),
- *   user JSON ('' = leave the user record), n, n field/value pairs, m, m field names to delete.
- * A member of a guild that is not cached is skipped; a new member over the cap is not stored (a join
- * still counts). Returns the number of members created or removed.
+ * Count a membership transition once (see MemoryCache.transition for the rule). The user's state before this
+ * event: the last transition recorded within the window, else whether the member is cached, else unknown. A
+ * join of a user known to be in, or a leave of one known to be out, is a repeat. Trims a few expired records
+ * and anything over the cap per call, so the record stays bounded at a bounded cost.
  */
-export const MEMBERS = `${BUMP_COUNT}${RELEASE_USER}
+const TRANSITION = `
+local function transition(guild, u, join, cached, now, window, maxT, everyMemberCached)
+  local tkey = guild .. ':t'
+  local state = cached and 1 or -1
+  local horizon = (now - window) * 2
+  local last = redis.call('ZSCORE', tkey, u)
+  if last then
+    last = tonumber(last)
+    if last >= horizon then state = last % 2 end
+  end
+  local want = join and 1 or 0
+  if state == want then return end
+  if redis.call('HEXISTS', guild, 'c') == 1 then
+    local c = redis.call('HINCRBY', guild, 'c', join and 1 or -1)
+    if c < 0 then redis.call('HSET', guild, 'c', 0) end
+  end
+  -- With every member cached the cache says who is in: only leaves need a record, and a join clears one.
+  if join and everyMemberCached then
+    if last then redis.call('ZREM', tkey, u) end
+    return
+  end
+  if redis.call('ZADD', tkey, now * 2 + want, u) == 1 then
+    local old = redis.call('ZRANGEBYSCORE', tkey, '-inf', '(' .. horizon, 'LIMIT', 0, 4)
+    if #old > 0 then redis.call('ZREM', tkey, unpack(old)) end
+    if redis.call('ZCARD', tkey) > maxT then redis.call('ZPOPMIN', tkey) end
+  end
+end
+`;
+
+/** Remove a guild: its small keys at once, its generation's members later (a gc job). */
+const REMOVE_GUILD = `
+local function removeGuild(prefix, jobs, guilds, id)
+  local guild = prefix .. ':g:' .. id
+  local gen = redis.call('HGET', guild, 'gen')
+  if not gen then return false end
+  redis.call('HSET', jobs, 'gc:' .. id .. ':' .. gen, '1')
+  redis.call('DEL', guild)
+  redis.call('UNLINK', guild .. ':r', guild .. ':t', guild .. ':sync', guild .. ':sy')
+  redis.call('SREM', guilds, id)
+  return true
+end
+`;
+
+/** A member hash as a flat list with its role field filtered to the guild's current roles. */
+const FILTER_ROLES = `
+local function roleSet(rolesKey)
+  local set = {}
+  local ids = redis.call('HKEYS', rolesKey)
+  for j = 1, #ids do set[ids[j]] = true end
+  return set
+end
+local function filterRoles(h, set)
+  for j = 1, #h, 2 do
+    if h[j] == 'r' then
+      local out = ','
+      for id in string.gmatch(h[j + 1], '[^,]+') do
+        if set[id] then out = out .. id .. ',' end
+      end
+      h[j + 1] = out
+      return
+    end
+  end
+end
+`;
+
+const ENTITLEMENT_INDEX = `
+local function owners(json)
+  local ok, a = pcall(cjson.decode, json)
+  if not ok or type(a) ~= 'table' then return nil, nil end
+  local u, g = a[3], a[4]
+  if type(u) ~= 'string' then u = nil end
+  if type(g) ~= 'string' then g = nil end
+  return u, g
+end
+local function index(prefix, id, json, add)
+  local u, g = owners(json)
+  local op = add and 'SADD' or 'SREM'
+  if u then redis.call(op, prefix .. ':e:u:' .. u, id) end
+  if g then redis.call(op, prefix .. ':e:g:' .. g, id) end
+end
+`;
+
+/**
+ * Store or remove members, many per call (a GUILD_CREATE's members, or the member events of one tick), in
+ * order.
+ * KEYS: users, user refs.
+ * ARGV: namespace, now (ms), transition window (ms), max transitions, '1' when member_count is kept, '1' when
+ * every member is cached (no cap); then one record per member:
+ *   guild id, user id, padded user id, mode ('f' whole member / 'p' partial / 'r' remove),
+ *   cap (0 = none; the bot's own member, P:self, is exempt), transition ('1' = a GUILD_MEMBER_ADD or _REMOVE), user JSON ('' = leave the user
+ *   record), n, n field/value pairs, m, m field names to delete.
+ * A member of a guild that is not cached is skipped; a new member over the cap is not stored (its join still
+ * counts). A member written while a member sync is open is added to the sync's seen set. Returns the number
+ * of members created or removed.
+ */
+export const MEMBERS = `${STRIP}${RELEASE_USER}${TRANSITION}
 local users, refs, prefix = KEYS[1], KEYS[2], ARGV[1]
-local i, changed = 2, 0
-local lastGuild, lastExists = nil, false
+local now, window, maxT, counting, full = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == '1', ARGV[6] == '1'
+-- The bot's own member is never capped (its id is stored at READY, for processes that only RESUME).
+local self = redis.call('GET', prefix .. ':self')
+local i, changed = 7, 0
+local lastGuild, gen, epoch, syncing = nil, false, '0', false
 while i <= #ARGV do
   local g, u, padded, mode, cap, count, user = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4]), ARGV[i + 5], ARGV[i + 6]
   local n = tonumber(ARGV[i + 7])
@@ -52,14 +144,20 @@ while i <= #ARGV do
   -- Records of one batch mostly share a guild: look it up once per run of records.
   if g ~= lastGuild then
     lastGuild = g
-    lastExists = redis.call('EXISTS', guild) == 1
+    local h = redis.call('HMGET', guild, 'gen', 'ep')
+    gen, epoch = h[1], h[2] or '0'
+    syncing = gen and redis.call('EXISTS', guild .. ':sync') == 1
   end
-  if lastExists then
-    local key = guild .. ':m:' .. u
-    local index = guild .. ':mi'
+  if gen then
+    local base = guild .. ':' .. gen
+    local key = base .. ':m:' .. u
+    local index = base .. ':mi'
+    -- A cached member counts as "in" for a transition only if written since the count's baseline.
+    local current = count == '1' and counting and redis.call('HGET', key, 'e') == epoch
     if mode == 'r' then
-      if count == '1' then bump(guild, -1) end
-      if redis.call('DEL', key) == 1 then
+      local existed = redis.call('DEL', key) == 1
+      if count == '1' and counting then transition(guild, u, false, current, now, window, maxT, full) end
+      if existed then
         redis.call('ZREM', index, padded)
         if not release(users, refs, u) and user ~= '' then redis.call('HSET', users, u, user) end
         changed = changed + 1
@@ -68,23 +166,24 @@ while i <= #ARGV do
       -- A whole member replaces what is there: its DEL also tells whether it existed.
       local created
       if mode == 'f' then created = redis.call('DEL', key) == 0 else created = redis.call('EXISTS', key) == 0 end
+      if count == '1' and counting then transition(guild, u, true, current, now, window, maxT, full) end
       local store = true
       if created then
-        if cap > 0 and redis.call('ZCARD', index) >= cap then
+        if cap > 0 and u ~= self and redis.call('ZCARD', index) >= cap then
           store = false
         else
           redis.call('ZADD', index, 0, padded)
           redis.call('HINCRBY', refs, u, 1)
           changed = changed + 1
         end
-        if count == '1' then bump(guild, 1) end
       end
       if store then
-        local set = {'k', '1'}
+        local set = {'k', '1', 'e', epoch}
         for j = setFrom, setFrom + 2 * n - 1 do set[#set + 1] = ARGV[j] end
         redis.call('HSET', key, unpack(set))
         if m > 0 then redis.call('HDEL', key, unpack(ARGV, delFrom, delFrom + m - 1)) end
         if user ~= '' then redis.call('HSET', users, u, user) end
+        if syncing then redis.call('SADD', guild .. ':sy', padded) end
       end
     end
   end
@@ -93,75 +192,331 @@ return changed
 `;
 
 /**
- * member_count +1 / -1 for a guild whose members are not cached.
- * KEYS: guild. ARGV: delta.
+ * A membership transition of a guild whose members are not cached.
+ * KEYS: guild. ARGV: user id, '1' join / '0' leave, now, window, max transitions.
  */
-export const COUNT_BUMP = `${BUMP_COUNT}
-bump(KEYS[1], tonumber(ARGV[1]))
+/**
+ * The bot user (READY): remembered, with one reference of its own so its record outlives its memberships.
+ * KEYS: self, user refs. ARGV: user id. Returns 1 when it changed.
+ */
+export const SELF = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 0 end
+local old = redis.call('GET', KEYS[1])
+if old then redis.call('HINCRBY', KEYS[2], old, -1) end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
+return 1
+`;
+
+export const COUNT = `${TRANSITION}
+if redis.call('HEXISTS', KEYS[1], 'gen') == 0 then return 0 end
+transition(KEYS[1], ARGV[1], ARGV[2] == '1', false, tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), false)
 return 1
 `;
 
 /**
- * Remove a guild with its roles and members.
- * KEYS: guild, roles, member index, users, user refs, guild set.
- * ARGV: guild id, member key prefix.
- * Returns the number of members removed.
+ * Create or update a guild (READY listing, GUILD_CREATE, GUILD_UPDATE, an outage).
+ * KEYS: clock, guild set.
+ * ARGV: namespace, guild id, mode ('u' unavailable / 'c' GUILD_CREATE / 'p' GUILD_UPDATE), member_count ('' =
+ * none), member-sync token ('' = none: the member list is partial), sync ttl ms, n, n field/value pairs, '1'
+ * when a complete role list follows, role id / JSON pairs.
+ * A new guild gets a generation; every write stamps `ts`. A GUILD_CREATE's member_count is the baseline (the
+ * transition record starts over and the epoch `ep` moves on) only when the guild was new or unavailable; then,
+ * for a guild that was cached, a complete member list opens a member sync under the token (committed once its
+ * members are written).
  */
-export const GUILD_REMOVE = `${RELEASE_USER}
-local ids = redis.call('ZRANGE', KEYS[3], 0, -1)
-for i = 1, #ids do
-  local id = string.gsub(ids[i], '^0+(%d)', '%1')
-  redis.call('DEL', ARGV[2] .. id)
-  release(KEYS[4], KEYS[5], id)
+export const GUILD_PUT = `
+local prefix, id, mode, count, token, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local guild = prefix .. ':g:' .. id
+local gen = redis.call('HGET', guild, 'gen')
+local fresh = not gen
+local wasUnavailable = redis.call('HGET', guild, 'u') == '1'
+if fresh then
+  redis.call('HSET', guild, 'k', '1', 'gen', redis.call('INCR', KEYS[1]))
+  redis.call('SADD', KEYS[2], id)
 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
-redis.call('SREM', KEYS[6], ARGV[1])
-return #ids
-`;
-
-/**
- * Replace a guild's whole role list (GUILD_CREATE / GUILD_UPDATE) atomically.
- * KEYS: guild, roles. ARGV: role id / JSON pairs.
- */
-export const ROLES_REPLACE = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-redis.call('DEL', KEYS[2])
-if #ARGV > 0 then redis.call('HSET', KEYS[2], unpack(ARGV)) end
+redis.call('HSET', guild, 'ts', redis.call('INCR', KEYS[1]))
+if mode == 'u' then
+  redis.call('HSET', guild, 'u', '1')
+  return 1
+end
+local nf = tonumber(ARGV[7])
+local set = {'u', '0'}
+for j = 8, 7 + 2 * nf do set[#set + 1] = ARGV[j] end
+redis.call('HSET', guild, unpack(set))
+if mode == 'c' and (fresh or wasUnavailable) then
+  if count ~= '' then
+    redis.call('HSET', guild, 'c', count)
+    redis.call('HINCRBY', guild, 'ep', 1)
+    redis.call('UNLINK', guild .. ':t')
+  end
+  -- A new guild has no cached member to remove.
+  if token ~= '' and not fresh then
+    redis.call('SET', guild .. ':sync', token, 'PX', ttl)
+    redis.call('DEL', guild .. ':sy')
+    redis.call('SADD', guild .. ':sy', '')
+    redis.call('PEXPIRE', guild .. ':sy', ttl)
+  end
+end
+local r = 8 + 2 * nf
+if ARGV[r] == '1' then
+  redis.call('DEL', guild .. ':r')
+  if #ARGV > r then redis.call('HSET', guild .. ':r', unpack(ARGV, r + 1, #ARGV)) end
+end
 return 1
 `;
 
 /**
- * Store one role of a known guild.
- * KEYS: guild, roles. ARGV: role id, JSON.
+ * Remove a guild (GUILD_DELETE without unavailable).
+ * KEYS: jobs, guild set. ARGV: namespace, guild id. Returns 1 when it was cached.
+ */
+export const GUILD_REMOVE = `${REMOVE_GUILD}
+return removeGuild(ARGV[1], KEYS[1], KEYS[2], ARGV[2]) and 1 or 0
+`;
+
+/**
+ * Background removal of a removed guild generation's members, `count` at a time.
+ * KEYS: users, user refs, jobs. ARGV: namespace, guild id, generation, count.
+ * Returns 1 while members remain, 0 once the job is done (and deleted).
+ */
+export const GC_BATCH = `${STRIP}${RELEASE_USER}
+local base = ARGV[1] .. ':g:' .. ARGV[2] .. ':' .. ARGV[3]
+local index = base .. ':mi'
+local popped = redis.call('ZPOPMIN', index, tonumber(ARGV[4]))
+for j = 1, #popped, 2 do
+  local id = strip(popped[j])
+  redis.call('DEL', base .. ':m:' .. id)
+  release(KEYS[1], KEYS[2], id)
+end
+if redis.call('EXISTS', index) == 0 then
+  redis.call('HDEL', KEYS[3], 'gc:' .. ARGV[2] .. ':' .. ARGV[3])
+  return 0
+end
+return 1
+`;
+
+/**
+ * Stamp guilds as seen now (the guilds a fresh READY listed, and those created since), if cached.
+ * KEYS: clock. ARGV: namespace, guild ids.
+ */
+export const GUILDS_TOUCH = `
+for j = 2, #ARGV do
+  local guild = ARGV[1] .. ':g:' .. ARGV[j]
+  if redis.call('HEXISTS', guild, 'gen') == 1 then redis.call('HSET', guild, 'ts', redis.call('INCR', KEYS[1])) end
+end
+return #ARGV - 1
+`;
+
+/**
+ * Remove, among the given guilds (all of one shard), those not written since stamp R (a fresh READY of that
+ * shard did not list them and nothing created them since).
+ * KEYS: jobs, guild set. ARGV: namespace, R, guild ids. Returns how many were removed.
+ */
+export const READY_PRUNE = `${REMOVE_GUILD}
+local r = tonumber(ARGV[2])
+local removed = 0
+for j = 3, #ARGV do
+  local ts = tonumber(redis.call('HGET', ARGV[1] .. ':g:' .. ARGV[j], 'ts') or '0')
+  if ts < r and removeGuild(ARGV[1], KEYS[1], KEYS[2], ARGV[j]) then removed = removed + 1 end
+end
+return removed
+`;
+
+/** Delete a job field if it still has the value this run started from. KEYS: jobs. ARGV: field, value. */
+export const JOB_DONE = `
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0
+`;
+
+/**
+ * Store one role of a cached guild. KEYS: guild, roles. ARGV: role id, JSON ("" when roles are not cached).
  */
 export const ROLE_PUT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('HEXISTS', KEYS[1], 'gen') == 0 then return -1 end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return 1
 `;
 
 /**
- * Delete a role and take it out of every member of the guild.
- * KEYS: roles, member index. ARGV: role id, member key prefix.
- * Returns the number of members changed.
+ * One member with its roles filtered to the guild's current roles.
+ * KEYS: guild, roles, users. ARGV: user id, '1' to read the user record.
+ * Returns nil, or {member hash as a flat list, user JSON or nil}.
  */
-export const ROLE_REMOVE = `
-redis.call('HDEL', KEYS[1], ARGV[1])
-local needle = ',' .. ARGV[1] .. ','
-local ids = redis.call('ZRANGE', KEYS[2], 0, -1)
-local changed = 0
-for i = 1, #ids do
-  local key = ARGV[2] .. string.gsub(ids[i], '^0+(%d)', '%1')
-  local roles = redis.call('HGET', key, 'r')
-  if roles then
-    local at = string.find(roles, needle, 1, true)
-    if at then
-      redis.call('HSET', key, 'r', string.sub(roles, 1, at) .. string.sub(roles, at + #needle))
-      changed = changed + 1
+export const READ_MEMBER = `${FILTER_ROLES}
+local gen = redis.call('HGET', KEYS[1], 'gen')
+if not gen then return false end
+local h = redis.call('HGETALL', KEYS[1] .. ':' .. gen .. ':m:' .. ARGV[1])
+if #h == 0 then return false end
+filterRoles(h, roleSet(KEYS[2]))
+local user = false
+if ARGV[2] == '1' then user = redis.call('HGET', KEYS[3], ARGV[1]) end
+return {h, user}
+`;
+
+/**
+ * A page of members by user id (ZRANGEBYLEX from `min`), roles filtered.
+ * KEYS: guild, roles, users. ARGV: min ('-' or '(' .. padded id), count, '1' to read user records.
+ * Returns a flat list: padded id, member hash (flat list), user JSON or nil, ...
+ */
+export const READ_MEMBERS = `${STRIP}${FILTER_ROLES}
+local gen = redis.call('HGET', KEYS[1], 'gen')
+if not gen then return {} end
+local base = KEYS[1] .. ':' .. gen
+local ids = redis.call('ZRANGEBYLEX', base .. ':mi', ARGV[1], '+', 'LIMIT', 0, tonumber(ARGV[2]))
+local set = roleSet(KEYS[2])
+local out = {}
+for j = 1, #ids do
+  local id = strip(ids[j])
+  local h = redis.call('HGETALL', base .. ':m:' .. id)
+  filterRoles(h, set)
+  out[#out + 1] = ids[j]
+  out[#out + 1] = h
+  out[#out + 1] = ARGV[3] == '1' and redis.call('HGET', KEYS[3], id) or false
+end
+return out
+`;
+
+/**
+ * Open a member sync of a cached guild. KEYS: guild. ARGV: token, ttl ms. Returns 0 when the guild is not
+ * cached.
+ */
+export const SYNC_BEGIN = `
+if redis.call('HEXISTS', KEYS[1], 'gen') == 0 then return 0 end
+redis.call('SET', KEYS[1] .. ':sync', ARGV[1], 'PX', ARGV[2])
+redis.call('DEL', KEYS[1] .. ':sy')
+redis.call('SADD', KEYS[1] .. ':sy', '')
+redis.call('PEXPIRE', KEYS[1] .. ':sy', ARGV[2])
+return 1
+`;
+
+/**
+ * Remove, among the given members of a guild, those not written since the sync began.
+ * KEYS: users, user refs. ARGV: namespace, guild id, token, padded user ids.
+ * Returns how many were removed, or -1 when the sync is no longer the open one.
+ */
+export const SYNC_SWEEP = `${STRIP}${RELEASE_USER}
+local guild = ARGV[1] .. ':g:' .. ARGV[2]
+if redis.call('GET', guild .. ':sync') ~= ARGV[3] then return -1 end
+local gen = redis.call('HGET', guild, 'gen')
+if not gen then return -1 end
+local base = guild .. ':' .. gen
+local removed = 0
+for j = 4, #ARGV do
+  if redis.call('SISMEMBER', guild .. ':sy', ARGV[j]) == 0 then
+    local id = strip(ARGV[j])
+    if redis.call('DEL', base .. ':m:' .. id) == 1 then
+      redis.call('ZREM', base .. ':mi', ARGV[j])
+      release(KEYS[1], KEYS[2], id)
+      removed = removed + 1
     end
   end
 end
-return changed
+return removed
+`;
+
+/**
+ * Close a member sync: the member count becomes the baseline. KEYS: guild. ARGV: token, count ('' = none).
+ */
+export const SYNC_END = `
+if redis.call('GET', KEYS[1] .. ':sync') ~= ARGV[1] then return 0 end
+-- The transition record stays: events from before the sync may still be replayed after it.
+if ARGV[2] ~= '' and redis.call('HEXISTS', KEYS[1], 'gen') == 1 then redis.call('HSET', KEYS[1], 'c', ARGV[2]) end
+redis.call('DEL', KEYS[1] .. ':sync', KEYS[1] .. ':sy')
+return 1
+`;
+
+/**
+ * Store an entitlement from an event, stamped. An interaction's copy (ARGV[4] = '1') never brings back a
+ * deleted entitlement nor clears a set ends_at.
+ * KEYS: entitlements, stamps, clock. ARGV: namespace, id, JSON, '1' from an interaction.
+ */
+export const ENTITLEMENT_PUT = `${ENTITLEMENT_INDEX}
+local old = redis.call('HGET', KEYS[1], ARGV[2])
+local json = ARGV[3]
+if ARGV[4] == '1' then
+  if not old and redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then return 0 end
+  if old then
+    local ok, o = pcall(cjson.decode, old)
+    local n = cjson.decode(json)
+    if ok and type(o) == 'table' and o[7] ~= cjson.null and n[7] == cjson.null then
+      n[7] = o[7]
+      json = cjson.encode(n)
+    end
+  end
+end
+if old then index(ARGV[1], ARGV[2], old, false) end
+redis.call('HSET', KEYS[1], ARGV[2], json)
+redis.call('HSET', KEYS[2], ARGV[2], redis.call('INCR', KEYS[3]))
+index(ARGV[1], ARGV[2], json, true)
+return 1
+`;
+
+/**
+ * Delete an entitlement (ENTITLEMENT_DELETE), leaving a stamped tombstone.
+ * KEYS: entitlements, stamps, clock. ARGV: namespace, id.
+ */
+export const ENTITLEMENT_DELETE = `${ENTITLEMENT_INDEX}
+local old = redis.call('HGET', KEYS[1], ARGV[2])
+if old then
+  index(ARGV[1], ARGV[2], old, false)
+  redis.call('HDEL', KEYS[1], ARGV[2])
+end
+redis.call('HSET', KEYS[2], ARGV[2], redis.call('INCR', KEYS[3]))
+return 1
+`;
+
+/**
+ * Start an entitlement sync: its stamp R and seen set. KEYS: clock. ARGV: namespace, token. Returns R.
+ */
+export const ENTITLEMENT_SYNC_BEGIN = `
+local r = redis.call('INCR', KEYS[1])
+local base = ARGV[1] .. ':esync:' .. ARGV[2]
+redis.call('SET', base .. ':r', r, 'PX', 3600000)
+redis.call('SADD', base, '')
+redis.call('PEXPIRE', base, 3600000)
+return r
+`;
+
+/**
+ * One entitlement listed by REST: stored unless an event wrote or deleted it since the sync began.
+ * KEYS: entitlements, stamps. ARGV: namespace, token, id, JSON.
+ */
+export const ENTITLEMENT_SYNC_PUT = `${ENTITLEMENT_INDEX}
+local base = ARGV[1] .. ':esync:' .. ARGV[2]
+local r = redis.call('GET', base .. ':r')
+if not r then return -1 end
+redis.call('SADD', base, ARGV[3])
+if tonumber(redis.call('HGET', KEYS[2], ARGV[3]) or '0') >= tonumber(r) then return 0 end
+local old = redis.call('HGET', KEYS[1], ARGV[3])
+if old then index(ARGV[1], ARGV[3], old, false) end
+redis.call('HSET', KEYS[1], ARGV[3], ARGV[4])
+index(ARGV[1], ARGV[3], ARGV[4], true)
+return 1
+`;
+
+/**
+ * Remove, among the given cached entitlements, those the sync did not list and no event touched since it
+ * began. KEYS: entitlements, stamps. ARGV: namespace, token, ids. Returns how many, or -1 when the sync expired.
+ */
+export const ENTITLEMENT_SYNC_PRUNE = `${ENTITLEMENT_INDEX}
+local base = ARGV[1] .. ':esync:' .. ARGV[2]
+local r = redis.call('GET', base .. ':r')
+if not r then return -1 end
+r = tonumber(r)
+local removed = 0
+for j = 3, #ARGV do
+  local id = ARGV[j]
+  if redis.call('SISMEMBER', base, id) == 0 and tonumber(redis.call('HGET', KEYS[2], id) or '0') < r then
+    local old = redis.call('HGET', KEYS[1], id)
+    if old then
+      index(ARGV[1], id, old, false)
+      redis.call('HDEL', KEYS[1], id)
+      removed = removed + 1
+    end
+    redis.call('HDEL', KEYS[2], id)
+  end
+end
+return removed
 `;
 
 export interface ScriptSpec {
@@ -171,11 +526,29 @@ export interface ScriptSpec {
 
 export const SCRIPTS = {
   ghMembers: { lua: MEMBERS, keys: 2 },
-  ghCountBump: { lua: COUNT_BUMP, keys: 1 },
-  ghGuildRemove: { lua: GUILD_REMOVE, keys: 6 },
-  ghRolesReplace: { lua: ROLES_REPLACE, keys: 2 },
+  ghCount: { lua: COUNT, keys: 1 },
+  ghSelf: { lua: SELF, keys: 2 },
+  ghGuildPut: { lua: GUILD_PUT, keys: 2 },
+  ghGuildRemove: { lua: GUILD_REMOVE, keys: 2 },
+  ghGcBatch: { lua: GC_BATCH, keys: 3 },
+  ghGuildsTouch: { lua: GUILDS_TOUCH, keys: 1 },
+  ghReadyPrune: { lua: READY_PRUNE, keys: 2 },
+  ghJobDone: { lua: JOB_DONE, keys: 1 },
   ghRolePut: { lua: ROLE_PUT, keys: 2 },
-  ghRoleRemove: { lua: ROLE_REMOVE, keys: 2 },
+  ghReadMember: { lua: READ_MEMBER, keys: 3 },
+  ghReadMembers: { lua: READ_MEMBERS, keys: 3 },
+  ghSyncBegin: { lua: SYNC_BEGIN, keys: 1 },
+  ghSyncSweep: { lua: SYNC_SWEEP, keys: 2 },
+  ghSyncEnd: { lua: SYNC_END, keys: 1 },
+  ghEntitlementPut: { lua: ENTITLEMENT_PUT, keys: 3 },
+  ghEntitlementDelete: { lua: ENTITLEMENT_DELETE, keys: 3 },
+  ghEntitlementSyncBegin: { lua: ENTITLEMENT_SYNC_BEGIN, keys: 1 },
+  ghEntitlementSyncPut: { lua: ENTITLEMENT_SYNC_PUT, keys: 2 },
+  ghEntitlementSyncPrune: { lua: ENTITLEMENT_SYNC_PRUNE, keys: 2 },
 } as const satisfies Record<string, ScriptSpec>;
 
 export type ScriptName = keyof typeof SCRIPTS;
+
+/** A connection (or pipeline) with the scripts defined as commands (see RedisCache's constructor). */
+export type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
+export type Scripted = { [K in ScriptName]: ScriptCall };

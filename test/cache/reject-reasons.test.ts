@@ -1,0 +1,47 @@
+/**
+ * A payload that is not what the protocol says is ignored with a reason that names the event's field path and
+ * what was wrong (the runtime logs it; the cache stays consistent and keeps going).
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryCache } from '../../src/cache/index.js';
+import { GUILD_A, USER_1, entitlement, guildCreate, member, ready, role, user } from './fixtures.js';
+
+function cacheWithReasons(): { cache: MemoryCache; reasons: Array<[string, string]> } {
+  const reasons: Array<[string, string]> = [];
+  const cache = new MemoryCache({}, { onReject: (event, reason) => reasons.push([event, reason]) });
+  cache.apply('READY', ready([GUILD_A]));
+  cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1)]));
+  return { cache, reasons };
+}
+
+describe('reject reasons name the field path', () => {
+  const cases: Array<[string, string, unknown, string]> = [
+    ['a numeric user id', 'GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(USER_1), user: { id: 42, username: 'x' } }, 'user.id: expected a snowflake string, got number'],
+    ['a member without user', 'GUILD_MEMBER_ADD', { guild_id: GUILD_A, roles: [], nick: 'n' }, 'user: expected a user object, got undefined'],
+    ['roles that are not a list', 'GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(USER_1), roles: 'admin' }, 'roles: expected an array of role ids, got a string that is not a snowflake'],
+    ['a join without roles', 'GUILD_MEMBER_ADD', { guild_id: GUILD_A, user: user(USER_1) }, 'roles: expected an array of role ids, got undefined'],
+    ['a bad guild id', 'GUILD_MEMBER_REMOVE', { guild_id: 'abc', user: user(USER_1) }, 'guild_id: expected a snowflake string, got a string that is not a snowflake'],
+    ['a member list entry', 'GUILD_MEMBERS_CHUNK', { guild_id: GUILD_A, members: [member(USER_1), { user: { id: null } }] }, 'members[1].user.id: expected a snowflake string, got null'],
+    ['a role list entry', 'GUILD_UPDATE', { id: GUILD_A, roles: [role(GUILD_A, 0), { id: '5', name: 7 }] }, 'roles[1].name: expected a string, got number'],
+    ['a role without id', 'GUILD_ROLE_CREATE', { guild_id: GUILD_A, role: { name: 'x' } }, 'role.id: expected a snowflake string, got undefined'],
+    ['READY without guilds', 'READY', { user: user('100000000000000001') }, 'guilds: expected an array, got undefined'],
+    ['a READY guild entry', 'READY', { ...ready([]), guilds: [{ id: 5 }] }, 'guilds[0].id: expected a snowflake string, got number; no guild removed'],
+    ['a READY shard field', 'READY', { ...ready([GUILD_A]), shard: [3, 2] }, 'shard: expected [shard_id, num_shards], got an array; no guild removed'],
+    ['an entitlement without owner', 'ENTITLEMENT_CREATE', entitlement('700000000000000001', { user_id: undefined }), 'user_id, guild_id: expected a snowflake string in one of them, got undefined and undefined'],
+    ['an interaction entitlement', 'INTERACTION_CREATE', { id: '1', type: 2, entitlements: [entitlement('700000000000000001', { sku_id: 12 })] }, 'entitlements[0].sku_id: expected a snowflake string, got number'],
+    ['a payload that is not an object', 'GUILD_MEMBER_UPDATE', null, 'payload: expected an object, got null'],
+  ];
+  for (const [what, t, d, reason] of cases) {
+    it(`${what}: ${t} -> "${reason}"`, () => {
+      const { cache, reasons } = cacheWithReasons();
+      const before = cache.stats().rejected;
+      cache.apply(t, d);
+      expect(reasons).toContainEqual([t, reason]);
+      expect(cache.stats().rejected).toBe(before + 1);
+      // The cache stays as it was and keeps going.
+      expect(cache.getMemberSync(GUILD_A, USER_1)).toBeDefined();
+      cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(USER_1), nick: 'still here' });
+      expect(cache.getMemberSync(GUILD_A, USER_1)!.nick).toBe('still here');
+    });
+  }
+});
