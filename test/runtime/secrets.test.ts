@@ -158,10 +158,9 @@ describe('secrets', () => {
     expectNoSecret(run, [BOT_TOKEN, REDIS_PASSWORD]);
   }, 120_000);
 
-  // Waits for the Redis error routing (branch `state`): ioredis still prints "[ioredis] Unhandled error event" to
-  // stderr itself, past the redacting logger. Nothing secret is in those lines today, but they are a channel
-  // the redactor does not see. Enable once Redis clients route their errors through the logger.
-  it.skip('Redis client errors reach the output only through the redacting logger', async () => {
+  // ioredis prints "[ioredis] Unhandled error event" to stderr itself, past the redacting logger, for a client
+  // without an error listener: every client is opened through src/util/redis-connection.ts, which routes them.
+  it('Redis client errors reach the output only through the redacting logger', async () => {
     const run = await runDriver('redis', vars, 90_000);
     expect(run.stdout).toContain('SCENARIO redis-down: exit 1');
     expect(run.stderr).not.toContain('[ioredis]');
