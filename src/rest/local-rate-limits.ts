@@ -102,9 +102,10 @@ export class LocalRateLimits implements RateLimitStore {
       // route does not consult the global limit, and must not retry at once either).
       if (limited.global) this.global.pause(key.identity, limited.retryAfterMs);
       if (!limited.global || key.globalExempt) {
+        // retry_after is the service's word on when this bucket may go again, whatever window was assumed.
         const state = this.stateFor(key, hash, at);
         state.remaining = 0;
-        state.resetAt = Math.max(state.resetAt, at + limited.retryAfterMs);
+        state.resetAt = at + limited.retryAfterMs;
       }
       // Shared-resource 429s do not count towards the invalid-request limit (reference §3.3).
       if (limited.scope !== 'shared') this.countInvalid();
