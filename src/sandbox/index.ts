@@ -20,6 +20,8 @@ import type {
   SandboxFaults,
   SandboxGatewayEvents,
   SandboxMessageRecord,
+  SandboxRestEvents,
+  SandboxRestFaults,
   SandboxOptions,
   SandboxState,
 } from './contract.js';
@@ -95,6 +97,18 @@ class SandboxInstance implements Sandbox {
   }
   get webhooks(): SandboxWebhooks {
     return this.core.delivery;
+  }
+
+  get restFaults(): SandboxRestFaults {
+    return this.core.restFaults;
+  }
+
+  get restEvents(): EventEmitter<SandboxRestEvents> {
+    return this.core.restEvents;
+  }
+
+  setRecommendedShards(count: number | null): void {
+    this.core.gateway.setRecommendedShards(count);
   }
 
   async invoke(options: InvokeOptions): Promise<InteractionRecord> {
@@ -203,6 +217,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     onPermissionsDropped: (guildId, commandId) => commandPermissions.drop(guildId, commandId),
   });
   const interactions = new InteractionStore(store.ids, { responseMs: o.rest.interactionResponseMs, tokenMs: o.rest.interactionTokenMs });
+  const restEvents = new EventEmitter<SandboxRestEvents>();
+  const rest = new RestApi({ options: o.rest, botToken, oauth, limiter, counters, logger: o.logger, events: restEvents });
   const core: SandboxCore = {
     options: o,
     store,
@@ -215,13 +231,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     delivery,
     counters,
     limiter,
+    restFaults: rest.faults,
+    restEvents,
     logger: o.logger,
     urls,
     botToken,
     clientSecret: o.clientSecret,
     applicationFlags,
   };
-  const rest = new RestApi({ options: o.rest, botToken, oauth, limiter, counters, logger: o.logger });
+
   rest.add(gatewayRoutes(core));
   rest.add(identityRoutes(core));
   rest.add(commandRoutes(core));
