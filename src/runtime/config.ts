@@ -172,6 +172,11 @@ export const ConfigSchema = z.strictObject({
       sessionTtlMs: z.number().int().min(1_000).max(3_600_000).default(60_000),
       /** How often each running shard's seq is checkpointed to Redis. */
       checkpointMs: z.number().int().min(50).max(60_000).default(1_000),
+      /**
+       * The bot's limits are kept in Redis for every process: REST buckets, the global limit, 429 waits, the
+       * invalid-request budget and the daily identify budget. false: each process counts alone.
+       */
+      sharedLimits: z.boolean().default(true),
     })
     .superRefine((c, ctx) => {
       if (c.renewMs !== undefined && c.renewMs * 2 > c.leaseMs) {
@@ -186,6 +191,7 @@ export const ConfigSchema = z.strictObject({
       settleMs: 1_000,
       sessionTtlMs: 60_000,
       checkpointMs: 1_000,
+      sharedLimits: true,
     }),
   log: z
     .strictObject({
@@ -268,6 +274,7 @@ const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; parse: (raw: st
   { env: 'GATEHOUSE_CLUSTER_SETTLE_MS', path: ['cluster', 'settleMs'], parse: parseNumber },
   { env: 'GATEHOUSE_CLUSTER_SESSION_TTL_MS', path: ['cluster', 'sessionTtlMs'], parse: parseNumber },
   { env: 'GATEHOUSE_CLUSTER_CHECKPOINT_MS', path: ['cluster', 'checkpointMs'], parse: parseNumber },
+  { env: 'GATEHOUSE_CLUSTER_SHARED_LIMITS', path: ['cluster', 'sharedLimits'], parse: parseBool },
   { env: 'LOG_LEVEL', path: ['log', 'level'], parse: (s) => s },
   { env: 'GATEHOUSE_SANDBOX', path: ['sandbox', 'mode'], parse: (s) => s },
   { env: 'GATEHOUSE_SANDBOX_PORT', path: ['sandbox', 'port'], parse: parseNumber },

@@ -6,6 +6,7 @@
  * cache -> interaction router -> plugin events, so handlers always see an updated cache.
  */
 import type { APIInteraction } from 'discord-api-types/v10';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createCache, type Cache } from '../cache/index.js';
 import {
@@ -19,6 +20,8 @@ import { InteractionRouter } from '../interactions/router.js';
 import { interactionProblem } from '../interactions/shape.js';
 import { PluginHost } from '../plugins/host.js';
 import { getCurrentApplication, RestClient, type RestClientOptions } from '../rest/index.js';
+import { SharedRateLimits } from '../rest/redis/index.js';
+import { openFleetRedis } from './fleet-redis.js';
 import type { Sandbox } from '../sandbox/contract.js';
 import { AnomalyLog, anomalyFromText } from '../util/anomaly-log.js';
 import { registerSecret } from '../util/redact.js';
@@ -76,6 +79,8 @@ export class Runtime {
   private routerValue: InteractionRouter<unknown, unknown> | null = null;
   private gatewayValue: ShardManager | null = null;
   private clusterValue: ClusterCoordinator | null = null;
+  /** The connection of the fleet-wide limits and resharding (cluster mode). */
+  private fleetRedisValue: Redis | null = null;
   private applicationIdValue: string | null = null;
   private syncValue: CommandSyncResult | null = null;
   /** Interactions being handled; shutdown waits for them. */
@@ -249,6 +254,42 @@ export class Runtime {
     } else {
       this.applicationIdValue = this.config.applicationId;
     }
+    if (this.sharesLimits()) this.useSharedRestLimits();
+  }
+
+  /**
+   * Whether the bot's limits are kept in Redis for every process: cluster mode (Redis, cluster.enabled, a
+   * token: the embedded sandbox is private to its process) with cluster.sharedLimits on.
+   */
+  private sharesLimits(): boolean {
+    const { redisUrl, token, cluster } = this.config;
+    return redisUrl !== undefined && token !== undefined && cluster.enabled && cluster.sharedLimits;
+  }
+
+  /** Where this bot's fleet-wide keys live: `<cluster.prefix>:{<application id>}`. */
+  private fleetNamespace(): string {
+    return clusterNamespace(this.config.cluster.prefix, this.applicationId);
+  }
+
+  private fleetRedis(): Redis {
+    this.fleetRedisValue ??= openFleetRedis(this.config.redisUrl!, this.log.child({ component: 'cluster' }));
+    return this.fleetRedisValue;
+  }
+
+  /** From now on the REST client counts against the limits of every process of this bot. */
+  private useSharedRestLimits(): void {
+    const o = this.options.rest ?? {};
+    this.rest.useLimits(
+      new SharedRateLimits({
+        redis: this.fleetRedis(),
+        namespace: `${this.fleetNamespace()}:rest`,
+        ...(o.globalLimit !== undefined ? { globalLimit: o.globalLimit } : {}),
+        ...(o.globalWindowMs !== undefined ? { globalWindowMs: o.globalWindowMs } : {}),
+        ...(o.invalidRequestLimit !== undefined ? { invalidRequestLimit: o.invalidRequestLimit } : {}),
+        ...(o.invalidRequestWindowMs !== undefined ? { invalidRequestWindowMs: o.invalidRequestWindowMs } : {}),
+        logger: this.log,
+      }),
+    );
   }
 
   /** Load plugins (without running setup). */
@@ -629,6 +670,11 @@ export class Runtime {
       ['plugins', () => this.hostValue?.teardownAll()],
       ['cache', () => this.cacheValue?.close()],
       ['rest', () => this.restValue?.close()],
+      ['fleet redis', async () => {
+        const redis = this.fleetRedisValue;
+        this.fleetRedisValue = null;
+        await redis?.quit().catch(() => redis.disconnect());
+      }],
       ['sandbox', () => (this.ownsSandbox ? this.sandboxValue?.close() : undefined)],
       ['http', () => this.ops?.close()],
     ];

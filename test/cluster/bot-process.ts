@@ -18,7 +18,9 @@ export type Report =
   | { ev: 'stopped' }
   | { ev: 'stall' }
   | { ev: 'woke' }
-  | { ev: 'error'; message: string };
+  | { ev: 'error'; message: string }
+  | { ev: 'rest'; id: number; outcomes: { ok: number; guard: number; ratelimit: number; api: number; other: number } }
+  | { ev: 'rl'; route: string; scope: string; retryAfterMs: number };
 
 const live = new Set<BotProcess>();
 
@@ -37,9 +39,10 @@ export class BotProcess {
     this.child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-source', ENTRY], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });
     live.add(this);
+    this.child.stdin!.on('error', () => undefined); // a command written as the process dies
     const keep = (chunk: Buffer): void => {
       this.output = (this.output + chunk.toString('utf8')).slice(-LOG_TAIL);
     };
@@ -118,6 +121,11 @@ export class BotProcess {
       const poll = setInterval(listener, 25);
       this.listeners.push(listener);
     });
+  }
+
+  /** Give the fixture a command (a JSON line on its stdin; see fixtures/bot.ts). */
+  send(command: Record<string, unknown>): void {
+    this.child.stdin!.write(`${JSON.stringify(command)}\n`);
   }
 
   kill(signal: NodeJS.Signals): void {
