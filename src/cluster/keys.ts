@@ -19,6 +19,8 @@
  *                                    one session.
  *   <ns>:identify:<bucket>   STRING  Redis server time (ms) before which no shard of the bucket
  *                                    (shard_id % max_concurrency) may identify; PX two windows.
+ *   <ns>:identify:budget     HASH    total, remaining, reset (server ms): the day's session starts left for the
+ *                                    whole bot (identify-budget.ts); kept a day past the reset.
  *   <ns>:commands:lock       STRING  token of the process syncing commands; PX lock time, renewed while syncing.
  *   <ns>:commands:synced     STRING  fingerprint of the command set the last completed sync wrote; PX a while,
  *                                    so processes starting later with the same commands skip the sync.
@@ -28,6 +30,7 @@ export class ClusterKeys {
   readonly total: string;
   readonly commandLock: string;
   readonly commandsSynced: string;
+  readonly identifyBudget: string;
 
   constructor(readonly namespace: string) {
     if (typeof namespace !== 'string' || namespace.length === 0) {
@@ -37,6 +40,7 @@ export class ClusterKeys {
     this.total = `${namespace}:total`;
     this.commandLock = `${namespace}:commands:lock`;
     this.commandsSynced = `${namespace}:commands:synced`;
+    this.identifyBudget = `${namespace}:identify:budget`;
   }
 
   lease(shardId: number): string {

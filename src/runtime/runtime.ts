@@ -11,8 +11,10 @@ import type { Logger } from 'pino';
 import { createCache, type Cache } from '../cache/index.js';
 import {
   ClusterCoordinator,
+  ClusterKeys,
   clusterNamespace,
   commandSetFingerprint,
+  RedisIdentifyBudget,
   type ClusterCoordinatorOptions,
 } from '../cluster/index.js';
 import { ShardFencedError, ShardManager, type DispatchHook, type ShardManagerOptions } from '../gateway/index.js';
@@ -276,6 +278,17 @@ export class Runtime {
     return this.fleetRedisValue;
   }
 
+  /** The day's session starts of the whole bot, counted in Redis by every process. */
+  private sharedIdentifyBudget(): RedisIdentifyBudget {
+    const gatewayBot = gatewayBotPort(this.rest);
+    return new RedisIdentifyBudget({
+      redis: this.fleetRedis(),
+      key: new ClusterKeys(this.fleetNamespace()).identifyBudget,
+      refresh: async () => (await gatewayBot.getGatewayBot()).session_start_limit,
+      logger: this.log.child({ component: 'gateway' }),
+    });
+  }
+
   /** From now on the REST client counts against the limits of every process of this bot. */
   private useSharedRestLimits(): void {
     const o = this.options.rest ?? {};
@@ -407,6 +420,7 @@ export class Runtime {
               fence: coordinator.shardFence,
             }
           : {}),
+        ...(coordinator !== null && this.sharesLimits() ? { identifyBudget: this.sharedIdentifyBudget() } : {}),
         onDispatch: (shardId, t, d, s) => this.onDispatch(shardId, t, d, s),
         ...this.options.gateway,
       });
