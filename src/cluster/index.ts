@@ -18,5 +18,11 @@ export {
   type CommandSyncRunOptions,
 } from './command-sync-lock.js';
 export { ClusterKeys, clusterNamespace } from './keys.js';
+export {
+  RedisReshardCoordination,
+  currentGeneration,
+  generationNamespace,
+  type RedisReshardCoordinationOptions,
+} from './reshard.js';
 export { CLUSTER_SCRIPTS, withClusterScripts, type ClusterScriptName } from './scripts.js';
 export { ClusterError, IdentifyQueueTimeoutError, ShardCountMismatchError } from './errors.js';

@@ -32,7 +32,14 @@ export class ClusterKeys {
   readonly commandsSynced: string;
   readonly identifyBudget: string;
 
-  constructor(readonly namespace: string) {
+  constructor(
+    readonly namespace: string,
+    /**
+     * Where the identify buckets live: every shard set of the bot shares them (during a reshard the old and
+     * the new set identify through the same max_concurrency buckets). Default: `namespace`.
+     */
+    readonly identifyNamespace: string = namespace,
+  ) {
     if (typeof namespace !== 'string' || namespace.length === 0) {
       throw new TypeError('cluster: the Redis key namespace must be a non-empty string.');
     }
@@ -52,7 +59,7 @@ export class ClusterKeys {
   }
 
   identifyBucket(bucket: number): string {
-    return `${this.namespace}:identify:${bucket}`;
+    return `${this.identifyNamespace}:identify:${bucket}`;
   }
 }
 
