@@ -14,7 +14,9 @@ const LOG_TAIL = 16_000;
 export type Report =
   | { ev: 'd'; shard: number; s: number; t: string; user?: string; id?: string }
   | { ev: 'started'; shards: number[]; synced: boolean; member?: string }
-  | { ev: 'owned'; shards: number[]; ready: number[] }
+  | { ev: 'owned'; shards: number[]; ready: number[]; total?: number }
+  | { ev: 'reshard'; id: number; plan: { id: string; from: number; to: number } | null }
+  | { ev: 'resharded'; to: number; replay: Array<{ shard: number; delivered: number; skipped: number }> }
   | { ev: 'stopped' }
   | { ev: 'stall' }
   | { ev: 'woke' }
