@@ -158,10 +158,9 @@ describeWithRedis('fleet-wide REST limits: three processes, one sandbox, one Red
     const invalid = answers.slice(from).filter((e) => e.status === 401).length;
     expect(invalid).toBeGreaterThanOrEqual(9_000);
     expect(invalid).toBeLessThan(10_000);
-    for (const o of outcomes) {
-      expect(o.guard, JSON.stringify(outcomes)).toBeGreaterThan(0);
-      expect(o.other).toBe(0);
-    }
+    // The budget stopped the fleet (a process may have sent its whole share before it ran out).
+    expect(outcomes.reduce((n, o) => n + o.guard, 0), JSON.stringify(outcomes)).toBeGreaterThan(0);
+    for (const o of outcomes) expect(o.other).toBe(0);
     // Every process is stopped now, whatever it sends.
     const after = await rest({ method: 'GET', route: '/gateway/bot', params: [{}], count: 1, concurrency: 1 });
     for (const o of after) expect(o.guard).toBe(1);
