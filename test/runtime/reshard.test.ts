@@ -11,6 +11,7 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { loadConfig, type ConfigInput } from '../../src/runtime/config.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Runtime } from '../../src/runtime/runtime.js';
+import { main } from '../../src/cli.js';
 import { Cutover, eventKey, receivingShard } from '../../src/gateway/cutover.js';
 import type { MemberEvent } from '../fixtures/plugins/member-log/member-log.js';
 
@@ -170,7 +171,7 @@ describe('live resharding, one process', () => {
     await expectCacheMatchesSandbox(runtime, sandbox);
   }, 60_000);
 
-  it('the periodic check reshards when the recommended count grows, and an operator can ask on the ops port (loopback only)', async () => {
+  it('the periodic check reshards when the recommended count grows, and an operator asks with gatehouse reshard (POST /reshard on the ops port)', async () => {
     const { sandbox, runtime } = await setup({
       http: { enabled: true, host: '127.0.0.1', port: 0 },
       shards: { reshard: { settleMs: 100, dedupeWindowMs: 1_000, on4011: true, checkMs: 200, warmTimeoutMs: 60_000 } },
@@ -180,9 +181,13 @@ describe('live resharding, one process', () => {
     const { host, port } = runtime.opsAddress!;
     const bad = await fetch(`http://${host}:${port}/reshard?shards=zero`, { method: 'POST' });
     expect(bad.status).toBe(400);
-    const asked = await fetch(`http://${host}:${port}/reshard?shards=5`, { method: 'POST' });
-    expect(asked.status).toBe(202);
-    expect(await asked.json()).toMatchObject({ from: 3, to: 5 });
+    expect((await fetch(`http://${host}:${port}/reshard`)).status).toBe(405);
+    // The operator's command: gatehouse reshard --shards 5 --url <ops address>.
+    const out: string[] = [];
+    const code = await main(['reshard', '--shards', '5', '--url', `http://${host}:${port}`], { out: (l) => out.push(l), err: (l) => out.push(l) });
+    expect(code).toBe(0);
+    expect(out.join('\n')).toMatch(/resharding from 3 to 5 shards/);
+    expect(await main(['reshard', '--shards', 'many'], { out: () => undefined, err: () => undefined })).toBe(2);
     await until(() => runtime.gateway.shardCount === 5 && runtime.resharder?.underWay === null, 'the operator\'s reshard to 5', 20_000);
     await expectCacheMatchesSandbox(runtime, sandbox);
   }, 60_000);
