@@ -135,8 +135,21 @@ describeWithRedis('live resharding of a fleet (three processes, 2 -> 4 shards)',
     } finally {
       redis.disconnect();
     }
-    // The generation moved: a process starting now joins the 4-shard set.
+    // The generation moved: a process starting now joins the 4-shard set and takes its share over by RESUME.
     const generation = await scope.admin.get(`${scope.prefix}:{${s.applicationId}}:generation`);
     expect(generation).toBe('1:4');
-  }, 150_000);
+    const resumesBefore = s.counters.resumes;
+    const d = new BotProcess('d', env);
+    await d.waitFor(() => d.started() !== undefined, 'the late process to start', START_TIMEOUT);
+    await waitUntil(
+      () => {
+        const all = [...bots, d].map((b) => [...b.reports].reverse().find((r): r is Extract<Report, { ev: 'owned' }> => r.ev === 'owned'));
+        return all.every((o) => o?.total === 4 && o.ready.length === 1) && all.flatMap((o) => o!.ready).sort().join() === '0,1,2,3';
+      },
+      'one shard per process after the late process joined',
+      30_000,
+    );
+    expect(s.counters.resumes).toBeGreaterThan(resumesBefore);
+    expect(identifies.filter((i) => i.shard[1] === 4)).toHaveLength(4);
+  }, 180_000);
 });
