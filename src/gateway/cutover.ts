@@ -87,8 +87,9 @@ export class Cutover {
   /** A dispatch of the old set. */
   fromOld(shardId: number, t: string, d: unknown, s: number): void {
     if (this.oldStopped) return;
-    this.options.deliver(shardId, t, d, s);
+    // Keyed before delivery: nothing downstream may change what the key is computed from.
     if (!SESSION_EVENTS.has(t)) this.options.recordDelivered(receivingShard(t, d, this.options.to), eventKey(t, d));
+    this.options.deliver(shardId, t, d, s);
   }
 
   /** A dispatch of the new set. */
