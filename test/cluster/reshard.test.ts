@@ -151,5 +151,11 @@ describeWithRedis('live resharding of a fleet (three processes, 2 -> 4 shards)',
     );
     expect(s.counters.resumes).toBeGreaterThan(resumesBefore);
     expect(identifies.filter((i) => i.shard[1] === 4)).toHaveLength(4);
+    // A process still configured for the old total refuses to start, and says what to set.
+    const stale = new BotProcess('stale', { ...env, GATEHOUSE_SHARD_TOTAL: '2' });
+    await stale.waitFor(() => stale.reports.some((r) => r.ev === 'error'), 'the stale process to refuse', START_TIMEOUT);
+    expect(stale.reports.find((r): r is Extract<Report, { ev: 'error' }> => r.ev === 'error')!.message).toMatch(
+      /resharded to 4 shards while shards\.total is 2; set shards\.total .* to 4 or "auto"/,
+    );
   }, 180_000);
 });
