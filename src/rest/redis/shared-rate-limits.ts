@@ -214,6 +214,12 @@ export class SharedRateLimits implements RateLimitStore {
     }
     if (this.closed) return;
     const { info, limited } = report;
+    if (this.fallback !== null) {
+      // Redis is away: what this response says holds this process back now; Redis hears of it no more.
+      const invalidHere = limited !== null ? limited.scope !== 'shared' : report.status === 401 || report.status === 403;
+      this.feedFallback(this.fallback, key.identity, limited?.global === true ? limited.retryAfterMs : null, invalidHere);
+      return;
+    }
     const invalid = limited !== null ? limited.scope !== 'shared' : report.status === 401 || report.status === 403;
     const urgent = t.locked || limited !== null;
     if (!urgent && !invalid && !this.isNews(t, report)) return;
@@ -439,11 +445,14 @@ export class SharedRateLimits implements RateLimitStore {
       );
       this.scheduleProbe();
     }
-    // What the unsent records said still holds this process back.
-    for (const r of records) {
-      if (r.kind === 2) this.fallback.pauseGlobal(r.identity, r.retryAfterMs);
-      if (r.invalid) this.fallback.countInvalid();
-    }
+    // What the unsent records said (and what was still waiting to be sent) still holds this process back.
+    const unsent = [...records, ...this.takePending()];
+    for (const r of unsent) this.feedFallback(this.fallback, r.identity, r.kind === 2 ? r.retryAfterMs : null, r.invalid);
+  }
+
+  private feedFallback(store: LocalRateLimits, identity: string, globalPauseMs: number | null, invalid: boolean): void {
+    if (globalPauseMs !== null) store.pauseGlobal(identity, globalPauseMs);
+    if (invalid) store.countInvalid();
   }
 
   private scheduleProbe(): void {
