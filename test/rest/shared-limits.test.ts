@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { afterEach, expect, it } from 'vitest';
 import pino from 'pino';
 import { Redis } from 'ioredis';
-import { InvalidRequestGuardError, RestClient, type RateLimitedEvent } from '../../src/rest/index.js';
+import { InvalidRequestGuardError, RestClient, RestClientClosedError, type RateLimitedEvent } from '../../src/rest/index.js';
 import { SharedRateLimits, type SharedRateLimitsOptions } from '../../src/rest/redis/index.js';
 import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { dropPrefix } from '../cache/redis-cleanup.js';
@@ -227,6 +227,25 @@ describeWithRedis('shared REST limits (several clients, one Redis)', () => {
     expect(lines.some((l) => l.includes('shared again'))).toBe(true);
     await a.request({ method: 'GET', route: '/users/@me' });
     expect(stores[0]!.stats().fallbacks).toBe(1);
+  });
+
+  it('close() rejects at once what waits on a shared limit and leaves no timer behind', async () => {
+    const timersBefore = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const { api, clients } = await fleet(2, { buckets: [{ match: messages, hash: 'msgs', limit: 1, windowMs: 30_000 }] }, { heartbeatMs: 50 });
+    const [a, b] = clients as [RestClient, RestClient];
+    await post(a, '3', 0);
+    // The bucket's one slot of the window is spent (by a): b waits about 30 s for it.
+    const waiting = post(b, '3', 1).catch((e: unknown) => e);
+    for (let i = 0; i < 100 && b.stats().queued === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 100));
+    const closedAt = performance.now();
+    b.close();
+    expect(await waiting).toBeInstanceOf(RestClientClosedError);
+    expect(performance.now() - closedAt).toBeLessThan(5_000);
+    a.close();
+    await new Promise((r) => setImmediate(r));
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBeLessThanOrEqual(timersBefore);
+    expect(api.requests).toHaveLength(1);
   });
 
   it('costs one Redis round trip per request while requests keep coming', async () => {
