@@ -753,7 +753,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       }
       const ticket = admission.ticket;
 
-      // 4. Send.
+      // 2. Send.
       const attempt = retries + rateLimitHits;
       this.counters.requests++;
       this.emit('request', { method, route: template, bucket: queue.key, attempt });
