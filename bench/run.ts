@@ -10,6 +10,7 @@
  *   npm run bench -- ingest       the product path only (add --quick for a small workload, --profile for where
  *                                 gatehouse's CPU goes, --redis for the Redis backend)
  *   npm run bench -- cache        only those whose path contains "cache"
+ *   npm run bench -- rest-shared  the cost of a request under the shared (Redis) REST limits beside the per-process ones
  *   npm run bench -- --quick      small workloads (flags starting with -- are passed to every benchmark)
  *
  * A benchmark that exits non-zero makes the run exit 1 after the others have run.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * gatehouse CLI: `start`, `dev`, `check`, `sandbox ...`, `commands validate|diff|sync`.
+ * gatehouse CLI: `start`, `dev`, `check`, `sandbox ...`, `commands validate|diff|sync`, `reshard`.
  * Each verb lives in src/cli/<verb>.ts and is loaded only when used, so `commands validate` starts fast.
  */
 import { pathToFileURL } from 'node:url';
@@ -19,6 +19,7 @@ const VERBS: ReadonlyMap<string, () => Promise<Verb>> = new Map([
   ['check', async () => (await import('./cli/check.js')).run],
   ['sandbox', async () => (await import('./cli/sandbox.js')).run],
   ['commands', async () => (await import('./cli/commands.js')).run],
+  ['reshard', async () => (await import('./cli/reshard.js')).run],
 ]);
 
 const USAGE = `usage: gatehouse <verb> [...]   (every verb takes --help)
@@ -33,7 +34,8 @@ const USAGE = `usage: gatehouse <verb> [...]   (every verb takes --help)
   commands validate FILE [--scope global|guild]
                                          check a command list as it would be sent for one scope
   commands diff [--exit-code]            print what a sync would change
-  commands sync [--dry-run]              sync every plugin's commands`;
+  commands sync [--dry-run]              sync every plugin's commands
+  reshard [--shards N] [--url URL]       move a running bot to another shard count without a restart`;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [verb, ...rest] = argv;

@@ -47,7 +47,18 @@ export { createLogger, type Logger } from './runtime/logger.js';
 export { INTENT_BITS, type IntentName } from './api/intents.js';
 export { shardForGuild, snowflakeTimestamp, type Snowflake } from './api/snowflake.js';
 export type { CacheReader, GuildView, MemberView, UserView, RoleView, EntitlementView } from './cache/index.js';
-export { RestClient, RestError, ApiError, RateLimitError, TimeoutError } from './rest/index.js';
+export {
+  RestClient,
+  RestError,
+  ApiError,
+  RateLimitError,
+  TimeoutError,
+  InvalidRequestGuardError,
+  LocalRateLimits,
+  type RateLimitStore,
+} from './rest/index.js';
+export { SharedRateLimits, type SharedRateLimitsOptions } from './rest/redis/index.js';
+export type { ReshardPlan } from './gateway/index.js';
 export { createSandbox } from './sandbox/index.js';
 export type { Sandbox, SandboxOptions, InteractionRecord, InvokeOptions, AutocompleteOptions } from './sandbox/contract.js';
 export type { Cache, CacheSizes, EntitlementQuery, MemberPage } from './cache/index.js';

@@ -89,6 +89,11 @@ export interface ClusterCoordinatorOptions {
   redis: Redis | string;
   /** Key namespace; the runtime passes `<cluster.prefix>:{<application id>}` (see keys.ts). */
   prefix: string;
+  /**
+   * Namespace of the identify buckets when it is not `prefix`: a resharded set lives under its generation's
+   * namespace but identifies through the bot's one set of buckets.
+   */
+  identifyNamespace?: string;
   totalShards: number;
   /** Shard ids this process must run, or 'auto' (default) to claim a fair share. */
   shardIds?: readonly number[] | 'auto';
@@ -216,7 +221,7 @@ export class ClusterCoordinator extends EventEmitter<ClusterCoordinatorEvents> {
     this.guardMs = Math.max(50, Math.floor(this.leaseMs / 10));
     this.log = options.logger;
     this.memberId = options.memberId ?? newMemberId();
-    this.keys = new ClusterKeys(options.prefix);
+    this.keys = new ClusterKeys(options.prefix, options.identifyNamespace ?? options.prefix);
     if (typeof options.redis === 'string') {
       // Errors go through the logger (one line when Redis becomes unreachable, one when it is back); it
       // reconnects with backoff for as long as the coordinator lives.

@@ -8,6 +8,7 @@ export {
 } from './coordinator.js';
 export { ShardLeases, fairShare, newMemberId, type ClaimResult, type HeartbeatResult } from './leases.js';
 export { RedisIdentifyQueue, type RedisIdentifyQueueOptions } from './identify-queue.js';
+export { RedisIdentifyBudget, type RedisIdentifyBudgetOptions } from './identify-budget.js';
 export { RedisSessionStore, type RedisSessionStoreOptions, type SaveOutcome } from './session-store.js';
 export {
   CommandSyncLock,
@@ -17,5 +18,11 @@ export {
   type CommandSyncRunOptions,
 } from './command-sync-lock.js';
 export { ClusterKeys, clusterNamespace } from './keys.js';
+export {
+  RedisReshardCoordination,
+  currentGeneration,
+  generationNamespace,
+  type RedisReshardCoordinationOptions,
+} from './reshard.js';
 export { CLUSTER_SCRIPTS, withClusterScripts, type ClusterScriptName } from './scripts.js';
 export { ClusterError, IdentifyQueueTimeoutError, ShardCountMismatchError } from './errors.js';

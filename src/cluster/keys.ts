@@ -19,6 +19,8 @@
  *                                    one session.
  *   <ns>:identify:<bucket>   STRING  Redis server time (ms) before which no shard of the bucket
  *                                    (shard_id % max_concurrency) may identify; PX two windows.
+ *   <ns>:identify:budget     HASH    total, remaining, reset (server ms): the day's session starts left for the
+ *                                    whole bot (identify-budget.ts); kept a day past the reset.
  *   <ns>:commands:lock       STRING  token of the process syncing commands; PX lock time, renewed while syncing.
  *   <ns>:commands:synced     STRING  fingerprint of the command set the last completed sync wrote; PX a while,
  *                                    so processes starting later with the same commands skip the sync.
@@ -28,8 +30,16 @@ export class ClusterKeys {
   readonly total: string;
   readonly commandLock: string;
   readonly commandsSynced: string;
+  readonly identifyBudget: string;
 
-  constructor(readonly namespace: string) {
+  constructor(
+    readonly namespace: string,
+    /**
+     * Where the identify buckets live: every shard set of the bot shares them (during a reshard the old and
+     * the new set identify through the same max_concurrency buckets). Default: `namespace`.
+     */
+    readonly identifyNamespace: string = namespace,
+  ) {
     if (typeof namespace !== 'string' || namespace.length === 0) {
       throw new TypeError('cluster: the Redis key namespace must be a non-empty string.');
     }
@@ -37,6 +47,7 @@ export class ClusterKeys {
     this.total = `${namespace}:total`;
     this.commandLock = `${namespace}:commands:lock`;
     this.commandsSynced = `${namespace}:commands:synced`;
+    this.identifyBudget = `${namespace}:identify:budget`;
   }
 
   lease(shardId: number): string {
@@ -48,7 +59,7 @@ export class ClusterKeys {
   }
 
   identifyBucket(bucket: number): string {
-    return `${this.namespace}:identify:${bucket}`;
+    return `${this.identifyNamespace}:identify:${bucket}`;
   }
 }
 

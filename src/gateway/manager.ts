@@ -129,6 +129,14 @@ export class ShardManager extends EventEmitter<GatewayEventMap> {
     return this.budget;
   }
 
+  /**
+   * The identify queue the shards use (null before start). A second manager of the same bot (the new set of a
+   * reshard) identifies through it too, so max_concurrency holds across both sets.
+   */
+  get identifyQueueInUse(): IdentifyQueue | null {
+    return this.identifyQueue;
+  }
+
   /** GET /gateway/bot as fetched at start. */
   get gatewayInfo(): APIGatewayBotInfo | null {
     return this.info;

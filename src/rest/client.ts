@@ -14,9 +14,9 @@ import {
   type HttpMethod,
   type RateLimitScope,
 } from './errors.js';
-import { GlobalLimiter } from './global-limiter.js';
 import { parseRateLimitHeaders, type RateLimitInfo } from './headers.js';
-import { InvalidRequestGuard } from './invalid-request-guard.js';
+import { LocalRateLimits } from './local-rate-limits.js';
+import { isPromise, type Admission, type LimitKey, type RateLimitStore } from './rate-limits.js';
 import { compileRoute, digest, majorKey, renderPath, routeId, type CompiledRoute } from './route.js';
 import { sleep } from '../util/sleep.js';
 import { HttpTransport, TransportFailure, type TransportResponse } from './transport.js';
@@ -66,6 +66,12 @@ export interface RestClientOptions {
   invalidRequestWarningInterval?: number;
   /** Sockets to the API host. Default 128. */
   maxSockets?: number;
+  /**
+   * Where the limits are kept (see rate-limits.ts). Default: a LocalRateLimits built from `globalLimit`,
+   * `globalWindowMs`, `invalidRequestLimit` and `invalidRequestWindowMs`. The client owns its store: close()
+   * closes it. `useLimits` swaps it later (e.g. for a shared store once the application id is known).
+   */
+  limits?: RateLimitStore;
 }
 
 export interface RequestEvent {
@@ -148,12 +154,24 @@ const RETRYABLE_STATUS = new Set([500, 502, 503, 504]);
  */
 const UNPROCESSED_STATUS = 502;
 const IDLE_QUEUE_SWEEP_MS = 60_000;
+const NO_INFO: RateLimitInfo = Object.freeze({
+  bucket: null,
+  limit: null,
+  remaining: null,
+  resetAfterMs: null,
+  global: false,
+  scope: null,
+  retryAfterMs: null,
+});
+/** Reported for an admitted request that was never sent (aborted while its admission was pending). */
+const NOT_SENT = Object.freeze({ status: 0, info: NO_INFO, at: 0, limited: null });
 
-interface Entry {
+interface Entry extends LimitKey {
   readonly method: HttpMethod;
   readonly route: CompiledRoute;
   readonly routeId: string;
   readonly major: string;
+  readonly globalExempt: boolean;
   readonly path: string;
   readonly headers: OutgoingHttpHeaders;
   body: Buffer | null;
@@ -173,12 +191,10 @@ interface Entry {
 
 /**
  * One rate-limit bucket (or, until its hash is known, one route + major parameter) of one token: a FIFO run
- * one at a time. Limits are per bot or user (X-RateLimit-Scope "user"), so each token has its own queues.
+ * one at a time. Limits are per bot or user (X-RateLimit-Scope "user"), so each token has its own queues. The
+ * queue keeps the order; the counts live in the client's RateLimitStore.
  */
 class BucketQueue {
-  limit = Infinity;
-  remaining = Infinity;
-  resetAt = 0;
   entries: Array<Entry | undefined> = [];
   head = 0;
   running = false;
@@ -187,6 +203,9 @@ class BucketQueue {
     readonly key: string,
     /** Set while the service's bucket hash for `routeId` is not known yet. */
     readonly discovering: { routeId: string; major: string; identity: string } | null,
+    /** What the store keys this queue's bucket by: the first entry's key and the bucket hash (null while discovering). */
+    readonly limitKey: LimitKey,
+    readonly hash: string | null,
   ) {}
 
   /** The entry being executed (sent, or waiting for a limit). */
@@ -222,25 +241,6 @@ class BucketQueue {
     this.entries = [];
     this.head = 0;
     return rest;
-  }
-
-  apply(info: RateLimitInfo, now: number): void {
-    if (info.limit !== null) this.limit = info.limit;
-    if (info.remaining !== null) this.remaining = info.remaining;
-    if (info.resetAfterMs !== null) this.resetAt = now + info.resetAfterMs;
-  }
-
-  /** Milliseconds to wait before the next request may go. Refills the bucket once its window is over. */
-  waitMs(now: number): number {
-    if (this.remaining > 0) return 0;
-    if (now < this.resetAt) return this.resetAt - now;
-    this.remaining = this.limit;
-    return 0;
-  }
-
-  /** Still worth keeping when idle: it knows that its window is exhausted. */
-  holdsState(now: number): boolean {
-    return this.remaining <= 0 && this.resetAt > now;
   }
 }
 
@@ -318,8 +318,9 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
   private readonly defaultAuth: RestAuth | null;
   private readonly defaultIdentity: string;
   private readonly userAgent: string;
-  private readonly globalLimiter: GlobalLimiter;
-  private readonly guard: InvalidRequestGuard;
+  private limits: RateLimitStore;
+  /** Invalid responses in the window at the last report (warnings fire when a multiple of the interval is crossed). */
+  private lastInvalidCount = 0;
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly retryBaseDelayMs: number;
@@ -356,8 +357,15 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     }
     this.defaultIdentity = this.defaultAuth ? 'default' : 'anonymous';
     this.userAgent = userAgent(options.userAgentSuffix);
-    this.globalLimiter = new GlobalLimiter(options.globalLimit ?? 50, options.globalWindowMs ?? 1000);
-    this.guard = new InvalidRequestGuard(options.invalidRequestLimit ?? 9000, options.invalidRequestWindowMs ?? 600_000);
+    this.limits =
+      options.limits ??
+      new LocalRateLimits({
+        globalLimit: options.globalLimit ?? 50,
+        globalWindowMs: options.globalWindowMs ?? 1000,
+        invalidRequestLimit: options.invalidRequestLimit ?? 9000,
+        invalidRequestWindowMs: options.invalidRequestWindowMs ?? 600_000,
+      });
+    this.limits.onInvalid((count) => this.onInvalidCount(count));
     this.timeoutMs = options.timeoutMs ?? 15_000;
     this.retries = Math.max(0, options.retries ?? 3);
     this.retryBaseDelayMs = options.retryBaseDelayMs ?? 250;
@@ -392,15 +400,15 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
 
   /** Depth and known limits of every queue with work or state (for /metrics). */
   queueDepths(): QueueDepth[] {
-    const now = performance.now();
     const out: QueueDepth[] = [];
     for (const q of this.queues.values()) {
+      const view = this.limits.bucket(q.limitKey, q.hash);
       out.push({
         bucket: q.key,
         queued: q.depth,
-        limit: Number.isFinite(q.limit) ? q.limit : null,
-        remaining: Number.isFinite(q.remaining) ? q.remaining : null,
-        resetInMs: q.resetAt > now ? q.resetAt - now : null,
+        limit: view?.limit ?? null,
+        remaining: view?.remaining ?? null,
+        resetInMs: view?.resetInMs ?? null,
       });
     }
     return out;
@@ -409,7 +417,25 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
   stats(): RestStats {
     let queued = 0;
     for (const q of this.queues.values()) queued += q.depth;
-    return { ...this.counters, invalidInWindow: this.guard.count(), queues: this.queues.size, queued };
+    return { ...this.counters, invalidInWindow: this.limits.invalidCount(), queues: this.queues.size, queued };
+  }
+
+  /** Where the limits are kept now ("local", "shared", "shared-fallback"). */
+  get limitsMode(): string {
+    return this.limits.mode;
+  }
+
+  /**
+   * Keep the limits in another store from now on (the runtime switches to the shared store once it knows the
+   * application id). Requests already admitted report to the store that admitted them; the old store is closed.
+   */
+  useLimits(store: RateLimitStore): void {
+    if (store === this.limits) return;
+    const previous = this.limits;
+    this.limits = store;
+    store.onInvalid((count) => this.onInvalidCount(count));
+    if (this.closed) store.close();
+    previous.close();
   }
 
   /**
@@ -426,6 +452,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       for (const e of q.takeAll()) this.settle(e, new RestClientClosedError(e.method, e.route.template));
     }
     this.closing.abort();
+    this.limits.close();
     this.transport.close();
   }
 
@@ -506,6 +533,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       route,
       routeId: id,
       major: majorKey(route, params),
+      globalExempt: route.globalExempt,
       path,
       headers,
       body,
@@ -550,7 +578,12 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       const key = hash !== undefined ? this.queueKey(entry.identity, hash, entry.major) : unknownKey!;
       queue = this.queues.get(key);
       if (!queue) {
-        queue = new BucketQueue(key, hash === undefined ? { routeId: entry.routeId, major: entry.major, identity: entry.identity } : null);
+        queue = new BucketQueue(
+          key,
+          hash === undefined ? { routeId: entry.routeId, major: entry.major, identity: entry.identity } : null,
+          entry,
+          hash ?? null,
+        );
         this.queues.set(key, queue);
         if (queue.discovering) this.discovering.set(key, queue);
       }
@@ -583,7 +616,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     } finally {
       queue.running = false;
       queue.current = null;
-      if (queue.depth === 0 && !queue.holdsState(performance.now())) this.dropQueue(queue);
+      if (queue.depth === 0 && !this.holdsState(queue)) this.dropQueue(queue);
     }
   }
 
@@ -595,10 +628,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     const key = this.queueKey(d.identity, hash, d.major);
     let target = this.queues.get(key);
     if (!target) {
-      target = new BucketQueue(key, null);
-      target.limit = queue.limit;
-      target.remaining = queue.remaining;
-      target.resetAt = queue.resetAt;
+      target = new BucketQueue(key, null, queue.limitKey, hash);
       this.queues.set(key, target);
     }
     for (const e of queue.takeAll()) target.push(e);
@@ -668,64 +698,62 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
         return;
       }
 
-      // 1. The bucket's window.
-      const bucketWait = queue.waitMs(performance.now());
-      if (bucketWait > 0) {
-        if (bucketWait > this.maxRateLimitWaitMs) {
-          this.settle(
-            entry,
-            new RateLimitError(method, template, {
-              retryAfterMs: bucketWait,
-              scope: 'bucket',
-              global: false,
-              why: `bucket exhausted for longer than maxRateLimitWaitMs (${this.maxRateLimitWaitMs} ms)`,
-            }),
-          );
+      // 1. The limits: the bucket's window, the global limit (interaction callbacks and webhook-with-token
+      //    routes are exempt), the invalid-request budget. An admitted request holds its slot.
+      const store = this.limits;
+      const asked = store.admit(entry, this.hashes.get(entry.routeId) ?? null);
+      let admission: Admission;
+      if (isPromise(asked)) {
+        try {
+          admission = await asked;
+        } catch (err) {
+          // A store must answer (a shared one falls back to local limits itself); this guards against a bug.
+          this.settle(entry, err instanceof Error ? err : new Error(String(err)));
           return;
         }
-        this.log?.debug({ method, route: template, bucket: queue.key, waitMs: Math.round(bucketWait) }, 'bucket exhausted, waiting for reset');
-        if (!(await wait(bucketWait))) return;
-        continue; // re-check: a 429 elsewhere may have moved the reset
-      }
-
-      // 2. The global limit (interaction callbacks and webhook-with-token routes are exempt).
-      if (!entry.route.globalExempt) {
-        const paused = this.globalLimiter.pausedFor(entry.identity);
-        if (paused > this.maxRateLimitWaitMs) {
-          this.settle(
-            entry,
-            new RateLimitError(method, template, {
-              retryAfterMs: paused,
-              scope: 'global',
-              global: true,
-              why: `global limit pause longer than maxRateLimitWaitMs (${this.maxRateLimitWaitMs} ms)`,
-            }),
-          );
+        if (aborted()) {
+          if (admission.kind === 'go') store.report(entry, admission.ticket, NOT_SENT);
           return;
         }
-        if (!this.globalLimiter.tryAcquire(entry.identity)) {
-          try {
-            await this.globalLimiter.acquire(entry.identity, this.waitSignal(entry));
-          } catch {
-            this.settle(entry, this.closed ? new RestClientClosedError(method, template) : new RequestAbortedError(method, template));
-            return;
-          }
-          if (aborted()) return;
-        }
+      } else {
+        admission = asked;
       }
-
-      // 3. The invalid-request guard: better a local error than an hour-long ban of the IP.
-      const blocked = this.guard.blockedFor();
-      if (blocked > 0) {
+      // A shared store may know the route's bucket before this process does (another process learnt it).
+      if (admission.kind !== 'refuse' && admission.hash !== null && this.hashes.get(entry.routeId) !== admission.hash) {
+        this.hashes.set(entry.routeId, admission.hash);
+      }
+      if (admission.kind === 'refuse') {
         this.settle(
           entry,
-          new InvalidRequestGuardError(method, template, { count: this.guard.count(), limit: this.guard.limit, retryAfterMs: blocked }),
+          new InvalidRequestGuardError(method, template, { count: admission.count, limit: admission.limit, retryAfterMs: admission.retryAfterMs }),
         );
         return;
       }
+      if (admission.kind === 'wait') {
+        const global = admission.scope === 'global';
+        if (admission.ms > this.maxRateLimitWaitMs) {
+          this.settle(
+            entry,
+            new RateLimitError(method, template, {
+              retryAfterMs: admission.ms,
+              scope: global ? 'global' : 'bucket',
+              global,
+              why: global
+                ? `global limit pause longer than maxRateLimitWaitMs (${this.maxRateLimitWaitMs} ms)`
+                : `bucket exhausted for longer than maxRateLimitWaitMs (${this.maxRateLimitWaitMs} ms)`,
+            }),
+          );
+          return;
+        }
+        if (admission.scope !== 'global') {
+          this.log?.debug({ method, route: template, bucket: queue.key, waitMs: Math.round(admission.ms), scope: admission.scope }, 'bucket exhausted, waiting for reset');
+        }
+        if (!(await wait(admission.ms))) return;
+        continue; // ask again: a 429 elsewhere may have moved the reset
+      }
+      const ticket = admission.ticket;
 
-      // 4. Send.
-      queue.remaining--;
+      // 2. Send.
       const attempt = retries + rateLimitHits;
       this.counters.requests++;
       this.emit('request', { method, route: template, bucket: queue.key, attempt });
@@ -741,8 +769,9 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
           signal: entry.signal,
         });
       } catch (err) {
-        // The request may or may not have counted against the window; assume it did.
+        // The request may or may not have counted against the window; assume it did (the slot stays taken).
         const failure = err instanceof TransportFailure ? err : new TransportFailure('network', null, String(err));
+        store.report(entry, ticket, { status: 0, info: NO_INFO, at: performance.now(), limited: null });
         if (failure.kind === 'aborted') {
           this.settle(entry, new RequestAbortedError(method, template));
           return;
@@ -771,12 +800,11 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       const durationMs = now - started;
       this.counters.responses++;
       const info = parseRateLimitHeaders(res.headers);
-      if (info.bucket !== null) {
-        if (this.hashes.get(entry.routeId) !== info.bucket) this.hashes.set(entry.routeId, info.bucket);
-        queue.apply(info, now);
-      } else if (info.remaining !== null || info.resetAfterMs !== null) {
-        queue.apply(info, now);
-      }
+      if (info.bucket !== null && this.hashes.get(entry.routeId) !== info.bucket) this.hashes.set(entry.routeId, info.bucket);
+      const body = res.status >= 200 && res.status < 300 ? undefined : parseBody(res);
+      const limited = res.status === 429 ? this.rateLimitOutcome(info, body) : null;
+      store.report(entry, ticket, { status: res.status, info, at: now, limited });
+      if (limited !== null) this.emitRateLimited(queue, entry, limited);
       this.emit('response', { method, route: template, bucket: queue.key, attempt, status: res.status, durationMs });
       this.log?.debug({ method, route: template, status: res.status, ms: Math.round(durationMs), bucket: queue.key }, 'response');
 
@@ -785,9 +813,8 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
         return;
       }
 
-      const body = parseBody(res);
-      if (res.status === 429) {
-        const outcome = this.onRateLimited(queue, entry, info, body, now);
+      if (limited !== null) {
+        const outcome = limited;
         rateLimitHits++;
         if (outcome.retryAfterMs > this.maxRateLimitWaitMs || rateLimitHits > this.maxRateLimitRetries) {
           this.settle(
@@ -807,8 +834,6 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
         continue; // the bucket / global state now holds the wait
       }
 
-      if (res.status === 401 || res.status === 403) this.countInvalid();
-
       const retryable = entry.idempotent ? RETRYABLE_STATUS.has(res.status) : res.status === UNPROCESSED_STATUS;
       if (retryable && retries < this.retries) {
         retries++;
@@ -827,57 +852,52 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     }
   }
 
-  private countInvalid(): void {
-    const count = this.guard.record();
-    if (count % this.warningInterval === 0) {
-      const event = { count, limit: this.guard.limit, windowMs: this.guard.windowMs };
-      this.log?.warn(event, 'many invalid (401/403/429) responses: the service bans the IP at 10,000 per 10 minutes');
-      this.emit('invalidRequestWarning', event);
-    }
+  /** Warn each time the invalid count crosses a multiple of the warning interval. */
+  private onInvalidCount(count: number): void {
+    const previous = this.lastInvalidCount;
+    this.lastInvalidCount = count;
+    if (Math.floor(count / this.warningInterval) <= Math.floor(previous / this.warningInterval)) return;
+    const event = { count, limit: this.limits.invalidLimit, windowMs: this.limits.invalidWindowMs };
+    this.log?.warn(event, 'many invalid (401/403/429) responses: the service bans the IP at 10,000 per 10 minutes');
+    this.emit('invalidRequestWarning', event);
   }
 
-  private onRateLimited(
-    queue: BucketQueue,
-    entry: Entry,
-    info: RateLimitInfo,
-    body: unknown,
-    now: number,
-  ): { retryAfterMs: number; scope: RateLimitScope; global: boolean } {
+  /** What a 429 asks for: the wait (body's float retry_after first), its scope, whether it is global. */
+  private rateLimitOutcome(info: RateLimitInfo, body: unknown): { retryAfterMs: number; scope: RateLimitScope; global: boolean } {
     const bodyRetry = isRecord(body) && typeof body.retry_after === 'number' ? body.retry_after * 1000 : null;
     const retryAfterMs = Math.max(0, bodyRetry ?? info.retryAfterMs ?? info.resetAfterMs ?? 1000);
     const bodyGlobal = isRecord(body) && body.global === true;
     const global = info.global || bodyGlobal || info.scope === 'global';
     const scope: RateLimitScope = info.scope === 'shared' ? 'shared' : global ? 'global' : 'user';
+    return { retryAfterMs, scope, global };
+  }
 
-    // Global scope holds every bucket of this token; the bucket that got the 429 waits in any case (an
-    // exempt route does not consult the global limiter, and must not retry at once either).
-    if (global) this.globalLimiter.pause(entry.identity, retryAfterMs);
-    if (!global || entry.route.globalExempt) {
-      queue.remaining = 0;
-      queue.resetAt = Math.max(queue.resetAt, now + retryAfterMs);
-    }
-    // Shared-resource 429s do not count towards the invalid-request limit (reference §3.3).
-    if (scope !== 'shared') this.countInvalid();
+  /** Told after the store has recorded the 429, so a listener's new requests already see its wait. */
+  private emitRateLimited(queue: BucketQueue, entry: Entry, outcome: { retryAfterMs: number; scope: RateLimitScope; global: boolean }): void {
     this.counters.rateLimited++;
     const event: RateLimitedEvent = {
       method: entry.method,
       route: entry.route.template,
       bucket: queue.key,
-      scope,
-      global,
-      retryAfterMs,
-      limit: Number.isFinite(queue.limit) ? queue.limit : null,
+      scope: outcome.scope,
+      global: outcome.global,
+      retryAfterMs: outcome.retryAfterMs,
+      limit: this.limits.bucket(entry, this.hashes.get(entry.routeId) ?? null)?.limit ?? null,
     };
     this.log?.warn(event, 'rate limited (429)');
     this.emit('rateLimited', event);
-    return { retryAfterMs, scope, global };
+  }
+
+  /** Whether an idle queue is still worth keeping: its store says its window is exhausted. */
+  private holdsState(queue: BucketQueue): boolean {
+    const view = this.limits.bucket(queue.limitKey, queue.hash);
+    return view !== null && view.remaining === 0 && view.resetInMs !== null;
   }
 
   /** Forget idle queues whose window is over. */
   private sweep(): void {
-    const now = performance.now();
     for (const q of [...this.queues.values()]) {
-      if (!q.running && q.depth === 0 && !q.holdsState(now)) this.dropQueue(q);
+      if (!q.running && q.depth === 0 && !this.holdsState(q)) this.dropQueue(q);
     }
   }
 }

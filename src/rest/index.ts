@@ -26,6 +26,17 @@ export {
   type RefusalReason,
 } from './errors.js';
 export { restClientFromConfig } from './from-config.js';
+export {
+  bucketKey,
+  type Admission,
+  type BucketView,
+  type LimitKey,
+  type LimitReport,
+  type RateLimitStore,
+  type WaitScope,
+} from './rate-limits.js';
+export { LocalRateLimits, type LocalRateLimitsOptions } from './local-rate-limits.js';
+export { parseRateLimitHeaders, type RateLimitInfo } from './headers.js';
 export { flattenErrorTree, formatFieldError, type FieldError } from './error-tree.js';
 export { compileRoute, renderPath, type RouteParams, type CompiledRoute } from './route.js';
 export { userAgent, LIBRARY_URL, LIBRARY_VERSION } from './user-agent.js';

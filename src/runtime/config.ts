@@ -105,8 +105,27 @@ export const ConfigSchema = z.strictObject({
       total: z.union([z.literal('auto'), z.number().int().positive()]).default('auto'),
       /** Shard ids this process runs: "auto" = all of them (or claimed through Redis in cluster mode). */
       ids: z.union([z.literal('auto'), z.array(z.number().int().nonnegative()).min(1)]).default('auto'),
+      /** Live resharding (README "Resharding"); needs ids "auto". */
+      reshard: z
+        .strictObject({
+          /** A shard closed with 4011 (sharding required) starts a reshard to the recommended count (or twice the shards). */
+          on4011: z.boolean().default(true),
+          /** Every this many ms, reshard when GET /gateway/bot recommends more shards than run. 0: never. */
+          checkMs: z.number().int().min(0).default(0),
+          /** Wait after the new shards are ready before the old ones stop delivering. */
+          settleMs: z.number().int().min(0).max(60_000).default(500),
+          /** How long after the cutover the new shards still skip events the old ones delivered. */
+          dedupeWindowMs: z.number().int().min(0).max(3_600_000).default(60_000),
+          /** Give a reshard up when the new shards are not ready this long after it started. */
+          warmTimeoutMs: z.number().int().min(1_000).max(3_600_000).default(600_000),
+        })
+        .default({ on4011: true, checkMs: 0, settleMs: 500, dedupeWindowMs: 60_000, warmTimeoutMs: 600_000 }),
     })
-    .default({ total: 'auto', ids: 'auto' }),
+    .default({
+      total: 'auto',
+      ids: 'auto',
+      reshard: { on4011: true, checkMs: 0, settleMs: 500, dedupeWindowMs: 60_000, warmTimeoutMs: 600_000 },
+    }),
   gateway: z
     .strictObject({
       largeThreshold: z.number().int().min(50).max(250).default(50),
@@ -191,6 +210,11 @@ export const ConfigSchema = z.strictObject({
       sessionTtlMs: z.number().int().min(1_000).max(3_600_000).default(60_000),
       /** How often each running shard's seq is checkpointed to Redis. */
       checkpointMs: z.number().int().min(50).max(60_000).default(1_000),
+      /**
+       * The bot's limits are kept in Redis for every process: REST buckets, the global limit, 429 waits, the
+       * invalid-request budget and the daily identify budget. false: each process counts alone.
+       */
+      sharedLimits: z.boolean().default(true),
     })
     .superRefine((c, ctx) => {
       if (c.renewMs !== undefined && c.renewMs * 2 > c.leaseMs) {
@@ -205,6 +229,7 @@ export const ConfigSchema = z.strictObject({
       settleMs: 1_000,
       sessionTtlMs: 60_000,
       checkpointMs: 1_000,
+      sharedLimits: true,
     }),
   log: z
     .strictObject({
@@ -277,6 +302,10 @@ const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; parse: (raw: st
   { env: 'GATEHOUSE_GATEWAY_COMPRESS', path: ['gateway', 'compress'], parse: parseBool },
   { env: 'GATEHOUSE_SHARD_TOTAL', path: ['shards', 'total'], parse: parseAutoOrNumber },
   { env: 'GATEHOUSE_SHARD_IDS', path: ['shards', 'ids'], parse: parseShardIds },
+  { env: 'GATEHOUSE_RESHARD_ON_4011', path: ['shards', 'reshard', 'on4011'], parse: parseBool },
+  { env: 'GATEHOUSE_RESHARD_CHECK_MS', path: ['shards', 'reshard', 'checkMs'], parse: parseNumber },
+  { env: 'GATEHOUSE_RESHARD_SETTLE_MS', path: ['shards', 'reshard', 'settleMs'], parse: parseNumber },
+  { env: 'GATEHOUSE_RESHARD_DEDUPE_MS', path: ['shards', 'reshard', 'dedupeWindowMs'], parse: parseNumber },
   { env: 'GATEHOUSE_PLUGIN_DIRS', path: ['plugins', 'dirs'], parse: parseList },
   { env: 'GATEHOUSE_DEV_GUILD_ID', path: ['commands', 'devGuildId'], parse: (s) => s },
   { env: 'GATEHOUSE_COMMAND_SYNC', path: ['commands', 'sync'], parse: parseBool },
@@ -291,6 +320,7 @@ const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; parse: (raw: st
   { env: 'GATEHOUSE_CLUSTER_SETTLE_MS', path: ['cluster', 'settleMs'], parse: parseNumber },
   { env: 'GATEHOUSE_CLUSTER_SESSION_TTL_MS', path: ['cluster', 'sessionTtlMs'], parse: parseNumber },
   { env: 'GATEHOUSE_CLUSTER_CHECKPOINT_MS', path: ['cluster', 'checkpointMs'], parse: parseNumber },
+  { env: 'GATEHOUSE_CLUSTER_SHARED_LIMITS', path: ['cluster', 'sharedLimits'], parse: parseBool },
   { env: 'LOG_LEVEL', path: ['log', 'level'], parse: (s) => s },
   { env: 'GATEHOUSE_SANDBOX', path: ['sandbox', 'mode'], parse: (s) => s },
   { env: 'GATEHOUSE_SANDBOX_PORT', path: ['sandbox', 'port'], parse: parseNumber },

@@ -19,7 +19,14 @@ export interface OpsServerOptions {
   registry: Registry;
   readiness: () => Readiness;
   log: Logger;
+  /**
+   * POST /reshard[?shards=N]: the operator's reshard (README "Resharding"). Answered only to loopback peers,
+   * whatever address the server listens on: the metrics port may be open to a scraper, this must not be.
+   */
+  reshard?: (shards: number | undefined) => Promise<{ status: number; body: unknown }>;
 }
+
+const LOOPBACK_PEERS = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 /**
  * /healthz (the process is alive and its event loop turns), /readyz (every owned shard is ready) and
@@ -60,6 +67,10 @@ export class OpsServer {
         .end(JSON.stringify({ message: `request body too large: ${MAX_BODY_BYTES} bytes accepted, these endpoints take no body` }));
       return;
     }
+    if (path === '/reshard') {
+      await this.reshard(req, res);
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
@@ -83,6 +94,33 @@ export class OpsServer {
       default:
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"not found"}');
     }
+  }
+
+  private async reshard(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const json = (status: number, body: unknown): void => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end();
+      return;
+    }
+    if (!LOOPBACK_PEERS.has(req.socket.remoteAddress ?? '')) {
+      json(403, { message: 'POST /reshard is answered on loopback only' });
+      return;
+    }
+    const handler = this.options.reshard;
+    if (handler === undefined) {
+      json(503, { message: 'resharding is not available in this process (transport "http", or fixed shard ids)' });
+      return;
+    }
+    const raw = new URL(req.url ?? '/', 'http://ops').searchParams.get('shards');
+    const shards = raw === null ? undefined : Number(raw);
+    if (shards !== undefined && (!Number.isInteger(shards) || shards < 1 || shards > 65_536)) {
+      json(400, { message: 'shards must be a whole number from 1 to 65536' });
+      return;
+    }
+    const answer = await handler(shards);
+    json(answer.status, answer.body);
   }
 
   async close(): Promise<void> {

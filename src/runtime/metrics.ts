@@ -152,6 +152,17 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
     },
   });
   new Gauge({
+    name: 'gatehouse_rest_limits_mode',
+    help: 'Where the REST limits are kept (1 for the current mode): local, shared (Redis, every process), shared-fallback (Redis unreachable: 1/N locally)',
+    labelNames: ['mode'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const mode = runtime.parts.rest?.limitsMode;
+      if (mode !== undefined) for (const m of ['local', 'shared', 'shared-fallback']) this.set({ mode: m }, m === mode ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: 'gatehouse_interactions_in_flight',
     help: 'Interactions whose handlers have not finished',
     registers: [registry],

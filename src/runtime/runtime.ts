@@ -6,26 +6,46 @@
  * cache -> interaction router -> plugin events, so handlers always see an updated cache.
  */
 import type { APIInteraction } from 'discord-api-types/v10';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createCache, type Cache } from '../cache/index.js';
 import {
   ClusterCoordinator,
+  ClusterKeys,
   clusterNamespace,
   commandSetFingerprint,
+  currentGeneration,
+  generationNamespace,
+  RedisIdentifyBudget,
+  RedisReshardCoordination,
+  ClusterError,
   type ClusterCoordinatorOptions,
 } from '../cluster/index.js';
+import { Resharder, type ReshardHost, type ShardSetHandle } from './reshard.js';
+
+/** One shard set of this process: its generation, total, manager and (cluster mode) coordinator. */
+interface RuntimeShardSet extends ShardSetHandle {
+  readonly manager: ShardManager;
+  readonly coordinator: ClusterCoordinator | null;
+}
 import {
+  GatewayFatalCloseError,
+  LocalReshardCoordination,
   ShardFencedError,
   ShardManager,
+  type Cutover,
   type DispatchHook,
   type MemberRequestResult,
   type RequestMembersOptions,
+  type ReshardPlan,
   type ShardManagerOptions,
 } from '../gateway/index.js';
 import { InteractionRouter } from '../interactions/router.js';
 import { interactionProblem } from '../interactions/shape.js';
 import { PluginHost } from '../plugins/host.js';
 import { getCurrentApplication, RestClient, RestError, type RestClientOptions } from '../rest/index.js';
+import { SharedRateLimits } from '../rest/redis/index.js';
+import { openFleetRedis } from './fleet-redis.js';
 import type { Sandbox } from '../sandbox/contract.js';
 import { AnomalyLog, anomalyFromText } from '../util/anomaly-log.js';
 import { registerSecret } from '../util/redact.js';
@@ -95,6 +115,16 @@ export class Runtime {
   private routerValue: InteractionRouter<unknown, unknown> | null = null;
   private gatewayValue: ShardManager | null = null;
   private clusterValue: ClusterCoordinator | null = null;
+  /** The connection of the fleet-wide limits and resharding (cluster mode). */
+  private fleetRedisValue: Redis | null = null;
+  /** The fleet's identify budget (cluster mode with shared limits): one for every shard set of this process. */
+  private identifyBudgetValue: RedisIdentifyBudget | null = null;
+  /** The generation of the shard set that serves (0 until the bot's first reshard). */
+  private generationValue = 0;
+  /** While a reshard's cutover runs: which set's dispatches go where (gateway/cutover.ts). */
+  private cutoverValue: { oldGeneration: number; newGeneration: number; cutover: Cutover } | null = null;
+  private resharderValue: Resharder<RuntimeShardSet> | null = null;
+  private reshardCheckTimer: NodeJS.Timeout | null = null;
   private applicationIdValue: string | null = null;
   private syncValue: CommandSyncResult | null = null;
   /** The application's facts for validation, read once (a dev reload syncs again and again). */
@@ -245,6 +275,7 @@ export class Runtime {
         registry: this.metrics!.registry,
         readiness: () => this.readiness(),
         log: this.log.child({ component: 'http' }),
+        reshard: (shards) => this.operatorReshard(shards),
       });
     let ops = make(http.port);
     try {
@@ -268,6 +299,20 @@ export class Runtime {
       this.log.warn({ host: http.host }, 'health and metrics listen on every interface (http.host); keep the port private');
     }
     this.log.info(`health and metrics on http://${host.includes(':') ? `[${host}]` : host}:${port} (/healthz /readyz /metrics)`);
+  }
+
+  /** `POST /reshard` on the ops endpoint (gatehouse reshard): start a reshard and answer with its plan. */
+  private async operatorReshard(shards: number | undefined): Promise<{ status: number; body: unknown }> {
+    if (this.resharderValue === null) {
+      return { status: 503, body: { message: 'resharding is not available in this process (transport "http", fixed shard ids, or not started)' } };
+    }
+    try {
+      const plan = await this.reshard({ ...(shards !== undefined ? { shards } : {}), reason: 'operator' });
+      if (plan === null) return { status: 409, body: { message: 'refused: the bot runs another shard count than this process (a reshard just finished?)' } };
+      return { status: 202, body: plan };
+    } catch (error) {
+      return { status: 409, body: { message: error instanceof Error ? error.message : String(error) } };
+    }
   }
 
   /** Connect REST (starting the embedded sandbox when there is no token) and learn the application id. */
@@ -316,6 +361,53 @@ export class Runtime {
       }
       throw err;
     }
+    if (this.sharesLimits()) this.useSharedRestLimits();
+  }
+
+  /**
+   * Whether the bot's limits are kept in Redis for every process: cluster mode (Redis, cluster.enabled, a
+   * token: the embedded sandbox is private to its process) with cluster.sharedLimits on.
+   */
+  private sharesLimits(): boolean {
+    const { redisUrl, token, cluster } = this.config;
+    return redisUrl !== undefined && token !== undefined && cluster.enabled && cluster.sharedLimits;
+  }
+
+  /** Where this bot's fleet-wide keys live: `<cluster.prefix>:{<application id>}`. */
+  private fleetNamespace(): string {
+    return clusterNamespace(this.config.cluster.prefix, this.applicationId);
+  }
+
+  private fleetRedis(): Redis {
+    this.fleetRedisValue ??= openFleetRedis(this.config.redisUrl!, this.log.child({ component: 'cluster' }));
+    return this.fleetRedisValue;
+  }
+
+  /** The day's session starts of the whole bot, counted in Redis by every process. */
+  private sharedIdentifyBudget(): RedisIdentifyBudget {
+    const gatewayBot = gatewayBotPort(this.rest);
+    return new RedisIdentifyBudget({
+      redis: this.fleetRedis(),
+      key: new ClusterKeys(this.fleetNamespace()).identifyBudget,
+      refresh: async () => (await gatewayBot.getGatewayBot()).session_start_limit,
+      logger: this.log.child({ component: 'gateway' }),
+    });
+  }
+
+  /** From now on the REST client counts against the limits of every process of this bot. */
+  private useSharedRestLimits(): void {
+    const o = this.options.rest ?? {};
+    this.rest.useLimits(
+      new SharedRateLimits({
+        redis: this.fleetRedis(),
+        namespace: `${this.fleetNamespace()}:rest`,
+        ...(o.globalLimit !== undefined ? { globalLimit: o.globalLimit } : {}),
+        ...(o.globalWindowMs !== undefined ? { globalWindowMs: o.globalWindowMs } : {}),
+        ...(o.invalidRequestLimit !== undefined ? { invalidRequestLimit: o.invalidRequestLimit } : {}),
+        ...(o.invalidRequestWindowMs !== undefined ? { invalidRequestWindowMs: o.invalidRequestWindowMs } : {}),
+        logger: this.log,
+      }),
+    );
   }
 
   /** Load plugins (without running setup). */
@@ -442,63 +534,18 @@ export class Runtime {
       // Entitlements from REST before the first interaction: a restarted process knows its subscribers at once.
       await this.upkeep?.start();
 
-      const { shards, gateway } = this.config;
       // In cluster mode the shards of this process are the ones it holds leases for.
-      const shardIds = coordinator !== null ? await coordinator.start() : shards.ids;
-      const manager = new ShardManager({
-        token: this.tokenForGateway(),
-        intents: intentBits(this.config),
-        gatewayBot: gatewayBotPort(this.rest),
-        totalShards: coordinator !== null ? coordinator.totalShards : shards.total,
-        shardIds,
-        compress: gateway.compress,
-        largeThreshold: gateway.largeThreshold,
-        logger: this.log,
-        anomalies: this.anomalies,
-        ...(coordinator !== null
-          ? {
-              identifyQueue: (info) => coordinator.identifyQueue(info),
-              sessionStore: coordinator.sessionStore,
-              fence: coordinator.shardFence,
-            }
-          : {}),
-        onDispatch: (shardId, t, d, s) => this.onDispatch(shardId, t, d, s),
-        ...this.options.gateway,
-      });
+      const shardIds = coordinator !== null ? await coordinator.start() : this.config.shards.ids;
+      const manager = this.createManager(this.generationValue, coordinator !== null ? coordinator.totalShards : this.config.shards.total, shardIds, coordinator);
       this.gatewayValue = manager;
-      manager.on('stopped', (shardId, error) => {
-        // A fenced shard runs on in another process; anything else stopped for good needs the operator.
-        if (error === null || error instanceof ShardFencedError) return;
-        this.log.fatal({ err: error, shard: shardId }, `shard ${shardId} stopped for good and /readyz reports not ready: ${error.message}`);
-      });
-      // A fresh session on shard 0 syncs entitlements again; stale guilds of the shard are fetched again.
-      manager.on('ready', (shardId, resumed) => this.upkeep?.onShardReady(shardId, resumed));
-      if (coordinator !== null) {
-        // Seqs are checkpointed while shards run (a SIGKILLed process saves nothing), and at once for a new
-        // session: until then a crash would leave nothing to resume.
-        coordinator.trackSessions(() => manager.sessions());
-        manager.on('ready', (_shardId, resumed) => {
-          // 'ready' comes just before the READY dispatch reaches the cache: checkpoint once it has.
-          if (!resumed) queueMicrotask(() => coordinator.checkpointSoon());
-        });
-      }
-      await manager.start();
+      await this.launchManager(manager, coordinator);
+      this.setupResharding();
       const info = this.readyInfo;
       if (info !== null) {
         this.log.info(
           { userId: info.userId, guilds: info.guilds, shards: info.shards },
           `ready: logged in as ${info.username} (id ${info.userId}), ${info.guilds} guild${info.guilds === 1 ? '' : 's'} on ${info.shards} shard${info.shards === 1 ? '' : 's'}`,
         );
-      }
-      if (coordinator !== null) {
-        coordinator.manage({
-          start: (id) => manager.addShard(id),
-          // A handoff still holds the lease: save the session for the next owner. A fenced shard's lease is
-          // someone else's already: keep the session alive on the service but leave the store to the new owner.
-          stop: async (id, reason) => {
-            await manager.removeShard(id, { resumable: true, persist: reason === 'handoff' });
-          },
-        });
       }
       this.stateValue = 'running';
     } catch (err) {
@@ -521,20 +568,41 @@ export class Runtime {
       return null;
     }
     if (this.clusterValue !== null) return this.clusterValue;
+    const root = this.fleetNamespace();
+    // A bot resharded earlier runs the set its last reshard left (generation and total recorded in Redis).
+    const recorded = this.config.transport === 'http' ? null : await currentGeneration(this.fleetRedis(), root);
+    if (recorded !== null && shards.total !== 'auto' && shards.total !== recorded.total) {
+      throw new ClusterError(
+        `cluster: this bot was resharded to ${recorded.total} shards while shards.total is ${shards.total}; set shards.total ` +
+          `(GATEHOUSE_SHARD_TOTAL) to ${recorded.total} or "auto"`,
+      );
+    }
+    this.generationValue = recorded?.generation ?? 0;
     // Without shards (transport "http") the coordinator serves the command sync lock only.
     const total =
-      this.config.transport === 'http' ? 1 : shards.total === 'auto' ? Math.max(1, (await gatewayBotPort(this.rest).getGatewayBot()).shards) : shards.total;
+      this.config.transport === 'http'
+        ? 1
+        : (recorded?.total ?? (shards.total === 'auto' ? Math.max(1, (await gatewayBotPort(this.rest).getGatewayBot()).shards) : shards.total));
     const log = this.log.child({ component: 'cluster' });
     if (this.cacheValue?.backend === 'memory') {
       log.warn(
         'cluster mode with the memory cache: a process that takes a shard over by RESUME has no cached guilds of it; use the Redis cache backend',
       );
     }
-    this.clusterValue = new ClusterCoordinator({
-      redis: redisUrl,
-      prefix: clusterNamespace(cluster.prefix, this.applicationId),
+    this.clusterValue = this.newCoordinator(total, this.generationValue, shards.ids);
+    return this.clusterValue;
+  }
+
+  /** A coordinator for one shard set (generation) of this bot; identify buckets are the bot's, whatever the set. */
+  private newCoordinator(total: number, generation: number, shardIds: readonly number[] | 'auto'): ClusterCoordinator {
+    const { cluster, redisUrl } = this.config;
+    const root = this.fleetNamespace();
+    return new ClusterCoordinator({
+      redis: redisUrl!,
+      prefix: generationNamespace(root, generation),
+      identifyNamespace: root,
       totalShards: total,
-      shardIds: shards.ids,
+      shardIds,
       leaseMs: cluster.leaseMs,
       ...(cluster.renewMs !== undefined ? { renewMs: cluster.renewMs } : {}),
       ...(cluster.maxShardsPerProcess > 0 ? { maxShardsPerProcess: cluster.maxShardsPerProcess } : {}),
@@ -543,10 +611,212 @@ export class Runtime {
       checkpointMs: cluster.checkpointMs,
       // Cache writes go out on their own connection: a stored seq must not overtake them (session-store.ts).
       beforeSessionWrite: async () => this.cacheValue?.flush(),
-      logger: log,
+      logger: this.log.child({ component: 'cluster' }),
       ...this.options.cluster,
     });
-    return this.clusterValue;
+  }
+
+  /**
+   * A shard manager for one shard set. Its dispatches go through `onDispatch` tagged with the set's generation
+   * (during a reshard both sets deliver, and the cutover decides). `extra` overrides (the new set of a
+   * single-process reshard shares the old one's identify queue and budget).
+   */
+  private createManager(
+    generation: number,
+    total: number | 'auto',
+    shardIds: readonly number[] | 'auto',
+    coordinator: ClusterCoordinator | null,
+    extra: Partial<ShardManagerOptions> = {},
+  ): ShardManager {
+    const { gateway } = this.config;
+    if (coordinator !== null && this.sharesLimits()) this.identifyBudgetValue ??= this.sharedIdentifyBudget();
+    const manager = new ShardManager({
+      token: this.tokenForGateway(),
+      intents: intentBits(this.config),
+      gatewayBot: gatewayBotPort(this.rest),
+      totalShards: coordinator !== null ? coordinator.totalShards : total,
+      shardIds,
+      compress: gateway.compress,
+      largeThreshold: gateway.largeThreshold,
+      logger: this.log,
+      anomalies: this.anomalies,
+      ...(coordinator !== null
+        ? {
+            identifyQueue: (info) => coordinator.identifyQueue(info),
+            sessionStore: coordinator.sessionStore,
+            fence: coordinator.shardFence,
+          }
+        : {}),
+      ...(this.identifyBudgetValue !== null && coordinator !== null ? { identifyBudget: this.identifyBudgetValue } : {}),
+      onDispatch: (shardId, t, d, s) => this.onDispatch(generation, shardId, t, d, s),
+      ...this.options.gateway,
+      ...extra,
+    });
+    manager.on('stopped', (shardId, error) => {
+      // A fenced shard runs on in another process; anything else stopped for good needs the operator.
+      if (error === null || error instanceof ShardFencedError) return;
+      if (generation !== this.generationValue) return; // a set being replaced or given up
+      if (error instanceof GatewayFatalCloseError && error.code === 4011 && this.resharderValue !== null && this.config.shards.reshard.on4011) {
+        this.log.error({ err: error, shard: shardId }, `shard ${shardId} closed with 4011 (sharding required): resharding`);
+        void this.reshard({ reason: '4011' }).catch((e: unknown) => this.log.error({ err: e }, 'could not start a reshard after 4011'));
+        return;
+      }
+      this.log.fatal({ err: error, shard: shardId }, `shard ${shardId} stopped for good and /readyz reports not ready: ${error.message}`);
+    });
+    return manager;
+  }
+
+  /** Start a manager (resolves when its shards are READY); in cluster mode checkpoint its sessions and follow the leases. */
+  private async launchManager(manager: ShardManager, coordinator: ClusterCoordinator | null): Promise<void> {
+    // A fresh session on shard 0 syncs entitlements again; stale guilds of the shard are fetched again.
+    manager.on('ready', (shardId, resumed) => this.upkeep?.onShardReady(shardId, resumed));
+    if (coordinator !== null) {
+      // Seqs are checkpointed while shards run (a SIGKILLed process saves nothing), and at once for a new
+      // session: until then a crash would leave nothing to resume.
+      coordinator.trackSessions(() => manager.sessions());
+      manager.on('ready', (_shardId, resumed) => {
+        // 'ready' comes just before the READY dispatch reaches the cache: checkpoint once it has.
+        if (!resumed) queueMicrotask(() => coordinator.checkpointSoon());
+      });
+    }
+    await manager.start();
+    if (coordinator !== null) {
+      coordinator.manage({
+        start: (id) => manager.addShard(id),
+        // A handoff still holds the lease: save the session for the next owner. A fenced shard's lease is
+        // someone else's already: keep the session alive on the service but leave the store to the new owner.
+        stop: async (id, reason) => {
+          await manager.removeShard(id, { resumable: true, persist: reason === 'handoff' });
+        },
+      });
+    }
+  }
+
+  // ---- resharding --------------------------------------------------------------------------------------------
+
+  /** Resharding runs where this process's shard ids are "auto" (all of them, or a fair share in cluster mode). */
+  private setupResharding(): void {
+    if (this.config.shards.ids !== 'auto' || this.gatewayValue === null) return;
+    const coordination =
+      this.clusterValue !== null
+        ? new RedisReshardCoordination({
+            redis: this.fleetRedis(),
+            root: this.fleetNamespace(),
+            member: () => this.clusterValue?.memberId ?? null,
+            logger: this.log.child({ component: 'reshard' }),
+          })
+        : new LocalReshardCoordination();
+    const r = this.config.shards.reshard;
+    this.resharderValue = new Resharder<RuntimeShardSet>(this.reshardHost(), coordination, {
+      settleMs: r.settleMs,
+      dedupeWindowMs: r.dedupeWindowMs,
+      warmTimeoutMs: r.warmTimeoutMs,
+      logger: this.log,
+    });
+    if (r.checkMs > 0) {
+      this.reshardCheckTimer = setInterval(() => void this.checkRecommendedShards(), r.checkMs);
+      this.reshardCheckTimer.unref();
+    }
+  }
+
+  /**
+   * Move the bot to another shard count without a restart (every process takes part). `shards` defaults to
+   * GET /gateway/bot's recommendation; after a 4011 with no higher recommendation, twice the shards run now.
+   * Resolves with the plan started (or the one under way), or null when refused.
+   */
+  async reshard(options: { shards?: number; reason?: string } = {}): Promise<ReshardPlan | null> {
+    const resharder = this.resharderValue;
+    if (resharder === null) {
+      throw new Error('resharding needs the gateway transport and shards.ids "auto" (this process runs a fixed list of shards)');
+    }
+    const current = this.gateway.shardCount;
+    let to = options.shards;
+    if (to === undefined) {
+      const recommended = (await gatewayBotPort(this.rest).getGatewayBot()).shards;
+      to = recommended > current ? recommended : options.reason === '4011' ? current * 2 : recommended;
+    }
+    return resharder.propose(to, options.reason ?? 'operator');
+  }
+
+  /** The resharding engine (null without shards or with fixed shard ids). */
+  get resharder(): Resharder<RuntimeShardSet> | null {
+    return this.resharderValue;
+  }
+
+  private async checkRecommendedShards(): Promise<void> {
+    if (this.stateValue !== 'running' || this.resharderValue?.underWay !== null) return;
+    try {
+      const recommended = (await gatewayBotPort(this.rest).getGatewayBot()).shards;
+      if (recommended > this.gateway.shardCount) await this.reshard({ shards: recommended, reason: 'recommended' });
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not check the recommended shard count');
+    }
+  }
+
+  private currentSet(): RuntimeShardSet {
+    const manager = this.gateway;
+    return { generation: this.generationValue, total: manager.shardCount, manager, coordinator: this.clusterValue, shardIds: () => manager.shardIds };
+  }
+
+  private reshardHost(): ReshardHost<RuntimeShardSet> {
+    return {
+      current: () => this.currentSet(),
+      startSet: (plan) => this.startShardSet(plan),
+      setCutover: (cutover) => {
+        this.cutoverValue = cutover;
+      },
+      deliver: (shardId, t, d, s) => this.deliver(shardId, t, d, s),
+      cacheHas: async (guildId) => {
+        const cache = this.cacheValue;
+        if (cache === null) return false;
+        await cache.flush();
+        return (await cache.getGuild(guildId)) !== undefined;
+      },
+      swap: (set) => {
+        this.gatewayValue = set.manager;
+        if (set.coordinator !== null) this.clusterValue = set.coordinator;
+        this.generationValue = set.generation;
+      },
+      closeSet: (set) => this.closeShardSet(set),
+    };
+  }
+
+  /** This process's part of a reshard's new set, READY. */
+  private async startShardSet(plan: ReshardPlan): Promise<RuntimeShardSet> {
+    const old = this.gateway;
+    if (this.clusterValue === null) {
+      // One process: the new set identifies through the old one's queue and budget.
+      const manager = this.createManager(plan.generation, plan.to, 'auto', null, {
+        ...(old.identifyQueueInUse !== null ? { identifyQueue: old.identifyQueueInUse } : {}),
+        identifyBudget: old.identifyBudget,
+      });
+      const set: RuntimeShardSet = { generation: plan.generation, total: plan.to, manager, coordinator: null, shardIds: () => manager.shardIds };
+      try {
+        await manager.start();
+      } catch (error) {
+        await manager.close().catch(() => undefined);
+        throw error;
+      }
+      return set;
+    }
+    const coordinator = this.newCoordinator(plan.to, plan.generation, 'auto');
+    const ids = await coordinator.start();
+    const manager = this.createManager(plan.generation, plan.to, ids, coordinator);
+    const set: RuntimeShardSet = { generation: plan.generation, total: plan.to, manager, coordinator, shardIds: () => manager.shardIds };
+    try {
+      await this.launchManager(manager, coordinator);
+    } catch (error) {
+      await this.closeShardSet(set).catch(() => undefined);
+      throw error;
+    }
+    return set;
+  }
+
+  /** Close a shard set for good: its sessions end (the other set carries on) and its leases are released. */
+  private async closeShardSet(set: RuntimeShardSet): Promise<void> {
+    await set.coordinator?.suspend();
+    await set.manager.close({ resumable: false });
+    await set.coordinator?.stop();
   }
 
   /** The startup sync in cluster mode: one process syncs, the others wait for it and skip (null result). */
@@ -573,8 +843,24 @@ export class Runtime {
     return this.config.token ?? required(this.sandboxValue, 'sandbox').botToken;
   }
 
-  /** Hot path: one call per dispatch of every shard. */
-  private onDispatch(shardId: number, t: string, d: unknown, s: number): void {
+  /**
+   * Hot path: one call per dispatch of every shard, tagged with its shard set's generation. Outside a reshard
+   * the serving set delivers; during one the cutover decides which copy of an event is delivered.
+   */
+  private onDispatch(generation: number, shardId: number, t: string, d: unknown, s: number): void {
+    const cut = this.cutoverValue;
+    if (cut === null) {
+      // A set being replaced or given up delivers nothing once the cutover is over.
+      if (generation === this.generationValue) this.deliver(shardId, t, d, s);
+    } else if (generation === cut.newGeneration) {
+      cut.cutover.fromNew(shardId, t, d, s);
+    } else if (generation === cut.oldGeneration) {
+      cut.cutover.fromOld(shardId, t, d, s);
+    }
+  }
+
+  /** Deliver one dispatch: cache, then the interaction router, then plugins. */
+  private deliver(shardId: number, t: string, d: unknown, s: number): void {
     this.dispatchCount++;
     this.cacheValue?.apply(t, d);
     if (t === 'READY') this.noteReady(shardId, d);
@@ -637,7 +923,7 @@ export class Runtime {
     this.endpointKey = publicKeyHex;
     const log = this.log.child({ component: 'endpoint' });
     this.seenWebhookEvents =
-      redisUrl !== undefined ? new RedisSeenKeys(redisUrl, `${cache.redisPrefix}:webhook-events:${this.applicationId}`, log) : new MemorySeenKeys();
+      redisUrl !== undefined ? new RedisSeenKeys(redisUrl, `${cache.redisPrefix}:{${this.applicationId}}:webhook-events`, log) : new MemorySeenKeys();
     const events = new WebhookEventHandler({
       applicationId: this.applicationId,
       seen: this.seenWebhookEvents,
@@ -730,7 +1016,11 @@ export class Runtime {
     const grace = options.graceMs ?? 10_000;
     // With a session store (cluster mode) shards close resumably by default, so the next owner RESUMEs.
     const resumable = options.resumable ?? this.clusterValue !== null;
+    if (this.reshardCheckTimer !== null) clearInterval(this.reshardCheckTimer);
+    this.reshardCheckTimer = null;
     const steps: Array<[string, () => Promise<unknown> | unknown]> = [
+      // A reshard under way is given up first: its new set closes, the serving set stops as usual.
+      ['reshard', () => this.resharderValue?.close()],
       // No shard gained or handed off from here on; leases stay renewed until the sessions are saved.
       ['cluster', () => this.clusterValue?.suspend()],
       ['gateway', () => this.gatewayValue?.close({ resumable })],
@@ -745,6 +1035,11 @@ export class Runtime {
       ['plugins', () => this.hostValue?.teardownAll()],
       ['cache', () => this.cacheValue?.close()],
       ['rest', () => this.restValue?.close()],
+      ['fleet redis', async () => {
+        const redis = this.fleetRedisValue;
+        this.fleetRedisValue = null;
+        await redis?.quit().catch(() => redis.disconnect());
+      }],
       ['sandbox', () => (this.ownsSandbox ? this.sandboxValue?.close() : undefined)],
       ['http', () => this.ops?.close()],
     ];

@@ -8,7 +8,8 @@
  * or until 10,000 newer events arrived. With Redis (REDIS_URL) the keys live there (SET NX PX), so a
  * redelivery that reaches another process of the same bot is dropped too.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { openRedis } from '../util/redis-connection.js';
 import type { Logger } from 'pino';
 import type { Cache } from '../cache/index.js';
 import type { PluginHost } from '../plugins/host.js';
@@ -52,8 +53,11 @@ export class RedisSeenKeys implements SeenKeys {
     private readonly log: Logger,
     private readonly ttlMs = WEBHOOK_DEDUPE_TTL_MS,
   ) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, connectTimeout: 5_000, commandTimeout: 2_000 });
-    this.redis.on('error', (err: Error) => log.debug({ err }, 'webhook dedupe Redis connection error'));
+    this.redis = openRedis(url, {
+      name: 'webhook dedupe',
+      logger: log,
+      redisOptions: { maxRetriesPerRequest: 1, connectTimeout: 5_000, commandTimeout: 2_000 },
+    });
   }
 
   async firstTime(key: string): Promise<boolean> {

@@ -142,6 +142,22 @@ export interface SandboxGatewayEvents {
   heartbeat: [{ connectionId: number; shardId: number | null; at: number }];
 }
 
+/** Extension: REST faults (the service's own limits are modelled anyway; these force an answer). */
+export interface SandboxRestFaults {
+  /**
+   * The next `count` (default 1) requests of a rate-limit bucket (by name, e.g. "messages.create"; any major
+   * parameter) are answered 429 with this retry_after and scope ("user" by default; "global" sets
+   * X-RateLimit-Global). A request that is refused before its bucket is looked at (401, global limit) does not
+   * use one up.
+   */
+  rateLimit(options: { bucket: string; retryAfterMs: number; scope?: 'user' | 'shared' | 'global'; count?: number }): void;
+}
+
+/** Extension: every REST answer, as the sandbox gave it (tests count and time these). */
+export interface SandboxRestEvents {
+  response: [{ method: string; path: string; bucket: string | null; major: string | null; status: number; at: number }];
+}
+
 export interface SandboxCounters {
   identifies: number;
   resumes: number;
@@ -280,6 +296,15 @@ export interface Sandbox {
   /** Send an APPLICATION_COMMAND_AUTOCOMPLETE interaction over the gateway. */
   autocomplete(options: AutocompleteOptions): Promise<InteractionRecord>;
   interaction(id: string): InteractionRecord | undefined;
+  /** Extension: REST faults (a forced 429 with retry_after). */
+  readonly restFaults: SandboxRestFaults;
+  /** Extension: every REST answer (method, path with tokens masked, bucket, status, epoch ms). */
+  readonly restEvents: EventEmitter<SandboxRestEvents>;
+  /**
+   * Extension: what GET /gateway/bot recommends as `shards` from now on (null: back to the configured
+   * `gateway.recommendedShards`, or one per 1,000 guilds).
+   */
+  setRecommendedShards(count: number | null): void;
   /** Extension: send a MESSAGE_COMPONENT interaction (type 3) for a component on a message the app sent. */
   component(options: ComponentOptions): Promise<InteractionRecord>;
   /** Extension: send a MODAL_SUBMIT interaction (type 5) for a modal the app opened. */

@@ -3,7 +3,8 @@
  * Built once by createSandbox; each surface takes what it needs from here.
  */
 import type { Logger } from 'pino';
-import type { SandboxCounters } from './contract.js';
+import type { EventEmitter } from 'node:events';
+import type { SandboxCounters, SandboxRestEvents, SandboxRestFaults } from './contract.js';
 import type { GatewayServer } from './gateway/server.js';
 import type { ResolvedOptions } from './options.js';
 import type { ApplicationSettings } from './state/application.js';
@@ -50,6 +51,9 @@ export interface SandboxCore {
   readonly delivery: WebhookDelivery;
   readonly counters: SandboxCounters;
   readonly limiter: RateLimiter;
+  /** REST faults (a forced 429) and every REST answer. */
+  readonly restFaults: SandboxRestFaults;
+  readonly restEvents: EventEmitter<SandboxRestEvents>;
   readonly logger: Logger;
   readonly urls: SandboxUrls;
   readonly botToken: string;

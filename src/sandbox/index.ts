@@ -20,6 +20,8 @@ import type {
   SandboxFaults,
   SandboxGatewayEvents,
   SandboxMessageRecord,
+  SandboxRestEvents,
+  SandboxRestFaults,
   SandboxOptions,
   SandboxState,
 } from './contract.js';
@@ -96,6 +98,18 @@ class SandboxInstance implements Sandbox {
   }
   get webhooks(): SandboxWebhooks {
     return this.core.delivery;
+  }
+
+  get restFaults(): SandboxRestFaults {
+    return this.core.restFaults;
+  }
+
+  get restEvents(): EventEmitter<SandboxRestEvents> {
+    return this.core.restEvents;
+  }
+
+  setRecommendedShards(count: number | null): void {
+    this.core.gateway.setRecommendedShards(count);
   }
 
   async invoke(options: InvokeOptions): Promise<InteractionRecord> {
@@ -207,6 +221,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   });
   const interactions = new InteractionStore(store.ids, { responseMs: o.rest.interactionResponseMs, tokenMs: o.rest.interactionTokenMs });
   const journal = new RequestJournal();
+  const restEvents = new EventEmitter<SandboxRestEvents>();
+  const rest = new RestApi({ options: o.rest, botToken, oauth, limiter, counters, logger: o.logger, journal, events: restEvents });
   const core: SandboxCore = {
     options: o,
     store,
@@ -219,6 +235,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     delivery,
     counters,
     limiter,
+    restFaults: rest.faults,
+    restEvents,
     logger: o.logger,
     urls,
     botToken,
@@ -226,7 +244,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     journal,
     applicationFlags,
   };
-  const rest = new RestApi({ options: o.rest, botToken, oauth, limiter, counters, logger: o.logger, journal });
+
   rest.add(gatewayRoutes(core));
   rest.add(identityRoutes(core));
   rest.add(commandRoutes(core));

@@ -14,11 +14,15 @@ const LOG_TAIL = 16_000;
 export type Report =
   | { ev: 'd'; shard: number; s: number; t: string; user?: string; id?: string }
   | { ev: 'started'; shards: number[]; synced: boolean; member?: string }
-  | { ev: 'owned'; shards: number[]; ready: number[] }
+  | { ev: 'owned'; shards: number[]; ready: number[]; total?: number }
+  | { ev: 'reshard'; id: number; plan: { id: string; from: number; to: number } | null }
+  | { ev: 'resharded'; to: number; replay: Array<{ shard: number; delivered: number; skipped: number }> }
   | { ev: 'stopped' }
   | { ev: 'stall' }
   | { ev: 'woke' }
-  | { ev: 'error'; message: string };
+  | { ev: 'error'; message: string }
+  | { ev: 'rest'; id: number; outcomes: { ok: number; guard: number; ratelimit: number; api: number; other: number } }
+  | { ev: 'rl'; route: string; scope: string; retryAfterMs: number };
 
 const live = new Set<BotProcess>();
 
@@ -37,9 +41,10 @@ export class BotProcess {
     this.child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-source', ENTRY], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });
     live.add(this);
+    this.child.stdin!.on('error', () => undefined); // a command written as the process dies
     const keep = (chunk: Buffer): void => {
       this.output = (this.output + chunk.toString('utf8')).slice(-LOG_TAIL);
     };
@@ -118,6 +123,11 @@ export class BotProcess {
       const poll = setInterval(listener, 25);
       this.listeners.push(listener);
     });
+  }
+
+  /** Give the fixture a command (a JSON line on its stdin; see fixtures/bot.ts). */
+  send(command: Record<string, unknown>): void {
+    this.child.stdin!.write(`${JSON.stringify(command)}\n`);
   }
 
   kill(signal: NodeJS.Signals): void {

@@ -22,6 +22,7 @@ describe('cluster configuration', () => {
       settleMs: 1_000,
       sessionTtlMs: 60_000,
       checkpointMs: 1_000,
+      sharedLimits: true,
     });
   });
 
@@ -35,6 +36,7 @@ describe('cluster configuration', () => {
       GATEHOUSE_CLUSTER_SETTLE_MS: '0',
       GATEHOUSE_CLUSTER_SESSION_TTL_MS: '30000',
       GATEHOUSE_CLUSTER_CHECKPOINT_MS: '500',
+      GATEHOUSE_CLUSTER_SHARED_LIMITS: 'false',
     });
     expect(config.cluster).toEqual({
       enabled: false,
@@ -45,6 +47,7 @@ describe('cluster configuration', () => {
       settleMs: 0,
       sessionTtlMs: 30_000,
       checkpointMs: 500,
+      sharedLimits: false,
     });
   });
 

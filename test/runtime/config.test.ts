@@ -30,7 +30,8 @@ describe('loadConfig', () => {
   it('loads the checked-in default and fills every section', () => {
     const config = loadConfig({ cwd: process.cwd(), env: {} });
     expect(config.apiUrl).toBe('https://discord.com/api/v10');
-    expect(config.shards).toEqual({ total: 'auto', ids: 'auto' });
+    expect(config.shards).toMatchObject({ total: 'auto', ids: 'auto' });
+    expect(config.shards.reshard).toEqual({ on4011: true, checkMs: 0, settleMs: 500, dedupeWindowMs: 60_000, warmTimeoutMs: 600_000 });
     expect(config.token).toBeUndefined();
     expect(intentBits(config)).toBe(1 | 2);
   });
@@ -43,7 +44,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ cwd, env: { LOG_LEVEL: 'warn', GATEHOUSE_SHARD_IDS: '2-3' } });
     expect(config.log.level).toBe('warn');
     expect(config.http.port).toBe(9000);
-    expect(config.shards).toEqual({ total: 4, ids: [2, 3] });
+    expect(config.shards).toMatchObject({ total: 4, ids: [2, 3] });
   });
 
   it('reads every documented environment variable', () => {

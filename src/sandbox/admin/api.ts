@@ -24,6 +24,8 @@
  *   GET    /_sandbox/interactions/:id                  interaction record
  *   POST   /_sandbox/faults/:shard                     { fault: stop-heartbeat-acks | reconnect | invalidate-session | close | corrupt-frame, resumable?, code? }
  *                                                      { fault: dispatch, t, d }  (a raw dispatch, malformed ones included)
+ *   POST   /_sandbox/rest/faults                       { bucket, retryAfterMs, scope?: user | shared | global, count? }: forced 429s
+ *   PUT    /_sandbox/gateway/recommended-shards        { count | null } -> { shards }: what GET /gateway/bot recommends
  *   POST   /_sandbox/oauth2/tokens                     { scopes, userId? } -> { access_token }
  *   POST   /_sandbox/oauth2/codes                      { scopes, userId?, redirectUri? } -> { code }
  *   ...    /_sandbox/webhooks/*, /_sandbox/app/*       outgoing webhooks (see ../delivery/admin.ts)
@@ -324,6 +326,23 @@ export class AdminApi implements AdminHandler {
       const record = core.interactions.get(b!);
       if (!record) throw new SandboxError('UNKNOWN_INTERACTION', `unknown interaction ${b!}`);
       return new HttpResult(200, recordView(record));
+    }
+    if (a === 'rest' && b === 'faults' && is('POST', 2)) {
+      const o = obj(body);
+      const bucket = optString(o, 'bucket');
+      const retryAfterMs = optNumber(o, 'retryAfterMs');
+      if (!bucket || retryAfterMs === undefined) throw bad('bucket and retryAfterMs are required');
+      const scope = o.scope === undefined ? 'user' : o.scope;
+      if (scope !== 'user' && scope !== 'shared' && scope !== 'global') throw bad('scope must be user, shared or global');
+      core.restFaults.rateLimit({ bucket, retryAfterMs, scope, count: optNumber(o, 'count') ?? 1 });
+      return new HttpResult(204);
+    }
+    if (a === 'gateway' && b === 'recommended-shards' && is('PUT', 2)) {
+      const o = obj(body);
+      const count = o.count === null ? null : optNumber(o, 'count');
+      if (count === undefined) throw bad('count is required (a shard count, or null for the configured one)');
+      core.gateway.setRecommendedShards(count);
+      return new HttpResult(200, { shards: core.gateway.recommendedShards() });
     }
     if (a === 'faults' && is('POST', 2)) {
       const shard = Number(b);

@@ -50,6 +50,7 @@ export class GatewayServer implements DispatchSink {
   private readonly memberRequests = new Map<string, number>();
   private readonly guildTime = new Map<string, bigint>();
   private readonly sessionStart: { remaining: number; resetAt: number };
+  private recommendedOverride: number | null = null;
   private readonly log: Logger;
 
   constructor(private readonly deps: GatewayDeps) {
@@ -76,9 +77,17 @@ export class GatewayServer implements DispatchSink {
     }
   }
 
-  /** Recommended shard count: one per 1,000 guilds unless configured. */
+  /** Recommended shard count: as set at run time, else as configured, else one per 1,000 guilds. */
   recommendedShards(): number {
-    return this.options.recommendedShards ?? Math.max(1, Math.ceil(this.deps.store.guilds.length / 1000));
+    return this.recommendedOverride ?? this.options.recommendedShards ?? Math.max(1, Math.ceil(this.deps.store.guilds.length / 1000));
+  }
+
+  /** Change what GET /gateway/bot recommends (null: back to the configured figure). */
+  setRecommendedShards(count: number | null): void {
+    if (count !== null && (!Number.isInteger(count) || count < 1 || count > 65_536)) {
+      throw new SandboxError('INVALID', `the recommended shard count must be an integer from 1 to 65536, got ${String(count)}`);
+    }
+    this.recommendedOverride = count;
   }
 
   // ---- connections ------------------------------------------------------------------------------------

@@ -4,8 +4,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { SandboxCounters } from '../contract.js';
-import { ApiError, Errors, UNMODELLED, unmodelled } from '../errors.js';
+import type { EventEmitter } from 'node:events';
+import type { SandboxCounters, SandboxRestEvents, SandboxRestFaults } from '../contract.js';
+import { ApiError, Errors, SandboxError, UNMODELLED, unmodelled } from '../errors.js';
 import { requesterLocale } from '../locales.js';
 import type { ResolvedRestOptions } from '../options.js';
 import { bucketHeaders, type RateLimiter } from '../ratelimit.js';
@@ -24,20 +25,29 @@ export interface RestDeps {
   logger: Logger;
   /** Where answered requests are kept for the admin API (`GET /_sandbox/requests`). */
   journal?: RequestJournal;
+  /** Told every answer, when someone listens. */
+  events?: EventEmitter<SandboxRestEvents>;
 }
 
-/** What the journal needs to know of a request, filled in while it is handled. */
+/** What the journal and the response event need to know of a request, filled in while it is handled. */
 interface Seen {
   path?: string;
   auth?: 'bot' | 'bearer' | 'none';
   body?: unknown;
+  /** The bucket and major parameter the request was counted in. */
+  bucket: string | null;
+  major: string | null;
 }
+
+type ForcedLimit = { retryAfterMs: number; scope: 'user' | 'shared' | 'global'; count: number };
 
 const METHODS = new Set(['GET', 'POST', 'PATCH', 'PUT', 'DELETE']);
 
 export class RestApi {
   private readonly router = new Router();
   private readonly log: Logger;
+  /** Forced 429s per bucket name (faults.rateLimit). */
+  private readonly forced = new Map<string, ForcedLimit>();
 
   constructor(private readonly deps: RestDeps) {
     this.log = deps.logger.child({ component: 'sandbox.rest' });
@@ -47,11 +57,21 @@ export class RestApi {
     this.router.add(routes);
   }
 
+  readonly faults: SandboxRestFaults = {
+    rateLimit: ({ bucket, retryAfterMs, scope = 'user', count = 1 }) => {
+      if (typeof bucket !== 'string' || bucket === '') throw new SandboxError('INVALID', 'bucket must be a bucket name');
+      if (!(retryAfterMs >= 0) || !Number.isFinite(retryAfterMs)) throw new SandboxError('INVALID', 'retryAfterMs must be a non-negative number');
+      if (!Number.isInteger(count) || count < 1) throw new SandboxError('INVALID', 'count must be a positive integer');
+      if (scope !== 'user' && scope !== 'shared' && scope !== 'global') throw new SandboxError('INVALID', 'scope must be user, shared or global');
+      this.forced.set(bucket, { retryAfterMs, scope, count });
+    },
+  };
+
   /** Handle a request whose path starts with /api. */
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     this.deps.counters.restRequests++;
     const headers: Record<string, string> = {};
-    const seen: Seen = {};
+    const seen: Seen = { bucket: null, major: null };
     let result: RestResult;
     try {
       // The body is read (up to its cap) before anything else is decided, so that every answer, a 401 or a
@@ -71,6 +91,17 @@ export class RestApi {
         status: result.status,
         auth: seen.auth ?? 'none',
         ...(seen.body !== undefined ? { body: seen.body } : {}),
+      });
+    }
+    const events = this.deps.events;
+    if (events !== undefined && events.listenerCount('response') > 0) {
+      events.emit('response', {
+        method: (req.method ?? 'GET').toUpperCase(),
+        path: maskTokens(url.pathname),
+        bucket: seen.bucket,
+        major: seen.major,
+        status: result.status,
+        at: Date.now(),
       });
     }
     Object.assign(headers, result.headers);
@@ -125,6 +156,23 @@ export class RestApi {
     }
     if (route.bucket !== null) {
       const major = typeof route.major === 'function' ? route.major(params) : route.major ? (params[route.major] ?? '') : '';
+      seen.bucket = route.bucket;
+      seen.major = major;
+      const forced = this.forced.get(route.bucket);
+      if (forced !== undefined) {
+        if (--forced.count <= 0) this.forced.delete(route.bucket);
+        const retryAfter = forced.retryAfterMs / 1000;
+        const global = forced.scope === 'global';
+        return {
+          status: 429,
+          headers: {
+            'retry-after': String(Math.ceil(retryAfter)),
+            'x-ratelimit-scope': forced.scope,
+            ...(global ? { 'x-ratelimit-global': 'true' } : {}),
+          },
+          body: { message: 'You are being rate limited.', retry_after: Number(retryAfter.toFixed(3)), global },
+        };
+      }
       const state = this.deps.limiter.take(identity, route.bucket, major, this.deps.options.buckets[route.bucket], now);
       Object.assign(headers, bucketHeaders(state, now));
       if (!state.allowed) {

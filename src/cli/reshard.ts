@@ -1,0 +1,69 @@
+/**
+ * gatehouse reshard [--shards N] [--url URL]: ask a running bot to reshard live (README "Resharding"). It posts
+ * to the bot's ops port (POST /reshard, answered on loopback only); in cluster mode any process of the bot
+ * will do, every process takes part. Without --shards the bot takes GET /gateway/bot's recommendation.
+ */
+import type { CliIo } from '../cli.js';
+import { loadConfigFor } from './config.js';
+
+const USAGE = `usage: gatehouse reshard [--shards N] [--url http://127.0.0.1:9464]
+
+  Move a running bot to another shard count without a restart: the new shards identify while the old ones
+  serve, then the bot switches over. --url is the bot's health and metrics address (default: http.host and
+  http.port of the configuration, on loopback).`;
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  let shards: string | undefined;
+  let url: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '-h' || arg === '--help') {
+      io.out(USAGE);
+      return 0;
+    }
+    if (arg === '--shards' || arg === '--url') {
+      const value = args[++i];
+      if (value === undefined) {
+        io.err(`gatehouse reshard: ${arg} needs a value\n${USAGE}`);
+        return 2;
+      }
+      if (arg === '--shards') shards = value;
+      else url = value;
+      continue;
+    }
+    io.err(`gatehouse reshard: unknown argument '${arg}'\n${USAGE}`);
+    return 2;
+  }
+  if (shards !== undefined && !/^[1-9]\d{0,4}$/.test(shards)) {
+    io.err('gatehouse reshard: --shards must be a positive whole number');
+    return 2;
+  }
+  if (url === undefined) {
+    const config = loadConfigFor('reshard', io);
+    if (config === null) return 2;
+    const host = config.http.host === '0.0.0.0' || config.http.host === 'localhost' ? '127.0.0.1' : config.http.host === '::' ? '::1' : config.http.host;
+    url = `http://${host.includes(':') ? `[${host}]` : host}:${config.http.port}`;
+  }
+  let target: URL;
+  try {
+    target = new URL(`${url.replace(/\/+$/, '')}/reshard`);
+  } catch {
+    io.err(`gatehouse reshard: --url is not a URL: ${url}`);
+    return 2;
+  }
+  if (shards !== undefined) target.searchParams.set('shards', shards);
+  let res: Response;
+  try {
+    res = await fetch(target, { method: 'POST', signal: AbortSignal.timeout(30_000) });
+  } catch (error) {
+    io.err(`gatehouse reshard: no bot answers at ${target.origin} (${error instanceof Error ? error.message : String(error)})`);
+    return 1;
+  }
+  const body = (await res.json().catch(() => ({}))) as { message?: string; id?: string; from?: number; to?: number };
+  if (res.status === 202) {
+    io.out(`resharding from ${body.from} to ${body.to} shards (reshard ${body.id}); the bot logs the cutover`);
+    return 0;
+  }
+  io.err(`gatehouse reshard: ${res.status}: ${body.message ?? 'refused'}`);
+  return 1;
+}

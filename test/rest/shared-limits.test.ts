@@ -1,0 +1,260 @@
+/**
+ * Shared REST limits against a real Redis: several clients (each with its own connection and store, as
+ * separate processes would have) send to one fake API. What the server sees is the judge: bucket windows,
+ * the global limit, 429 waits and the invalid-request budget hold for the clients together.
+ */
+import { Writable } from 'node:stream';
+import { afterEach, expect, it } from 'vitest';
+import pino from 'pino';
+import { Redis } from 'ioredis';
+import { InvalidRequestGuardError, RestClient, RestClientClosedError, type RateLimitedEvent } from '../../src/rest/index.js';
+import { SharedRateLimits, type SharedRateLimitsOptions } from '../../src/rest/redis/index.js';
+import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { dropPrefix } from '../cache/redis-cleanup.js';
+import { redisGate, type RedisGate } from '../cluster/helpers.js';
+import { globalRateLimited, maxInWindow, startFakeApi, userRateLimited, type FakeApi, type FakeApiOptions } from './helpers/fake-api.js';
+
+const TOKEN = 'fake-bot-token-for-shared-limit-tests';
+
+interface Fleet {
+  api: FakeApi;
+  clients: RestClient[];
+  stores: SharedRateLimits[];
+  limited: RateLimitedEvent[][];
+}
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function connect(url = REDIS_URL): Redis {
+  const r = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true });
+  r.on('error', () => undefined);
+  cleanups.push(() => r.disconnect());
+  return r;
+}
+
+async function fleet(
+  n: number,
+  apiOptions: FakeApiOptions,
+  options: Partial<SharedRateLimitsOptions> & { clientOptions?: ConstructorParameters<typeof RestClient>[0]; redisUrl?: string } = {},
+): Promise<Fleet> {
+  const api = await startFakeApi(apiOptions);
+  cleanups.push(() => api.close());
+  const namespace = uniquePrefix('rest-limits');
+  const admin = connect();
+  cleanups.push(() => dropPrefix(admin, namespace));
+  const clients: RestClient[] = [];
+  const stores: SharedRateLimits[] = [];
+  const limited: RateLimitedEvent[][] = [];
+  for (let i = 0; i < n; i++) {
+    const { clientOptions, redisUrl, ...storeOptions } = options;
+    const store = new SharedRateLimits({ redis: connect(redisUrl), namespace, ...storeOptions });
+    const client = new RestClient({ baseUrl: api.baseUrl, token: TOKEN, limits: store, ...clientOptions });
+    cleanups.push(() => client.close());
+    const events: RateLimitedEvent[] = [];
+    client.on('rateLimited', (e) => events.push(e));
+    clients.push(client);
+    stores.push(store);
+    limited.push(events);
+  }
+  return { api, clients, stores, limited };
+}
+
+const messages = (method: string, path: string): boolean => method === 'POST' && /^\/channels\/\d+\/messages$/.test(path);
+const post = (rest: RestClient, channel: string, n: number): Promise<unknown> =>
+  rest.request({ method: 'POST', route: '/channels/{channel_id}/messages', params: { channel_id: channel }, body: { n } });
+
+describeWithRedis('shared REST limits (several clients, one Redis)', () => {
+  it('three clients hammering one bucket: the server never sees more than its limit per window, and no 429', async () => {
+    const { api, clients, limited } = await fleet(3, { buckets: [{ match: messages, hash: 'msgs', limit: 5, windowMs: 400 }] });
+    const perClient = 10;
+    const results = await Promise.all(
+      clients.flatMap((rest, c) => Array.from({ length: perClient }, (_, i) => post(rest, '42', c * 100 + i))),
+    );
+    expect(results).toHaveLength(30);
+    expect(api.countWhere((r) => r.status === 429)).toBe(0);
+    expect(limited.flat()).toEqual([]);
+    // The server's own windows (fixed, from the first request after the last one ended) held 5 each.
+    expect(api.countWhere((r) => r.status === 200)).toBe(30);
+    // Each client's requests reached the server in the order it made them.
+    for (let c = 0; c < 3; c++) {
+      const seen = api.requests.map((r) => (JSON.parse(r.body) as { n: number }).n).filter((n) => Math.floor(n / 100) === c);
+      expect(seen).toEqual(Array.from({ length: perClient }, (_, i) => c * 100 + i));
+    }
+  });
+
+  it('the global limit holds for the clients together (every bucket, every client)', async () => {
+    // The clients count 10 per 2 s; the server allows 10 per 1 s: one client alone could not trip it, three
+    // unshared ones at once would (30 in the first second).
+    const { api, clients } = await fleet(3, { global: { limit: 10, windowMs: 1000, retryAfterMs: 1000 } }, {
+      globalLimit: 10,
+      globalWindowMs: 2000,
+    });
+    await Promise.all(
+      clients.flatMap((rest, c) =>
+        Array.from({ length: 5 }, (_, i) => rest.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: String(1000 + c * 10 + i) } })),
+      ),
+    );
+    expect(api.countWhere((r) => r.status === 429)).toBe(0);
+    expect(maxInWindow(api.requests.map((r) => r.at), 1000)).toBeLessThanOrEqual(10);
+  });
+
+  it('a 429 with retry_after served to one client holds the others back on that bucket', async () => {
+    const { api, clients } = await fleet(2, { buckets: [{ match: messages, hash: 'msgs', limit: 50, windowMs: 60_000 }] });
+    const [a, b] = clients as [RestClient, RestClient];
+    await post(a, '7', 0); // the bucket is known to both now
+    api.script('POST', /^\/channels\/7\/messages$/, [userRateLimited(700)]);
+    const first = post(a, '7', 1);
+    await new Promise<void>((resolve) => a.once('rateLimited', () => resolve()));
+    const limitedAt = api.requests.find((r) => r.status === 429)!.at;
+    // B has not sent on this bucket since the 429: only Redis can tell it to wait.
+    await post(b, '7', 2);
+    await first;
+    const fromB = api.requests.find((r) => r.body.includes('"n":2'))!;
+    expect(fromB.at - limitedAt).toBeGreaterThanOrEqual(690);
+    // Another channel (another major parameter) is not held back.
+    const other = performance.now();
+    await post(b, '8', 3);
+    expect(api.requests.find((r) => r.body.includes('"n":3'))!.at - other).toBeLessThan(690);
+  });
+
+  it('a global 429 served to one client pauses every client, on every bucket', async () => {
+    const { api, clients } = await fleet(2, {});
+    const [a, b] = clients as [RestClient, RestClient];
+    api.script('GET', /^\/users\/@me$/, [globalRateLimited(600)]);
+    const first = a.request({ method: 'GET', route: '/users/@me' });
+    await new Promise<void>((resolve) => a.once('rateLimited', () => resolve()));
+    const limitedAt = api.requests[0]!.at;
+    await b.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: '5' } });
+    await first;
+    const fromB = api.requests.find((r) => r.path === '/channels/5')!;
+    expect(fromB.at - limitedAt).toBeGreaterThanOrEqual(590);
+  });
+
+  it('interaction callbacks stay exempt from the shared global limit', async () => {
+    const { api, clients } = await fleet(2, {}, { globalLimit: 2, globalWindowMs: 5000 });
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        clients[i % 2]!.request({
+          method: 'POST',
+          route: '/interactions/{interaction_id}/{interaction_token}/callback',
+          params: { interaction_id: String(500 + i), interaction_token: `tok-${i}-aaaaaaaaaaaaaaaa` },
+          body: { type: 4, data: { content: 'hi' } },
+          auth: false,
+        }),
+      ),
+    );
+    const times = api.requests.map((r) => r.at);
+    // Held to 2 per 5 s they would need 15 s; exempt, they all go at once.
+    expect(Math.max(...times) - Math.min(...times)).toBeLessThan(4000);
+    expect(api.requests).toHaveLength(8);
+  });
+
+  it('invalid responses of all clients count against one budget: every client stops at the shared limit', async () => {
+    const { api, clients } = await fleet(3, {}, { invalidRequestLimit: 30 });
+    api.onAny((r) => (r.path.startsWith('/guilds/') ? { status: 403, body: { message: 'Missing Access', code: 50001 } } : undefined));
+    const outcomes = await Promise.all(
+      clients.flatMap((rest, c) =>
+        Array.from({ length: 20 }, (_, i) =>
+          rest.request({ method: 'GET', route: '/guilds/{guild_id}', params: { guild_id: String(c * 1000 + i) } }).then(
+            () => 'ok',
+            (e: unknown) => (e instanceof InvalidRequestGuardError ? 'guard' : 'api'),
+          ),
+        ),
+      ),
+    );
+    const sent = api.requests.length;
+    // 60 asked; the budget of 30 is the fleet's, with at most the requests already in flight beyond it.
+    expect(sent).toBeGreaterThanOrEqual(30);
+    expect(sent).toBeLessThan(60);
+    expect(outcomes.filter((o) => o === 'api')).toHaveLength(sent);
+    for (const rest of clients) {
+      const err = await rest.request({ method: 'GET', route: '/users/@me' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InvalidRequestGuardError);
+    }
+    expect(api.requests.length).toBe(sent);
+  });
+
+  it('Redis unreachable: each client falls back to its share of the limits, warns once, and shares again when Redis is back', async () => {
+    const gate: RedisGate = await redisGate(REDIS_URL);
+    cleanups.push(() => gate.close());
+    const lines: string[] = [];
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          lines.push(chunk.toString('utf8'));
+          done();
+        },
+      }),
+    );
+    const { api, clients, stores } = await fleet(2, {}, {
+      redisUrl: gate.url,
+      globalLimit: 10,
+      globalWindowMs: 1000,
+      timeoutMs: 200,
+      probeMs: 100,
+      heartbeatMs: 100,
+      logger,
+    });
+    const [a] = clients as [RestClient, RestClient];
+    await a.request({ method: 'GET', route: '/users/@me' });
+    for (let i = 0; i < 100 && stores.some((s) => s.processes < 2); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(stores[0]!.processes).toBe(2);
+
+    gate.hold();
+    // Ten requests while Redis says nothing: they go (no stall beyond the timeout), at this client's half of
+    // the global limit, so the last ones wait a window.
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => a.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: String(2000 + i) } })),
+    );
+    expect(a.limitsMode).toBe('shared-fallback');
+    const during = api.requests.filter((r) => r.path.startsWith('/channels/2')).map((r) => r.at);
+    expect(during).toHaveLength(10);
+    // 5 per 1000 ms when admitted; half the window leaves room for delivery jitter (unshared: all 10 at once).
+    expect(maxInWindow(during, 500)).toBeLessThanOrEqual(5);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
+    const warnings = lines.filter((l) => l.includes('REST limits fall back'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('1/2');
+
+    gate.release();
+    for (let i = 0; i < 250 && a.limitsMode !== 'shared'; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(a.limitsMode).toBe('shared');
+    expect(lines.some((l) => l.includes('shared again'))).toBe(true);
+    await a.request({ method: 'GET', route: '/users/@me' });
+    expect(stores[0]!.stats().fallbacks).toBe(1);
+  });
+
+  it('close() rejects at once what waits on a shared limit and leaves no timer behind', async () => {
+    const timersBefore = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const { api, clients } = await fleet(2, { buckets: [{ match: messages, hash: 'msgs', limit: 1, windowMs: 30_000 }] }, { heartbeatMs: 50 });
+    const [a, b] = clients as [RestClient, RestClient];
+    await post(a, '3', 0);
+    // The bucket's one slot of the window is spent (by a): b waits about 30 s for it.
+    const waiting = post(b, '3', 1).catch((e: unknown) => e);
+    for (let i = 0; i < 100 && b.stats().queued === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 100));
+    const closedAt = performance.now();
+    b.close();
+    expect(await waiting).toBeInstanceOf(RestClientClosedError);
+    expect(performance.now() - closedAt).toBeLessThan(5_000);
+    a.close();
+    await new Promise((r) => setImmediate(r));
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBeLessThanOrEqual(timersBefore);
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('costs one Redis round trip per request while requests keep coming', async () => {
+    const { clients, stores } = await fleet(1, { buckets: [{ match: messages, hash: 'msgs', limit: 1000, windowMs: 60_000 }] });
+    const rest = clients[0]!;
+    for (let i = 0; i < 50; i++) await post(rest, '9', i);
+    const s = stores[0]!.stats();
+    expect(s.reservations).toBe(50);
+    // The discovery's record goes at once (others may be waiting for it); nothing else needs a call of its own.
+    expect(s.flushes).toBeLessThanOrEqual(1);
+  });
+});
