@@ -72,13 +72,16 @@ describeWithRedis('CommandSyncLock', () => {
 
   it('renews the lock while a sync outlasts its expiry, so nobody else starts syncing', async () => {
     scope = redisScope('cluster-sync');
-    const [a, b] = locks(2, { lockMs: 300 });
+    // The lock expires after 1.2 s and is renewed every 400 ms: a renewal would have to be late by 800 ms (the
+    // event loop of a busy CI machine stalls, but not that long) for the other process to get in. The sync
+    // outlasts the expiry 2.5 times over.
+    const [a, b] = locks(2, { lockMs: 1_200 });
     let concurrent = false;
     let inside = false;
     const slow = a!.run(
       async () => {
         inside = true;
-        await sleep(1_000);
+        await sleep(3_000);
         inside = false;
       },
       { fingerprint: 'v1' },
