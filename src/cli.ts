@@ -4,11 +4,9 @@
  * Each verb lives in src/cli/<verb>.ts and is loaded only when used, so `commands validate` starts fast.
  */
 import { pathToFileURL } from 'node:url';
+import type { CliIo } from './cli/io.js';
 
-export interface CliIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+export type { CliIo } from './cli/io.js';
 
 type Verb = (args: string[], io: CliIo) => Promise<number>;
 

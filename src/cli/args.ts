@@ -4,7 +4,7 @@
  * reason and the usage line; `--help` exits 0.
  */
 import { parseArgs } from 'node:util';
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';

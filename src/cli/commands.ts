@@ -11,7 +11,7 @@ import { parseVerb, str, type VerbSpec } from './args.js';
 import { diffOrSync } from './commands-sync.js';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import {
   formatProblem,
   lintCommand,

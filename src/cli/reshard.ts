@@ -3,7 +3,7 @@
  * to the bot's ops port (POST /reshard, answered on loopback only); in cluster mode any process of the bot
  * will do, every process takes part. Without --shards the bot takes GET /gateway/bot's recommendation.
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { loadConfigFor } from './config.js';
 
 const USAGE = `usage: gatehouse reshard [--shards N] [--url http://127.0.0.1:9464]

@@ -3,7 +3,7 @@
  * entitlements granted and ended, command permissions updated. Each prints which sandbox it used, what it
  * did, and the REST requests the bot made in answer (a welcome message, a role change, ...).
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { int, list, parseVerb, str, UsageError, type Values, type VerbSpec } from './args.js';
 import { cli } from './hint.js';
 import { admin, AdminError, botRequestsAfter, findSandbox, journalMark, TARGET_OPTIONS, type SandboxTarget } from './sandbox-client.js';

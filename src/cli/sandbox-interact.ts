@@ -4,7 +4,7 @@
  *
  * Exit codes: 0 the bot answered, 1 it did not (or the sandbox refused, as the client would), 2 bad usage.
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { int, list, parseVerb, str, UsageError, type Values, type VerbSpec } from './args.js';
 import { cli } from './hint.js';
 import { admin, AdminError, findSandbox, TARGET_OPTIONS, type SandboxTarget } from './sandbox-client.js';

@@ -1,5 +1,5 @@
 /** `gatehouse sandbox messages`: what the bot sent in channels and DMs (edits and deletes shown), by channel. */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { parseVerb, str, type VerbSpec } from './args.js';
 import { admin, AdminError, findSandbox, TARGET_OPTIONS } from './sandbox-client.js';
 import { describeMessage } from './sandbox-describe.js';

@@ -9,7 +9,7 @@
  *   gatehouse sandbox app deauthorize --user ID
  *   gatehouse sandbox app entitle --sku ID (--user ID | --guild ID)
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { defaultStateFilePath, processAlive, readStateFile } from '../sandbox/statefile.js';
 
 export const WEBHOOKS_USAGE = `       gatehouse sandbox webhooks [--interactions URL|off] [--events URL|off] [--types A,B]

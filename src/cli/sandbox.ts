@@ -13,7 +13,7 @@
  *
  * Every verb takes --help (generated from its option table) and prints which sandbox it talked to.
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { int, parseVerb, str, UsageError, type VerbSpec } from './args.js';
 import { loadConfigFor } from './config.js';
 import { cli, shellQuote } from './hint.js';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ALL_INTENTS } from '../api/intents.js';
 import { DAILY_CREATES } from '../commands/constants.js';
-import { silentLogger } from '../runtime/logger.js';
+import { silentLogger } from '../util/silent-logger.js';
 import type { SandboxOptions, SeedOptions } from './contract.js';
 
 /** A REST rate-limit bucket: `limit` requests per `windowMs`. */

@@ -6,10 +6,28 @@
 import { deflateSync } from 'node:zlib';
 import WebSocket from 'ws';
 import { corruptZlibFrame, corruptZstdFrame, createStreamEncoder, type StreamCompression, type StreamEncoder } from './compress.js';
-import type { GatewayServer } from './server.js';
+import type { ResolvedGatewayOptions } from '../options.js';
 import type { Session } from './session.js';
 
 export type ConnectionKind = 'gateway' | 'resume';
+
+type ConnectionSession = Session<Connection>;
+
+/** What a connection asks of the gateway server (server.ts implements it; an interface so neither imports the other). */
+export interface ConnectionHost {
+  readonly options: Pick<
+    ResolvedGatewayOptions,
+    'compressionLevel' | 'asyncCompression' | 'heartbeatTimeoutMs' | 'heartbeatIntervalMs' | 'reconnectCloseDelayMs' | 'sendLimit' | 'maxFrameBytes'
+  >;
+  emitDispatch(conn: Connection, t: string, s: number): void;
+  emitHeartbeat(conn: Connection): void;
+  identify(conn: Connection, d: unknown): void;
+  resume(conn: Connection, d: unknown): void;
+  requestGuildMembers(conn: Connection, session: ConnectionSession, d: unknown): void;
+  requestSoundboardSounds(conn: Connection, session: ConnectionSession, d: unknown): void;
+  requestChannelInfo(conn: Connection, session: ConnectionSession, d: unknown): void;
+  connectionClosed(conn: Connection, code: number, by: 'client' | 'server'): void;
+}
 
 type OutItem =
   | { kind: 'text'; data: string }
@@ -29,7 +47,7 @@ const PAYLOAD_COMPRESSION_MIN = 1024;
 const OP_ACK = '{"t":null,"s":null,"op":11,"d":null}';
 
 export class Connection {
-  session: Session | null = null;
+  session: ConnectionSession | null = null;
   /** Fault: when false, heartbeats get no op 11. */
   acking = true;
   /** The close code the server sent, when it closed the socket. */
@@ -48,7 +66,7 @@ export class Connection {
    * A session this connection had until op 9 `d: true` detached it: the client may RESUME it on this very socket
    * (as discord.js does) as well as on resume_gateway_url.
    */
-  invalidatedSession: Session | null = null;
+  invalidatedSession: ConnectionSession | null = null;
   private readonly heartbeatTimer: NodeJS.Timeout;
   /** Send limit: start of the current fixed window (performance.now()) and payloads counted in it. */
   private sendWindowStart = performance.now();
@@ -61,7 +79,7 @@ export class Connection {
     readonly kind: ConnectionKind,
     /** Transport compression the client asked for (null: none). */
     readonly compression: StreamCompression | null,
-    private readonly server: GatewayServer,
+    private readonly server: ConnectionHost,
   ) {
     const o = server.options;
     this.encoder =

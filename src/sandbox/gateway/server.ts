@@ -20,6 +20,8 @@ import { receives } from './intents.js';
 import { isAllMembersRequest, memberChunks, parseMemberRequest } from './members.js';
 import { Session } from './session.js';
 
+type GatewaySession = Session<Connection>;
+
 /** Close codes after which the session cannot be resumed. */
 const SESSION_ENDING_CODES = new Set([4003, 4004, 4007, 4009, 4010, 4011, 4012, 4013, 4014]);
 const DAY_MS = 86_400_000;
@@ -42,7 +44,7 @@ export class GatewayServer implements DispatchSink {
   readonly options: ResolvedGatewayOptions;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20, perMessageDeflate: false });
   private readonly connections = new Set<Connection>();
-  private readonly sessions = new Map<string, Session>();
+  private readonly sessions = new Map<string, GatewaySession>();
   private nextConnectionId = 1;
   /** Last accepted IDENTIFY per rate_limit_key (shard_id % max_concurrency). */
   private readonly identifyBuckets = new Map<number, number>();
@@ -132,13 +134,13 @@ export class GatewayServer implements DispatchSink {
     else this.keepResumable(session);
   }
 
-  private keepResumable(session: Session): void {
+  private keepResumable(session: GatewaySession): void {
     session.clearExpiry();
     session.expiry = setTimeout(() => this.endSession(session), this.options.resumeWindowMs);
     session.expiry.unref();
   }
 
-  private endSession(session: Session): void {
+  private endSession(session: GatewaySession): void {
     session.invalid = true;
     session.clearExpiry();
     this.sessions.delete(session.id);
@@ -219,7 +221,7 @@ export class GatewayServer implements DispatchSink {
     this.deps.counters.identifies++;
     if (o.compress === true && !conn.compressed) conn.payloadCompression = true;
 
-    const session = new Session(shardId, shardCount, intents, largeThreshold, shardGiven, this.options.replayBufferSize, this.options.replayBufferBytes);
+    const session = new Session<Connection>(shardId, shardCount, intents, largeThreshold, shardGiven, this.options.replayBufferSize, this.options.replayBufferBytes);
     this.sessions.set(session.id, session);
     session.connection = conn;
     conn.session = session;
@@ -243,7 +245,7 @@ export class GatewayServer implements DispatchSink {
     this.deps.events.emit('identifyRejected', { connectionId: conn.id, shard: [shardId, shardCount], reason, at: Date.now() });
   }
 
-  private readyJson(session: Session, guildIds: string[]): string {
+  private readyJson(session: GatewaySession, guildIds: string[]): string {
     const store = this.deps.store;
     const ready: Record<string, unknown> = {
       v: 10,
@@ -314,7 +316,7 @@ export class GatewayServer implements DispatchSink {
 
   // ---- op 8 / 31 / 43 ---------------------------------------------------------------------------------
 
-  requestGuildMembers(conn: Connection, session: Session, d: unknown): void {
+  requestGuildMembers(conn: Connection, session: GatewaySession, d: unknown): void {
     const request = parseMemberRequest(d);
     if (typeof request === 'string') return conn.closeNow(4001, 'Invalid payload');
     const guild = this.deps.store.guild(request.guildId);
@@ -338,7 +340,7 @@ export class GatewayServer implements DispatchSink {
     for (const chunk of chunks) session.dispatch('GUILD_MEMBERS_CHUNK', chunk);
   }
 
-  requestSoundboardSounds(conn: Connection, session: Session, d: unknown): void {
+  requestSoundboardSounds(conn: Connection, session: GatewaySession, d: unknown): void {
     const ids = (d as { guild_ids?: unknown } | null)?.guild_ids;
     if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) return conn.closeNow(4001, 'Invalid payload');
     for (const id of ids as string[]) {
@@ -348,7 +350,7 @@ export class GatewayServer implements DispatchSink {
     }
   }
 
-  requestChannelInfo(conn: Connection, session: Session, d: unknown): void {
+  requestChannelInfo(conn: Connection, session: GatewaySession, d: unknown): void {
     const o = d as { guild_id?: unknown; fields?: unknown } | null;
     if (typeof o?.guild_id !== 'string' || !Array.isArray(o.fields)) return conn.closeNow(4001, 'Invalid payload');
     const guild = this.deps.store.guild(o.guild_id);
