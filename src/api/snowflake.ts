@@ -4,8 +4,28 @@ export const DISCORD_EPOCH_MS = 1_420_070_400_000;
 
 export type Snowflake = string;
 
+/** 2^64 - 1: an id is an unsigned 64-bit integer (reference §1). */
+export const MAX_SNOWFLAKE = '18446744073709551615';
+
+/** How the rule reads in error messages. */
+export const SNOWFLAKE_RULE = 'a snowflake: decimal digits without a leading zero, at most 2^64 - 1';
+
+/**
+ * The one rule for an id read from outside, in every layer: the canonical decimal form of an unsigned
+ * 64-bit integer. "0" is an id (pagination's "beginning of time", reference §1); "0123" is not, because the
+ * same id would then have two spellings and a Map keyed by id would hold it twice. Allocation-free: the cache
+ * runs it on every id of every event.
+ */
 export function isSnowflake(value: unknown): value is Snowflake {
-  return typeof value === 'string' && /^\d{1,20}$/.test(value);
+  if (typeof value !== 'string') return false;
+  const len = value.length;
+  if (len === 0 || len > 20 || (len > 1 && value.charCodeAt(0) === 48)) return false;
+  for (let i = 0; i < len; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  // Same length, digits only: string order is numeric order.
+  return len < 20 || value <= MAX_SNOWFLAKE;
 }
 
 /** Milliseconds since the Unix epoch at which the id was made. */

@@ -8,8 +8,8 @@ const MESSAGES: VerbSpec = {
   verb: 'sandbox messages',
   summary: 'List the messages the bot sent in channels and DMs of a running sandbox (edits and deletes shown), by channel.',
   options: {
-    channel: { type: 'string', value: 'ID', help: 'only this channel' },
-    guild: { type: 'string', value: 'ID', help: 'only channels of this guild' },
+    channel: { type: 'string', value: 'ID', id: true, help: 'only this channel' },
+    guild: { type: 'string', value: 'ID', id: true, help: 'only channels of this guild' },
     ...TARGET_OPTIONS,
   },
 };

@@ -6,6 +6,7 @@
  */
 import { ApplicationCommandOptionType, InteractionType } from 'discord-api-types/v10';
 import { valueFits } from './options.js';
+import { isSnowflake } from '../api/snowflake.js';
 
 export interface ShapeProblem {
   /** Field path inside the payload: `data.options[0].value`. */
@@ -15,7 +16,6 @@ export interface ShapeProblem {
 
 type Obj = Record<string, unknown>;
 
-const SNOWFLAKE = /^\d{1,20}$/;
 /** command > group > subcommand > value options (spec 2.5). */
 const MAX_OPTION_DEPTH = 3;
 
@@ -35,7 +35,7 @@ function problem(path: string, reason: string): ShapeProblem {
 
 function snowflake(o: Obj, field: string, at: string): ShapeProblem | null {
   const v = o[field];
-  if (typeof v === 'string' && SNOWFLAKE.test(v)) return null;
+  if (isSnowflake(v)) return null;
   return problem(`${at}${field}`, `expected a snowflake string, got ${kind(v)}`);
 }
 
