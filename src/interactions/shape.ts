@@ -4,7 +4,7 @@
  * says is reported with the path of the first field that is wrong and is not routed, so that no handler sees
  * an option value of another type than its definition promises, or a context without a user.
  */
-import { ApplicationCommandOptionType, InteractionType } from 'discord-api-types/v10';
+import { ApplicationCommandOptionType, ApplicationCommandType, InteractionType } from 'discord-api-types/v10';
 import { valueFits } from './options.js';
 import { isSnowflake } from '../api/snowflake.js';
 
@@ -155,7 +155,7 @@ export function interactionProblem(d: unknown): ShapeProblem | null {
   const res = resolvedMaps(data.resolved, 'data.resolved');
   if (res !== null) return res;
   // Context menus name their target (reference §14.3).
-  if ((data.type === 2 || data.type === 3) && type === InteractionType.ApplicationCommand) {
+  if ((data.type === ApplicationCommandType.User || data.type === ApplicationCommandType.Message) && type === InteractionType.ApplicationCommand) {
     return snowflake(data, 'target_id', 'data.');
   }
   return null;

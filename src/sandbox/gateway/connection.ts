@@ -3,6 +3,7 @@
  * an ordered outbound queue (through zlib-stream when asked) with backpressure, so the sandbox sends as
  * fast as the socket drains and never buffers without bound in the socket.
  */
+import { GatewayCloseCodes, GatewayOpcodes } from 'discord-api-types/v10';
 import { deflateSync } from 'node:zlib';
 import WebSocket from 'ws';
 import { corruptZlibFrame, corruptZstdFrame, createStreamEncoder, type StreamCompression, type StreamEncoder } from './compress.js';
@@ -84,7 +85,7 @@ export class Connection {
     const o = server.options;
     this.encoder =
       compression === null ? null : createStreamEncoder(compression, { zlibLevel: o.compressionLevel, forceAsync: o.asyncCompression });
-    this.heartbeatTimer = setTimeout(() => this.closeNow(4009, 'Session timed out'), o.heartbeatTimeoutMs);
+    this.heartbeatTimer = setTimeout(() => this.closeNow(GatewayCloseCodes.SessionTimedOut, 'Session timed out'), o.heartbeatTimeoutMs);
     this.heartbeatTimer.unref();
     ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
     ws.on('close', (code: number) => this.onClose(code));
@@ -123,7 +124,7 @@ export class Connection {
 
   /** Send op 7 and, like the service, drop the socket a little later if the client has not. */
   sendReconnect(): void {
-    this.sendOp(7, 'null');
+    this.sendOp(GatewayOpcodes.Reconnect, 'null');
     const delay = this.server.options.reconnectCloseDelayMs;
     this.reconnectTimer = setTimeout(() => this.closeAfterQueue(4000, 'Reconnect requested'), delay);
     this.reconnectTimer.unref();
@@ -167,44 +168,44 @@ export class Connection {
 
   private onMessage(data: Buffer, _isBinary: boolean): void {
     if (this.closing) return;
-    if (data.length > MAX_CLIENT_PAYLOAD) return this.closeNow(4002, 'Decode error');
-    if (!this.countSend()) return this.closeNow(4008, 'Rate limited');
+    if (data.length > MAX_CLIENT_PAYLOAD) return this.closeNow(GatewayCloseCodes.DecodeError, 'Decode error');
+    if (!this.countSend()) return this.closeNow(GatewayCloseCodes.RateLimited, 'Rate limited');
 
     let payload: unknown;
     try {
       payload = JSON.parse(data.toString('utf8'));
     } catch {
-      return this.closeNow(4002, 'Decode error');
+      return this.closeNow(GatewayCloseCodes.DecodeError, 'Decode error');
     }
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return this.closeNow(4002, 'Decode error');
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return this.closeNow(GatewayCloseCodes.DecodeError, 'Decode error');
     const { op, d } = payload as { op?: unknown; d?: unknown };
-    if (typeof op !== 'number' || !Number.isInteger(op)) return this.closeNow(4002, 'Decode error');
+    if (typeof op !== 'number' || !Number.isInteger(op)) return this.closeNow(GatewayCloseCodes.DecodeError, 'Decode error');
 
-    if (op === 1) return this.onHeartbeat(d);
-    if (this.session === null && op !== 2 && op !== 6) {
-      if (KNOWN_OPS.has(op)) return this.closeNow(4003, 'Not authenticated');
-      return this.closeNow(4001, 'Unknown opcode');
+    if (op === GatewayOpcodes.Heartbeat) return this.onHeartbeat(d);
+    if (this.session === null && op !== GatewayOpcodes.Identify && op !== GatewayOpcodes.Resume) {
+      if (KNOWN_OPS.has(op)) return this.closeNow(GatewayCloseCodes.NotAuthenticated, 'Not authenticated');
+      return this.closeNow(GatewayCloseCodes.UnknownOpcode, 'Unknown opcode');
     }
     switch (op) {
-      case 2:
-        if (this.session !== null) return this.closeNow(4005, 'Already authenticated');
+      case GatewayOpcodes.Identify:
+        if (this.session !== null) return this.closeNow(GatewayCloseCodes.AlreadyAuthenticated, 'Already authenticated');
         return this.server.identify(this, d);
-      case 6:
-        if (this.session !== null) return this.closeNow(4005, 'Already authenticated');
+      case GatewayOpcodes.Resume:
+        if (this.session !== null) return this.closeNow(GatewayCloseCodes.AlreadyAuthenticated, 'Already authenticated');
         return this.server.resume(this, d);
-      case 3:
-      case 4:
+      case GatewayOpcodes.PresenceUpdate:
+      case GatewayOpcodes.VoiceStateUpdate:
         // Presence and voice state: accepted, nothing to answer in the sandbox.
-        if (typeof d !== 'object' || d === null) return this.closeNow(4001, 'Invalid payload');
+        if (typeof d !== 'object' || d === null) return this.closeNow(GatewayCloseCodes.UnknownOpcode, 'Invalid payload');
         return;
-      case 8:
+      case GatewayOpcodes.RequestGuildMembers:
         return this.server.requestGuildMembers(this, this.session!, d);
-      case 31:
+      case GatewayOpcodes.RequestSoundboardSounds:
         return this.server.requestSoundboardSounds(this, this.session!, d);
-      case 43:
+      case GatewayOpcodes.RequestChannelInfo:
         return this.server.requestChannelInfo(this, this.session!, d);
       default:
-        return this.closeNow(4001, 'Unknown opcode');
+        return this.closeNow(GatewayCloseCodes.UnknownOpcode, 'Unknown opcode');
     }
   }
 
@@ -229,7 +230,7 @@ export class Connection {
 
   private onHeartbeat(d: unknown): void {
     if (d !== null && d !== undefined && !(typeof d === 'number' && Number.isInteger(d))) {
-      return this.closeNow(4001, 'Invalid payload');
+      return this.closeNow(GatewayCloseCodes.UnknownOpcode, 'Invalid payload');
     }
     this.heartbeatTimer.refresh();
     this.server.emitHeartbeat(this);
@@ -360,7 +361,16 @@ export class Connection {
 }
 
 /** Opcodes a client may send (anything else is 4001 even before IDENTIFY). */
-const KNOWN_OPS = new Set([1, 2, 3, 4, 6, 8, 31, 43]);
+const KNOWN_OPS = new Set<number>([
+  GatewayOpcodes.Heartbeat,
+  GatewayOpcodes.Identify,
+  GatewayOpcodes.PresenceUpdate,
+  GatewayOpcodes.VoiceStateUpdate,
+  GatewayOpcodes.Resume,
+  GatewayOpcodes.RequestGuildMembers,
+  GatewayOpcodes.RequestSoundboardSounds,
+  GatewayOpcodes.RequestChannelInfo,
+]);
 
 /**
  * Split one compressed message into frames of at most `max` bytes. Clients find the end of a message by

@@ -3,6 +3,7 @@
  * command exists in that scope and context, the user may use it, option values are well typed) and the
  * INTERACTION_CREATE payload the service then delivers (reference §14.1-§14.3, spec §2.8).
  */
+import { CommandType, OptionType } from '../../commands/constants.js';
 import { randomBytes } from 'node:crypto';
 import { isSnowflake, previousSnowflake } from '../../api/snowflake.js';
 import { dict } from '../../util/dict.js';
@@ -16,8 +17,6 @@ import { channelObject, entitlementObject, memberObject, partialMemberObject, ro
 import type { Json } from './messages.js';
 import { InteractionType, type InteractionMeta } from './store.js';
 
-const OptionType = { SUB_COMMAND: 1, SUB_COMMAND_GROUP: 2, STRING: 3, INTEGER: 4, BOOLEAN: 5, USER: 6, CHANNEL: 7, ROLE: 8, MENTIONABLE: 9, NUMBER: 10, ATTACHMENT: 11 } as const;
-const CommandType = { CHAT_INPUT: 1, USER: 2, MESSAGE: 3, PRIMARY_ENTRY_POINT: 4 } as const;
 const MiB = 1024 * 1024;
 const INT_MAX = 2 ** 53 - 1;
 
