@@ -2,7 +2,7 @@
  * Allocation-free conversions between wire values and the compact forms the cache stores:
  * snowflakes as two numbers, ISO8601 timestamps as milliseconds, asset hashes as 16 bytes.
  */
-import { isSnowflake as followsIdRule } from '../api/snowflake.js';
+import { readSnowflake } from '../api/snowflake.js';
 
 /**
  * A snowflake split in decimal: `hi` = every digit but the last nine, `lo` = the last nine. Both are
@@ -13,19 +13,7 @@ export const scratchId = { hi: 0, lo: 0 };
 
 /** Parse a snowflake into `scratchId`; false for anything the one id rule (api/snowflake.ts) refuses. */
 export function splitSnowflake(s: unknown): boolean {
-  if (!followsIdRule(s)) return false;
-  const len = s.length;
-  let hi = 0;
-  let lo = 0;
-  const cut = len - 9;
-  for (let i = 0; i < len; i++) {
-    const d = s.charCodeAt(i) - 48;
-    if (i < cut) hi = hi * 10 + d;
-    else lo = lo * 10 + d;
-  }
-  scratchId.hi = hi;
-  scratchId.lo = lo;
-  return true;
+  return readSnowflake(s, scratchId);
 }
 
 export function joinSnowflake(hi: number, lo: number): string {
