@@ -4,22 +4,19 @@
  * Each verb lives in src/cli/<verb>.ts and is loaded only when used, so `commands validate` starts fast.
  */
 import { pathToFileURL } from 'node:url';
+import type { CliIo, VerbModule } from './cli/io.js';
 
-export interface CliIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+export type { CliIo } from './cli/io.js';
 
-type Verb = (args: string[], io: CliIo) => Promise<number>;
-
-// A Map: the verb is whatever was typed (`gatehouse constructor` is an unknown verb, not Object).
-const VERBS: ReadonlyMap<string, () => Promise<Verb>> = new Map([
-  ['start', async () => (await import('./cli/start.js')).run],
-  ['dev', async () => (await import('./cli/dev.js')).run],
-  ['check', async () => (await import('./cli/check.js')).run],
-  ['sandbox', async () => (await import('./cli/sandbox.js')).run],
-  ['commands', async () => (await import('./cli/commands.js')).run],
-  ['reshard', async () => (await import('./cli/reshard.js')).run],
+// A Map: the verb is whatever was typed (`gatehouse constructor` is an unknown verb, not Object). Each loads its
+// module only when used, so `commands validate` starts fast.
+export const VERBS: ReadonlyMap<string, () => Promise<VerbModule>> = new Map<string, () => Promise<VerbModule>>([
+  ['start', () => import('./cli/start.js')],
+  ['dev', () => import('./cli/dev.js')],
+  ['check', () => import('./cli/check.js')],
+  ['sandbox', () => import('./cli/sandbox.js')],
+  ['commands', () => import('./cli/commands.js')],
+  ['reshard', () => import('./cli/reshard.js')],
 ]);
 
 const USAGE = `usage: gatehouse <verb> [...]   (every verb takes --help)
@@ -48,7 +45,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.err(`gatehouse: unknown verb '${verb}'\n${USAGE}`);
     return 2;
   }
-  return (await load())(rest, io);
+  return (await load()).run(rest, io);
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;

@@ -1,26 +1,32 @@
-/** Gateway intent bits (reference §9). Names follow the current documentation. */
+import { GatewayIntentBits } from 'discord-api-types/v10';
+
+/**
+ * Gateway intent bits (reference §9), values from the wire-types dependency. The SCREAMING_CASE names are kept
+ * because configuration and plugins name intents this way (the documentation's spelling); the package's enum
+ * also carries deprecated aliases (GuildBans, GuildEmojisAndStickers) that configuration does not accept.
+ */
 export const INTENT_BITS = {
-  GUILDS: 1 << 0,
-  GUILD_MEMBERS: 1 << 1,
-  GUILD_MODERATION: 1 << 2,
-  GUILD_EXPRESSIONS: 1 << 3,
-  GUILD_INTEGRATIONS: 1 << 4,
-  GUILD_WEBHOOKS: 1 << 5,
-  GUILD_INVITES: 1 << 6,
-  GUILD_VOICE_STATES: 1 << 7,
-  GUILD_PRESENCES: 1 << 8,
-  GUILD_MESSAGES: 1 << 9,
-  GUILD_MESSAGE_REACTIONS: 1 << 10,
-  GUILD_MESSAGE_TYPING: 1 << 11,
-  DIRECT_MESSAGES: 1 << 12,
-  DIRECT_MESSAGE_REACTIONS: 1 << 13,
-  DIRECT_MESSAGE_TYPING: 1 << 14,
-  MESSAGE_CONTENT: 1 << 15,
-  GUILD_SCHEDULED_EVENTS: 1 << 16,
-  AUTO_MODERATION_CONFIGURATION: 1 << 20,
-  AUTO_MODERATION_EXECUTION: 1 << 21,
-  GUILD_MESSAGE_POLLS: 1 << 24,
-  DIRECT_MESSAGE_POLLS: 1 << 25,
+  GUILDS: GatewayIntentBits.Guilds,
+  GUILD_MEMBERS: GatewayIntentBits.GuildMembers,
+  GUILD_MODERATION: GatewayIntentBits.GuildModeration,
+  GUILD_EXPRESSIONS: GatewayIntentBits.GuildExpressions,
+  GUILD_INTEGRATIONS: GatewayIntentBits.GuildIntegrations,
+  GUILD_WEBHOOKS: GatewayIntentBits.GuildWebhooks,
+  GUILD_INVITES: GatewayIntentBits.GuildInvites,
+  GUILD_VOICE_STATES: GatewayIntentBits.GuildVoiceStates,
+  GUILD_PRESENCES: GatewayIntentBits.GuildPresences,
+  GUILD_MESSAGES: GatewayIntentBits.GuildMessages,
+  GUILD_MESSAGE_REACTIONS: GatewayIntentBits.GuildMessageReactions,
+  GUILD_MESSAGE_TYPING: GatewayIntentBits.GuildMessageTyping,
+  DIRECT_MESSAGES: GatewayIntentBits.DirectMessages,
+  DIRECT_MESSAGE_REACTIONS: GatewayIntentBits.DirectMessageReactions,
+  DIRECT_MESSAGE_TYPING: GatewayIntentBits.DirectMessageTyping,
+  MESSAGE_CONTENT: GatewayIntentBits.MessageContent,
+  GUILD_SCHEDULED_EVENTS: GatewayIntentBits.GuildScheduledEvents,
+  AUTO_MODERATION_CONFIGURATION: GatewayIntentBits.AutoModerationConfiguration,
+  AUTO_MODERATION_EXECUTION: GatewayIntentBits.AutoModerationExecution,
+  GUILD_MESSAGE_POLLS: GatewayIntentBits.GuildMessagePolls,
+  DIRECT_MESSAGE_POLLS: GatewayIntentBits.DirectMessagePolls,
 } as const;
 
 export type IntentName = keyof typeof INTENT_BITS;

@@ -2,6 +2,7 @@
  * Allocation-free conversions between wire values and the compact forms the cache stores:
  * snowflakes as two numbers, ISO8601 timestamps as milliseconds, asset hashes as 16 bytes.
  */
+import { readSnowflake } from '../api/snowflake.js';
 
 /**
  * A snowflake split in decimal: `hi` = every digit but the last nine, `lo` = the last nine. Both are
@@ -10,23 +11,9 @@
  */
 export const scratchId = { hi: 0, lo: 0 };
 
-/** Parse a snowflake into `scratchId`; false for anything but 1-20 decimal digits without a leading 0. */
+/** Parse a snowflake into `scratchId`; false for anything the one id rule (api/snowflake.ts) refuses. */
 export function splitSnowflake(s: unknown): boolean {
-  if (typeof s !== 'string') return false;
-  const len = s.length;
-  if (len === 0 || len > 20 || (len > 1 && s.charCodeAt(0) === 48)) return false;
-  let hi = 0;
-  let lo = 0;
-  const cut = len - 9;
-  for (let i = 0; i < len; i++) {
-    const d = s.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return false;
-    if (i < cut) hi = hi * 10 + d;
-    else lo = lo * 10 + d;
-  }
-  scratchId.hi = hi;
-  scratchId.lo = lo;
-  return true;
+  return readSnowflake(s, scratchId);
 }
 
 export function joinSnowflake(hi: number, lo: number): string {
@@ -38,6 +25,7 @@ export function padSnowflake(id: string): string {
   return id.length >= 20 ? id : '00000000000000000000'.slice(id.length) + id;
 }
 
+/** The one id rule, with the side effect callers here count on: the halves are left in `scratchId`. */
 export function isSnowflake(s: unknown): s is string {
   return splitSnowflake(s);
 }

@@ -4,7 +4,8 @@
  * reason and the usage line; `--help` exits 0.
  */
 import { parseArgs } from 'node:util';
-import type { CliIo } from '../cli.js';
+import { isSnowflake, SNOWFLAKE_RULE } from '../api/snowflake.js';
+import type { CliIo } from './io.js';
 
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';
@@ -12,6 +13,8 @@ export interface OptionSpec {
   readonly multiple?: boolean;
   /** Placeholder shown in help for a value (`ID`, `N`). */
   readonly value?: string;
+  /** The value is an id: refused (exit 2) unless it passes the one snowflake rule. */
+  readonly id?: boolean;
   readonly help: string;
 }
 
@@ -23,7 +26,7 @@ export interface VerbSpec {
   readonly summary: string;
   readonly options: Readonly<Record<string, OptionSpec>>;
   /** How many positionals the verb takes (default 0). */
-  readonly positionals?: { min?: number; max?: number };
+  readonly positionals?: { min?: number; max?: number; /** Each positional is an id (the snowflake rule). */ ids?: boolean };
   /** Lines after the options: examples, notes. */
   readonly notes?: readonly string[];
 }
@@ -90,7 +93,24 @@ export function parseVerb(spec: VerbSpec, args: readonly string[], io: CliIo): P
     io.err(`gatehouse ${spec.verb}: ${why}\n${usageLine(spec)}  (--help for more)`);
     return 2;
   }
-  return { values: parsed.values as Values, positionals: parsed.positionals };
+  const values = parsed.values as Values;
+  const badId = firstBadId(spec, values, parsed.positionals);
+  if (badId !== null) {
+    io.err(`gatehouse ${spec.verb}: ${badId}\n${usageLine(spec)}  (--help for more)`);
+    return 2;
+  }
+  return { values, positionals: parsed.positionals };
+}
+
+function firstBadId(spec: VerbSpec, values: Values, positionals: readonly string[]): string | null {
+  for (const [name, o] of Object.entries(spec.options)) {
+    if (o.id !== true) continue;
+    for (const v of list(values, name)) if (!isSnowflake(v)) return `--${name} must be ${SNOWFLAKE_RULE}; got ${JSON.stringify(v)}`;
+  }
+  if (spec.positionals?.ids === true) {
+    for (const v of positionals) if (!isSnowflake(v)) return `${spec.args ?? 'the argument'} must be ${SNOWFLAKE_RULE}; got ${JSON.stringify(v)}`;
+  }
+  return null;
 }
 
 export function str(values: Values, name: string): string | undefined {

@@ -3,7 +3,7 @@
  * each with an invocation that a shell accepts as printed (sample values, never `<placeholders>`), and,
  * loudly, what was skipped and why.
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { CommandType } from '../commands/index.js';
 import type { PluginCommand } from '../plugins/types.js';
 import { describeSkipped } from '../runtime/command-sync.js';

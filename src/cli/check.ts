@@ -4,7 +4,7 @@
  * together as a sync would, and reports config sections that name no plugin. One line per problem, naming the
  * file and the field (or line and column); exit 0 when clean, 1 when not, 2 on bad usage or configuration.
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { formatProblem, lintCommands, stripRuntimeFields } from '../commands/index.js';
 import { PluginHost, type SharedServices } from '../plugins/host.js';
 import { createLogger } from '../runtime/logger.js';

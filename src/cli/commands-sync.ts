@@ -4,7 +4,7 @@
  * is registered and print the plan; `sync` then applies it. `diff --exit-code` is for CI drift checks: exit 0
  * only when the service already holds exactly what the plugins define.
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { describePlan, type SyncPlan } from '../commands/index.js';
 import { formatPluginProblem, type CommandSyncResult } from '../runtime/command-sync.js';
 import { parseVerb, type VerbSpec } from './args.js';

@@ -11,7 +11,7 @@ import { parseVerb, str, type VerbSpec } from './args.js';
 import { diffOrSync } from './commands-sync.js';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { CliIo } from '../cli.js';
+import type { CliIo, Verb } from './io.js';
 import {
   formatProblem,
   lintCommand,
@@ -38,9 +38,7 @@ const VALIDATE: VerbSpec = {
   options: { scope: { type: 'string', value: 'global|guild', help: 'the scope the list is for (default global)' } },
 };
 
-type Subverb = (args: string[], io: CliIo) => Promise<number>;
-
-const SUBVERBS = new Map<string, Subverb>([
+export const SUBVERBS: ReadonlyMap<string, Verb> = new Map<string, Verb>([
   ['validate', validate],
   ['diff', (args, io) => diffOrSync('diff', args, io)],
   ['sync', (args, io) => diffOrSync('sync', args, io)],

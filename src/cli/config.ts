@@ -1,4 +1,4 @@
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { ConfigError, loadConfig, type Config } from '../runtime/config.js';
 
 /** Load the configuration for a verb; on invalid configuration print every problem and return null (exit 2). */

@@ -2,7 +2,7 @@
  * `gatehouse dev` (`npm run dev`): run the bot like `start`, and reload plugins in the running process as
  * their files change (see runtime/dev-reloader.ts). The gateway stays connected throughout.
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { DevReloader } from '../runtime/dev-reloader.js';
 import { Runtime } from '../runtime/runtime.js';
 import { StartupError } from '../runtime/startup-error.js';

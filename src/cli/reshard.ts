@@ -3,37 +3,29 @@
  * to the bot's ops port (POST /reshard, answered on loopback only); in cluster mode any process of the bot
  * will do, every process takes part. Without --shards the bot takes GET /gateway/bot's recommendation.
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
+import { parseVerb, str, type VerbSpec } from './args.js';
 import { loadConfigFor } from './config.js';
 
-const USAGE = `usage: gatehouse reshard [--shards N] [--url http://127.0.0.1:9464]
-
-  Move a running bot to another shard count without a restart: the new shards identify while the old ones
-  serve, then the bot switches over. --url is the bot's health and metrics address (default: http.host and
-  http.port of the configuration, on loopback).`;
+const RESHARD: VerbSpec = {
+  verb: 'reshard',
+  summary:
+    'Move a running bot to another shard count without a restart: the new shards identify while the old ones serve, then the bot switches over.',
+  options: {
+    shards: { type: 'string', value: 'N', help: 'the new shard count (default: what GET /gateway/bot recommends)' },
+    url: {
+      type: 'string',
+      value: 'http://127.0.0.1:9464',
+      help: "the bot's health and metrics address (default: http.host and http.port of the configuration, on loopback)",
+    },
+  },
+};
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  let shards: string | undefined;
-  let url: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '-h' || arg === '--help') {
-      io.out(USAGE);
-      return 0;
-    }
-    if (arg === '--shards' || arg === '--url') {
-      const value = args[++i];
-      if (value === undefined) {
-        io.err(`gatehouse reshard: ${arg} needs a value\n${USAGE}`);
-        return 2;
-      }
-      if (arg === '--shards') shards = value;
-      else url = value;
-      continue;
-    }
-    io.err(`gatehouse reshard: unknown argument '${arg}'\n${USAGE}`);
-    return 2;
-  }
+  const parsed = parseVerb(RESHARD, args, io);
+  if (typeof parsed === 'number') return parsed;
+  const shards = str(parsed.values, 'shards');
+  let url = str(parsed.values, 'url');
   if (shards !== undefined && !/^[1-9]\d{0,4}$/.test(shards)) {
     io.err('gatehouse reshard: --shards must be a positive whole number');
     return 2;

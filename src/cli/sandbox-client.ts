@@ -2,7 +2,7 @@
  * Talking to a running sandbox from the CLI: which one (the state file of this checkout, or --url), a line
  * saying so on every verb, admin calls, and waiting for what the bot does in answer.
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { defaultStateFilePath, processAlive, readStateFile } from '../sandbox/statefile.js';
 import { str, type OptionSpec, type Values } from './args.js';
 import { cli } from './hint.js';

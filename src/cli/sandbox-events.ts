@@ -3,13 +3,14 @@
  * entitlements granted and ended, command permissions updated. Each prints which sandbox it used, what it
  * did, and the REST requests the bot made in answer (a welcome message, a role change, ...).
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { int, list, parseVerb, str, UsageError, type Values, type VerbSpec } from './args.js';
 import { cli } from './hint.js';
 import { admin, AdminError, botRequestsAfter, findSandbox, journalMark, TARGET_OPTIONS, type SandboxTarget } from './sandbox-client.js';
 import { describeRequests } from './sandbox-describe.js';
+import { isSnowflake } from '../api/snowflake.js';
 
-const GUILD = { type: 'string', value: 'ID', help: 'the guild (default: the first seeded guild)' } as const;
+const GUILD = { type: 'string', value: 'ID', id: true, help: 'the guild (default: the first seeded guild)' } as const;
 const WAIT = { type: 'string', value: 'MS', help: 'how long to watch for the bot\'s answer (default 3000)' } as const;
 
 export const MEMBER_JOIN: VerbSpec = {
@@ -17,10 +18,10 @@ export const MEMBER_JOIN: VerbSpec = {
   summary: 'A new member joins a guild (GUILD_MEMBER_ADD).',
   options: {
     guild: GUILD,
-    id: { type: 'string', value: 'ID', help: 'the user id (default: a new user)' },
+    id: { type: 'string', value: 'ID', id: true, help: 'the user id (default: a new user)' },
     username: { type: 'string', value: 'NAME', help: 'the new user\'s name' },
     nick: { type: 'string', value: 'NICK', help: 'a nickname' },
-    role: { type: 'string', value: 'ID', multiple: true, help: 'a role to have' },
+    role: { type: 'string', value: 'ID', id: true, multiple: true, help: 'a role to have' },
     wait: WAIT,
     ...TARGET_OPTIONS,
   },
@@ -31,12 +32,12 @@ export const MEMBER_UPDATE: VerbSpec = {
   verb: 'sandbox member update',
   args: 'USER_ID',
   summary: 'A member\'s nickname or roles change (GUILD_MEMBER_UPDATE).',
-  positionals: { min: 1, max: 1 },
+  positionals: { min: 1, max: 1, ids: true },
   options: {
     guild: GUILD,
     nick: { type: 'string', value: 'NICK', help: 'the new nickname' },
     'clear-nick': { type: 'boolean', help: 'remove the nickname' },
-    role: { type: 'string', value: 'ID', multiple: true, help: 'the roles to have from now on' },
+    role: { type: 'string', value: 'ID', id: true, multiple: true, help: 'the roles to have from now on' },
     wait: WAIT,
     ...TARGET_OPTIONS,
   },
@@ -46,7 +47,7 @@ export const MEMBER_LEAVE: VerbSpec = {
   verb: 'sandbox member leave',
   args: 'USER_ID',
   summary: 'A member leaves a guild (GUILD_MEMBER_REMOVE).',
-  positionals: { min: 1, max: 1 },
+  positionals: { min: 1, max: 1, ids: true },
   options: { guild: GUILD, wait: WAIT, ...TARGET_OPTIONS },
 };
 
@@ -54,9 +55,9 @@ export const ENTITLEMENT_GRANT: VerbSpec = {
   verb: 'sandbox entitlement grant',
   summary: 'A user (or a guild) gets an entitlement to a SKU (ENTITLEMENT_CREATE).',
   options: {
-    sku: { type: 'string', value: 'ID', help: 'the SKU (default: the first subscription SKU)' },
-    user: { type: 'string', value: 'ID', help: 'the user it belongs to (default: the first guild\'s owner)' },
-    guild: { type: 'string', value: 'ID', help: 'a guild it belongs to instead of a user' },
+    sku: { type: 'string', value: 'ID', id: true, help: 'the SKU (default: the first subscription SKU)' },
+    user: { type: 'string', value: 'ID', id: true, help: 'the user it belongs to (default: the first guild\'s owner)' },
+    guild: { type: 'string', value: 'ID', id: true, help: 'a guild it belongs to instead of a user' },
     subscription: { type: 'boolean', help: 'created by a subscription' },
     wait: WAIT,
     ...TARGET_OPTIONS,
@@ -67,7 +68,7 @@ export const ENTITLEMENT_END: VerbSpec = {
   verb: 'sandbox entitlement end',
   args: 'ENTITLEMENT_ID',
   summary: 'A subscription entitlement ends: ends_at is set (ENTITLEMENT_UPDATE).',
-  positionals: { min: 1, max: 1 },
+  positionals: { min: 1, max: 1, ids: true },
   options: { at: { type: 'string', value: 'ISO_DATE', help: 'when it ends (default: now)' }, wait: WAIT, ...TARGET_OPTIONS },
 };
 
@@ -201,9 +202,11 @@ export function entitlementEnd(args: string[], io: CliIo): Promise<number> {
 
 function overwrites(values: Values, flag: 'role' | 'user' | 'channel', type: number): Array<{ id: string; type: number; permission: boolean }> {
   return list(values, flag).map((spec) => {
-    const m = /^(\d{1,20}):(allow|deny)$/.exec(spec);
-    if (m === null) throw new UsageError(`--${flag} takes ID:allow or ID:deny; got ${spec}`);
-    return { id: m[1]!, type, permission: m[2] === 'allow' };
+    const colon = spec.lastIndexOf(':');
+    const id = spec.slice(0, colon);
+    const verdict = spec.slice(colon + 1);
+    if (colon === -1 || !isSnowflake(id) || (verdict !== 'allow' && verdict !== 'deny')) throw new UsageError(`--${flag} takes ID:allow or ID:deny; got ${spec}`);
+    return { id, type, permission: verdict === 'allow' };
   });
 }
 

@@ -4,7 +4,7 @@
  *
  * Exit codes: 0 the bot answered, 1 it did not (or the sandbox refused, as the client would), 2 bad usage.
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { int, list, parseVerb, str, UsageError, type Values, type VerbSpec } from './args.js';
 import { cli } from './hint.js';
 import { admin, AdminError, findSandbox, TARGET_OPTIONS, type SandboxTarget } from './sandbox-client.js';
@@ -18,12 +18,12 @@ export const INVOKE: VerbSpec = {
   summary: 'Invoke a command as a user and print what the bot answered.',
   positionals: { min: 1, max: 100 },
   options: {
-    guild: { type: 'string', value: 'ID', help: 'guild to invoke in (default: the first seeded guild)' },
+    guild: { type: 'string', value: 'ID', id: true, help: 'guild to invoke in (default: the first seeded guild)' },
     dm: { type: 'boolean', help: 'invoke in the bot DM instead of a guild' },
-    user: { type: 'string', value: 'ID', help: 'invoking user (default: the guild owner)' },
-    channel: { type: 'string', value: 'ID', help: 'channel (default: the guild\'s text channel)' },
+    user: { type: 'string', value: 'ID', id: true, help: 'invoking user (default: the guild owner)' },
+    channel: { type: 'string', value: 'ID', id: true, help: 'channel (default: the guild\'s text channel)' },
     type: { type: 'string', value: '1|2|3|4', help: 'command type: 2 user, 3 message context menu, 4 entry point' },
-    target: { type: 'string', value: 'ID', help: 'the user or message a context-menu command targets' },
+    target: { type: 'string', value: 'ID', id: true, help: 'the user or message a context-menu command targets' },
     locale: { type: 'string', value: 'LOCALE', help: 'the user\'s locale, e.g. fr' },
     'user-install': { type: 'boolean', help: 'as a user-installed app' },
     autocomplete: { type: 'string', value: 'OPTION', help: 'send an autocomplete for this option instead' },
@@ -39,8 +39,8 @@ export const CLICK: VerbSpec = {
   summary: 'Click a button the bot sent (the newest message with that custom_id, unless --message says which).',
   positionals: { min: 1, max: 1 },
   options: {
-    message: { type: 'string', value: 'ID', help: 'the message the button is on' },
-    user: { type: 'string', value: 'ID', help: 'who clicks (default: the user the message answered)' },
+    message: { type: 'string', value: 'ID', id: true, help: 'the message the button is on' },
+    user: { type: 'string', value: 'ID', id: true, help: 'who clicks (default: the user the message answered)' },
     locale: { type: 'string', value: 'LOCALE', help: 'the user\'s locale' },
     wait: WAIT,
     ...TARGET_OPTIONS,
@@ -64,7 +64,7 @@ export const MODAL: VerbSpec = {
     'Submit the modal the bot opened last (or --interaction): text inputs take text, selects values or ids, file uploads file names; repeat a field for several values.',
   positionals: { min: 0, max: 100 },
   options: {
-    interaction: { type: 'string', value: 'ID', help: 'the interaction the bot answered with the modal' },
+    interaction: { type: 'string', value: 'ID', id: true, help: 'the interaction the bot answered with the modal' },
     'custom-id': { type: 'string', value: 'ID', help: 'the newest modal with this custom_id' },
     locale: { type: 'string', value: 'LOCALE', help: 'the user\'s locale' },
     wait: WAIT,

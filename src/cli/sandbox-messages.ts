@@ -1,5 +1,5 @@
 /** `gatehouse sandbox messages`: what the bot sent in channels and DMs (edits and deletes shown), by channel. */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { parseVerb, str, type VerbSpec } from './args.js';
 import { admin, AdminError, findSandbox, TARGET_OPTIONS } from './sandbox-client.js';
 import { describeMessage } from './sandbox-describe.js';
@@ -8,8 +8,8 @@ const MESSAGES: VerbSpec = {
   verb: 'sandbox messages',
   summary: 'List the messages the bot sent in channels and DMs of a running sandbox (edits and deletes shown), by channel.',
   options: {
-    channel: { type: 'string', value: 'ID', help: 'only this channel' },
-    guild: { type: 'string', value: 'ID', help: 'only channels of this guild' },
+    channel: { type: 'string', value: 'ID', id: true, help: 'only this channel' },
+    guild: { type: 'string', value: 'ID', id: true, help: 'only channels of this guild' },
     ...TARGET_OPTIONS,
   },
 };

@@ -9,64 +9,75 @@
  *   gatehouse sandbox app deauthorize --user ID
  *   gatehouse sandbox app entitle --sku ID (--user ID | --guild ID)
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
+import { int, parseVerb, str, UsageError, type Values, type VerbSpec } from './args.js';
 import { defaultStateFilePath, processAlive, readStateFile } from '../sandbox/statefile.js';
 
-export const WEBHOOKS_USAGE = `       gatehouse sandbox webhooks [--interactions URL|off] [--events URL|off] [--types A,B]
-                         [--also-gateway | --no-also-gateway]
-       gatehouse sandbox webhooks fault bad-signature|stale-timestamp|clear [--count N] [--age SECONDS]
-       gatehouse sandbox webhooks deliveries
-       gatehouse sandbox app install [--guild ID] [--user ID] [--scopes a,b]
-       gatehouse sandbox app deauthorize --user ID
-       gatehouse sandbox app entitle --sku ID (--user ID | --guild ID)
-         (each also takes --url ADMIN_URL and --state-file PATH)`;
+/** Where the running sandbox is: every verb here takes these. */
+const TARGET = {
+  url: { type: 'string', value: 'ADMIN_URL', help: 'the sandbox admin API (default: from the state file)' },
+  'state-file': { type: 'string', value: 'PATH', help: 'the state file of the sandbox (default: per checkout)' },
+} as const;
 
-class UsageError extends Error {}
+export const WEBHOOKS: VerbSpec = {
+  verb: 'sandbox webhooks',
+  summary: 'Show or set where the sandbox signs and posts interactions and webhook events.',
+  options: {
+    interactions: { type: 'string', value: 'URL|off', help: 'the interactions endpoint URL (off: over the gateway)' },
+    events: { type: 'string', value: 'URL|off', help: 'the webhook events URL' },
+    types: { type: 'string', value: 'A,B', help: 'the event types posted to the events URL' },
+    'also-gateway': { type: 'boolean', help: 'interactions also go over the gateway' },
+    'no-also-gateway': { type: 'boolean', help: 'interactions go over HTTP only' },
+    ...TARGET,
+  },
+  notes: ['  gatehouse sandbox webhooks fault ...    gatehouse sandbox webhooks deliveries    (each takes --help)'],
+};
 
-const VALUE_FLAGS = new Set(['interactions', 'events', 'types', 'count', 'age', 'guild', 'user', 'scopes', 'sku', 'url', 'state-file', 'wait']);
-const SWITCHES = new Set(['also-gateway', 'no-also-gateway', 'help']);
+export const WEBHOOKS_FAULT: VerbSpec = {
+  verb: 'sandbox webhooks fault',
+  args: 'bad-signature|stale-timestamp|clear',
+  summary: 'Make the next deliveries go wrong on purpose (or clear the faults).',
+  positionals: { min: 1, max: 1 },
+  options: {
+    count: { type: 'string', value: 'N', help: 'how many deliveries (default 1)' },
+    age: { type: 'string', value: 'SECONDS', help: 'how stale the timestamp is (stale-timestamp)' },
+    ...TARGET,
+  },
+};
 
-interface Parsed {
-  positional: string[];
-  flags: Map<string, string | true>;
-}
+export const WEBHOOKS_DELIVERIES: VerbSpec = {
+  verb: 'sandbox webhooks deliveries',
+  summary: 'List the signed deliveries the sandbox made, with their attempts and answers.',
+  options: { ...TARGET },
+};
 
-function parse(args: readonly string[]): Parsed {
-  const positional: string[] = [];
-  const flags = new Map<string, string | true>();
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (!a.startsWith('--')) {
-      positional.push(a);
-      continue;
-    }
-    const eq = a.indexOf('=');
-    const name = a.slice(2, eq === -1 ? undefined : eq);
-    if (VALUE_FLAGS.has(name)) {
-      const value = eq === -1 ? args[++i] : a.slice(eq + 1);
-      if (value === undefined) throw new UsageError(`--${name} needs a value`);
-      flags.set(name, value);
-    } else if (SWITCHES.has(name) && eq === -1) {
-      flags.set(name, true);
-    } else {
-      throw new UsageError(`unknown flag --${name}`);
-    }
-  }
-  return { positional, flags };
-}
+export const APP_INSTALL: VerbSpec = {
+  verb: 'sandbox app install',
+  summary: 'A user or a guild installs the app (APPLICATION_AUTHORIZED by webhook).',
+  options: {
+    guild: { type: 'string', value: 'ID', id: true, help: 'the guild installing it' },
+    user: { type: 'string', value: 'ID', id: true, help: 'the user installing it' },
+    scopes: { type: 'string', value: 'a,b', help: 'the OAuth2 scopes granted' },
+    ...TARGET,
+  },
+};
 
-function str(p: Parsed, name: string): string | undefined {
-  const v = p.flags.get(name);
-  return typeof v === 'string' ? v : undefined;
-}
+export const APP_DEAUTHORIZE: VerbSpec = {
+  verb: 'sandbox app deauthorize',
+  summary: 'A user removes the app (APPLICATION_DEAUTHORIZED by webhook).',
+  options: { user: { type: 'string', value: 'ID', id: true, help: 'the user (required)' }, ...TARGET },
+};
 
-function int(p: Parsed, name: string, min: number): number | undefined {
-  const v = str(p, name);
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}; got ${v}`);
-  return n;
-}
+export const APP_ENTITLE: VerbSpec = {
+  verb: 'sandbox app entitle',
+  summary: 'Grant an entitlement to a user or a guild (ENTITLEMENT_CREATE).',
+  options: {
+    sku: { type: 'string', value: 'ID', id: true, help: 'the SKU (required)' },
+    user: { type: 'string', value: 'ID', id: true, help: 'the user it belongs to' },
+    guild: { type: 'string', value: 'ID', id: true, help: 'the guild it belongs to' },
+    ...TARGET,
+  },
+};
 
 function list(v: string | undefined): string[] | undefined {
   return v?.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
@@ -99,10 +110,10 @@ function describeDelivery(d: DeliveryView | null): string {
   return `delivery ${d.id}: ${d.kind} ${d.subject} to ${d.url}: ${d.state} [${attempts || 'in flight'}]${answer}`;
 }
 
-function adminBase(p: Parsed): string | null {
-  const url = str(p, 'url');
+function adminBase(values: Values): string | null {
+  const url = str(values, 'url');
   if (url !== undefined) return url.replace(/\/+$/, '');
-  const state = readStateFile(str(p, 'state-file') ?? defaultStateFilePath());
+  const state = readStateFile(str(values, 'state-file') ?? defaultStateFilePath());
   if (state === null || !processAlive(state.pid)) return null;
   return state.adminUrl.replace(/\/+$/, '');
 }
@@ -112,75 +123,69 @@ function failed(r: { status: number; body: unknown }): string {
   return e?.message ?? `the admin API answered ${r.status}`;
 }
 
-export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const [group, ...rest] = args;
-  let p: Parsed;
-  try {
-    p = parse(rest);
-    if (p.flags.has('help')) {
-      io.out(`usage: ${WEBHOOKS_USAGE.trimStart()}`);
-      return 0;
-    }
-  } catch (err) {
-    if (err instanceof UsageError) {
-      io.err(`gatehouse sandbox ${group ?? ''}: ${err.message}\n${WEBHOOKS_USAGE}`);
-      return 2;
-    }
-    throw err;
-  }
-  const base = adminBase(p);
-  if (base === null) {
-    io.err(`gatehouse sandbox ${group ?? ''}: no running sandbox found; start one with 'gatehouse sandbox' or pass --url`);
-    return 1;
-  }
-  try {
-    return group === 'app' ? await app(base, p, io) : await webhooks(base, p, io);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      io.err(`gatehouse sandbox ${group ?? ''}: ${err.message}\n${WEBHOOKS_USAGE}`);
-      return 2;
-    }
-    io.err(`gatehouse sandbox ${group ?? ''}: cannot reach the sandbox admin API at ${base} (${err instanceof Error ? err.message : String(err)})`);
-    return 1;
-  }
-}
+type Action = (base: string, values: Values, positionals: string[], io: CliIo) => Promise<number>;
 
-async function webhooks(base: string, p: Parsed, io: CliIo): Promise<number> {
-  const [verb] = p.positional;
-  if (verb === 'fault') {
-    const fault = p.positional[1];
-    if (fault !== 'bad-signature' && fault !== 'stale-timestamp' && fault !== 'clear') throw new UsageError('name the fault: bad-signature, stale-timestamp or clear');
-    const count = int(p, 'count', 1);
-    const age = int(p, 'age', 0);
-    const r = await call(base, 'POST', '/webhooks/faults', { fault, ...(count !== undefined ? { count } : {}), ...(age !== undefined ? { ageSeconds: age } : {}) });
-    if (r.status !== 204) {
-      io.err(`gatehouse sandbox webhooks: ${failed(r)}`);
+/** Parse by the verb's table, find the sandbox, act; usage errors exit 2, an unreachable sandbox 1. */
+function verb(spec: VerbSpec, action: Action): (args: string[], io: CliIo) => Promise<number> {
+  return async (args, io) => {
+    const parsed = parseVerb(spec, args, io);
+    if (typeof parsed === 'number') return parsed;
+    const base = adminBase(parsed.values);
+    if (base === null) {
+      io.err(`gatehouse ${spec.verb}: no running sandbox found; start one with 'gatehouse sandbox' or pass --url`);
       return 1;
     }
-    io.out(fault === 'clear' ? 'faults cleared' : `the next ${count ?? 1} deliveries: ${fault}`);
-    return 0;
+    try {
+      return await action(base, parsed.values, parsed.positionals, io);
+    } catch (err) {
+      if (err instanceof UsageError) {
+        io.err(`gatehouse ${spec.verb}: ${err.message}`);
+        return 2;
+      }
+      io.err(`gatehouse ${spec.verb}: cannot reach the sandbox admin API at ${base} (${err instanceof Error ? err.message : String(err)})`);
+      return 1;
+    }
+  };
+}
+
+export const webhooksFault = verb(WEBHOOKS_FAULT, async (base, values, positionals, io) => {
+  const fault = positionals[0];
+  if (fault !== 'bad-signature' && fault !== 'stale-timestamp' && fault !== 'clear') throw new UsageError('name the fault: bad-signature, stale-timestamp or clear');
+  const count = int(values, 'count', 1);
+  const age = int(values, 'age', 0);
+  const r = await call(base, 'POST', '/webhooks/faults', { fault, ...(count !== undefined ? { count } : {}), ...(age !== undefined ? { ageSeconds: age } : {}) });
+  if (r.status !== 204) {
+    io.err(`gatehouse sandbox webhooks: ${failed(r)}`);
+    return 1;
   }
-  if (verb === 'deliveries') {
-    const r = await call(base, 'GET', '/webhooks/deliveries');
-    for (const d of r.body as DeliveryView[]) io.out(describeDelivery(d));
-    return 0;
-  }
-  if (verb !== undefined) throw new UsageError(`unknown webhooks verb '${verb}'`);
+  io.out(fault === 'clear' ? 'faults cleared' : `the next ${count ?? 1} deliveries: ${fault}`);
+  return 0;
+});
+
+export const webhooksDeliveries = verb(WEBHOOKS_DELIVERIES, async (base, _values, _positionals, io) => {
+  const r = await call(base, 'GET', '/webhooks/deliveries');
+  for (const d of r.body as DeliveryView[]) io.out(describeDelivery(d));
+  return 0;
+});
+
+export const webhooks = verb(WEBHOOKS, async (base, values, _positionals, io) => {
   const off = (v: string): string | null => (/^(off|none)$/i.test(v) ? null : v);
-  const interactions = str(p, 'interactions');
-  if (interactions !== undefined || p.flags.has('also-gateway') || p.flags.has('no-also-gateway')) {
+  const interactions = str(values, 'interactions');
+  const alsoGateway = values['also-gateway'] === true;
+  const noAlsoGateway = values['no-also-gateway'] === true;
+  if (interactions !== undefined || alsoGateway || noAlsoGateway) {
     const current = (await call(base, 'GET', '/webhooks')).body as { interactionsEndpointUrl: string | null };
     const body: Record<string, unknown> = { url: interactions !== undefined ? off(interactions) : current.interactionsEndpointUrl };
-    if (p.flags.has('also-gateway')) body.alsoGateway = true;
-    if (p.flags.has('no-also-gateway')) body.alsoGateway = false;
+    if (alsoGateway) body.alsoGateway = true;
+    if (noAlsoGateway) body.alsoGateway = false;
     const r = await call(base, 'PUT', '/webhooks/interactions', body);
     if (r.status !== 204) {
       io.err(`gatehouse sandbox webhooks: ${failed(r)}`);
       return 1;
     }
   }
-  const events = str(p, 'events');
-  const types = list(str(p, 'types'));
+  const events = str(values, 'events');
+  const types = list(str(values, 'types'));
   if (events !== undefined || types !== undefined) {
     const current = (await call(base, 'GET', '/webhooks')).body as { eventsUrl: string | null };
     const r = await call(base, 'PUT', '/webhooks/events', { url: events !== undefined ? off(events) : current.eventsUrl, ...(types !== undefined ? { types } : {}) });
@@ -200,32 +205,9 @@ async function webhooks(base: string, p: Parsed, io: CliIo): Promise<number> {
   io.out(`interactions endpoint URL:  ${info.interactionsEndpointUrl ?? '(none: interactions go over the gateway)'}${info.alsoGateway ? ' (and over the gateway)' : ''}`);
   io.out(`webhook events URL:         ${info.eventsUrl ?? '(none)'}${info.eventTypes.length > 0 ? ` (${info.eventTypes.join(', ')})` : ''}`);
   return 0;
-}
+});
 
-async function app(base: string, p: Parsed, io: CliIo): Promise<number> {
-  const [verb] = p.positional;
-  const user = str(p, 'user');
-  const guild = str(p, 'guild');
-  let r: { status: number; body: unknown };
-  if (verb === 'install') {
-    const scopes = list(str(p, 'scopes'));
-    r = await call(base, 'POST', '/app/install', { ...(guild !== undefined ? { guildId: guild } : {}), ...(user !== undefined ? { userId: user } : {}), ...(scopes ? { scopes } : {}), wait: 5_000 });
-  } else if (verb === 'deauthorize') {
-    if (user === undefined) throw new UsageError('deauthorize needs --user ID');
-    r = await call(base, 'POST', '/app/deauthorize', { userId: user, wait: 5_000 });
-  } else if (verb === 'entitle') {
-    const sku = str(p, 'sku');
-    if (sku === undefined || (user === undefined) === (guild === undefined)) throw new UsageError('entitle needs --sku ID and one of --user ID or --guild ID');
-    r = await call(base, 'POST', '/entitlements', { skuId: sku, ...(user !== undefined ? { userId: user } : { guildId: guild }) });
-    if (r.status !== 201) {
-      io.err(`gatehouse sandbox app: ${failed(r)}`);
-      return 1;
-    }
-    io.out(`entitlement ${(r.body as { id: string }).id} granted: ENTITLEMENT_CREATE goes out by gateway, and by webhook when an events URL is set`);
-    return 0;
-  } else {
-    throw new UsageError(verb === undefined ? 'name the app verb: install, deauthorize or entitle' : `unknown app verb '${verb}'`);
-  }
+async function delivered(r: { status: number; body: unknown }, io: CliIo): Promise<number> {
   if (r.status !== 201) {
     io.err(`gatehouse sandbox app: ${failed(r)}`);
     return 1;
@@ -234,3 +216,30 @@ async function app(base: string, p: Parsed, io: CliIo): Promise<number> {
   io.out(describeDelivery(delivery));
   return delivery === null || delivery.state === 'delivered' ? 0 : 1;
 }
+
+export const appInstall = verb(APP_INSTALL, async (base, values, _positionals, io) => {
+  const user = str(values, 'user');
+  const guild = str(values, 'guild');
+  const scopes = list(str(values, 'scopes'));
+  return delivered(await call(base, 'POST', '/app/install', { ...(guild !== undefined ? { guildId: guild } : {}), ...(user !== undefined ? { userId: user } : {}), ...(scopes ? { scopes } : {}), wait: 5_000 }), io);
+});
+
+export const appDeauthorize = verb(APP_DEAUTHORIZE, async (base, values, _positionals, io) => {
+  const user = str(values, 'user');
+  if (user === undefined) throw new UsageError('deauthorize needs --user ID');
+  return delivered(await call(base, 'POST', '/app/deauthorize', { userId: user, wait: 5_000 }), io);
+});
+
+export const appEntitle = verb(APP_ENTITLE, async (base, values, _positionals, io) => {
+  const user = str(values, 'user');
+  const guild = str(values, 'guild');
+  const sku = str(values, 'sku');
+  if (sku === undefined || (user === undefined) === (guild === undefined)) throw new UsageError('entitle needs --sku ID and one of --user ID or --guild ID');
+  const r = await call(base, 'POST', '/entitlements', { skuId: sku, ...(user !== undefined ? { userId: user } : { guildId: guild }) });
+  if (r.status !== 201) {
+    io.err(`gatehouse sandbox app: ${failed(r)}`);
+    return 1;
+  }
+  io.out(`entitlement ${(r.body as { id: string }).id} granted: ENTITLEMENT_CREATE goes out by gateway, and by webhook when an events URL is set`);
+  return 0;
+});

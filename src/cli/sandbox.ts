@@ -13,7 +13,7 @@
  *
  * Every verb takes --help (generated from its option table) and prints which sandbox it talked to.
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo, Verb, VerbTree } from './io.js';
 import { int, parseVerb, str, UsageError, type VerbSpec } from './args.js';
 import { loadConfigFor } from './config.js';
 import { cli, shellQuote } from './hint.js';
@@ -23,13 +23,12 @@ import { defaultStateFilePath, removeStateFile, writeStateFile, stateOf } from '
 import { click, invoke, modal, select } from './sandbox-interact.js';
 import { entitlementEnd, entitlementGrant, memberJoin, memberLeave, memberUpdate, permissions } from './sandbox-events.js';
 import { messages } from './sandbox-messages.js';
-import { run as runWebhooks } from './sandbox-webhooks.js';
+import { appDeauthorize, appEntitle, appInstall, webhooks, webhooksDeliveries, webhooksFault } from './sandbox-webhooks.js';
 
 export { describeRecord } from './sandbox-describe.js';
 
-type Verb = (args: string[], io: CliIo) => Promise<number>;
-
-const VERBS: ReadonlyMap<string, Verb | ReadonlyMap<string, Verb>> = new Map<string, Verb | ReadonlyMap<string, Verb>>([
+export const SUBVERBS: VerbTree = new Map<string, Verb | VerbTree>([
+  ['', runUntilSignal],
   ['invoke', invoke],
   ['click', click],
   ['select', select],
@@ -38,9 +37,14 @@ const VERBS: ReadonlyMap<string, Verb | ReadonlyMap<string, Verb>> = new Map<str
   ['entitlement', new Map([['grant', entitlementGrant], ['end', entitlementEnd]])],
   ['permissions', permissions],
   ['messages', messages],
-  ['webhooks', (args, io) => runWebhooks(['webhooks', ...args], io)],
-  ['app', (args, io) => runWebhooks(['app', ...args], io)],
+  ['webhooks', new Map([['', webhooks], ['fault', webhooksFault], ['deliveries', webhooksDeliveries]])],
+  ['app', new Map([['install', appInstall], ['deauthorize', appDeauthorize], ['entitle', appEntitle]])],
 ]);
+
+/** The word names a verb under the group unless it is absent, empty or a flag: then the group's own action ('') runs. */
+function pick(tree: VerbTree, word: string | undefined): Verb | VerbTree | undefined {
+  return word !== undefined && word !== '' && !word.startsWith('-') ? tree.get(word) : tree.get('');
+}
 
 const RUN: VerbSpec = {
   verb: 'sandbox',
@@ -70,19 +74,22 @@ const RUN: VerbSpec = {
 
 export async function run(args: string[], io: CliIo): Promise<number> {
   const [first, second] = args;
-  const verb = first !== undefined ? VERBS.get(first) : undefined;
-  if (verb !== undefined) {
-    if (typeof verb === 'function') return verb(args.slice(1), io);
-    const action = second !== undefined ? verb.get(second) : undefined;
-    if (action !== undefined) return action(args.slice(2), io);
-    const known = [...verb.keys()].join('|');
-    if (second === '--help' || second === '-h') {
-      io.out(`usage: gatehouse sandbox ${first!} ${known} ...   (each takes --help)`);
-      return 0;
-    }
-    io.err(`gatehouse sandbox ${first!}: ${second === undefined ? 'say what happens' : `unknown action '${second}'`}: ${known}`);
-    return 2;
+  // An unknown word goes to the sandbox's own verb, whose parser reports it as an unexpected argument.
+  const verb = pick(SUBVERBS, first) ?? runUntilSignal;
+  if (typeof verb === 'function') return verb(verb === runUntilSignal ? args : args.slice(1), io);
+  const action = pick(verb, second);
+  if (typeof action === 'function') return action(action === verb.get('') ? args.slice(1) : args.slice(2), io);
+  const known = [...verb.keys()].filter((k) => k !== '').join('|');
+  if (second === '--help' || second === '-h') {
+    io.out(`usage: gatehouse sandbox ${first!} ${known} ...   (each takes --help)`);
+    return 0;
   }
+  io.err(`gatehouse sandbox ${first!}: ${second === undefined ? 'say what happens' : `unknown action '${second}'`}: ${known}`);
+  return 2;
+}
+
+/** `gatehouse sandbox [options]`: run it until SIGINT / SIGTERM. */
+async function runUntilSignal(args: string[], io: CliIo): Promise<number> {
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal);

@@ -4,7 +4,7 @@
  * in production (NODE_ENV=production), where that is a configuration error (exit 2) unless
  * GATEHOUSE_SANDBOX=embedded asks for the sandbox on purpose.
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { parseVerb, type VerbSpec } from './args.js';
 import { printEmbeddedBanner, sampleUserId } from './banner.js';
 import { cli } from './hint.js';

@@ -1,25 +1,43 @@
 /**
  * Numbers and value sets of the spec (sections 2.1-2.6 and 8), in one place so each rule reads its limit by name.
  */
-import { ChannelType } from 'discord-api-types/v10';
+import {
+  ApplicationCommandOptionType,
+  ApplicationCommandType,
+  ApplicationIntegrationType,
+  ChannelType,
+  EntryPointCommandHandlerType,
+  InteractionContextType,
+} from 'discord-api-types/v10';
 
-export const CommandType = { CHAT_INPUT: 1, USER: 2, MESSAGE: 3, PRIMARY_ENTRY_POINT: 4 } as const;
-export const OptionType = {
-  SUB_COMMAND: 1,
-  SUB_COMMAND_GROUP: 2,
-  STRING: 3,
-  INTEGER: 4,
-  BOOLEAN: 5,
-  USER: 6,
-  CHANNEL: 7,
-  ROLE: 8,
-  MENTIONABLE: 9,
-  NUMBER: 10,
-  ATTACHMENT: 11,
+// Values from the wire-types dependency; the SCREAMING_CASE keys are the spec's names (sections 2.1-2.6), which
+// every rule and message here reads and which plugins see in problems.
+export const CommandType = {
+  CHAT_INPUT: ApplicationCommandType.ChatInput,
+  USER: ApplicationCommandType.User,
+  MESSAGE: ApplicationCommandType.Message,
+  PRIMARY_ENTRY_POINT: ApplicationCommandType.PrimaryEntryPoint,
 } as const;
-export const HandlerType = { APP_HANDLER: 1, SERVICE_LAUNCH_ACTIVITY: 2 } as const;
-export const IntegrationType = { GUILD_INSTALL: 0, USER_INSTALL: 1 } as const;
-export const ContextType = { GUILD: 0, BOT_DM: 1, PRIVATE_CHANNEL: 2 } as const;
+export const OptionType = {
+  SUB_COMMAND: ApplicationCommandOptionType.Subcommand,
+  SUB_COMMAND_GROUP: ApplicationCommandOptionType.SubcommandGroup,
+  STRING: ApplicationCommandOptionType.String,
+  INTEGER: ApplicationCommandOptionType.Integer,
+  BOOLEAN: ApplicationCommandOptionType.Boolean,
+  USER: ApplicationCommandOptionType.User,
+  CHANNEL: ApplicationCommandOptionType.Channel,
+  ROLE: ApplicationCommandOptionType.Role,
+  MENTIONABLE: ApplicationCommandOptionType.Mentionable,
+  NUMBER: ApplicationCommandOptionType.Number,
+  ATTACHMENT: ApplicationCommandOptionType.Attachment,
+} as const;
+export const HandlerType = {
+  APP_HANDLER: EntryPointCommandHandlerType.AppHandler,
+  // The spec's name; the package calls it DiscordLaunchActivity.
+  SERVICE_LAUNCH_ACTIVITY: EntryPointCommandHandlerType.DiscordLaunchActivity,
+} as const;
+export const IntegrationType = { GUILD_INSTALL: ApplicationIntegrationType.GuildInstall, USER_INSTALL: ApplicationIntegrationType.UserInstall } as const;
+export const ContextType = { GUILD: InteractionContextType.Guild, BOT_DM: InteractionContextType.BotDM, PRIVATE_CHANNEL: InteractionContextType.PrivateChannel } as const;
 
 export const COMMAND_TYPE_NAMES: Readonly<Record<number, string>> = {
   1: 'CHAT_INPUT',

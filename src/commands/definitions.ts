@@ -8,6 +8,7 @@ import { compareProblems, makeProblem, type PathSegment, type Problem } from './
 import { stripRuntimeFields } from './payload.js';
 import { groupByScope, type GroupOptions } from './scopes.js';
 import { validateList, type ValidateOptions } from './validate.js';
+import { isSnowflake } from '../api/snowflake.js';
 
 export interface ValidateDefinitionsOptions extends Omit<ValidateOptions, 'scope'>, GroupOptions {}
 
@@ -16,8 +17,6 @@ type Obj = Record<string, unknown>;
 function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
-
-const SNOWFLAKE = /^[0-9]{1,20}$/;
 
 function handler(out: Problem[], obj: Obj, field: 'run' | 'autocomplete', segs: PathSegment[], where: string | null): void {
   const v = obj[field];
@@ -55,7 +54,7 @@ function runtimeProblems(def: unknown, index: number, out: Problem[]): void {
       out.push(makeProblem([...at, 'guilds'], 'DEFINITION_GUILDS_INVALID', 'must be a non-empty array of guild ids (omit it for a global command)'));
     } else {
       guilds.forEach((g: unknown, i: number) => {
-        if (typeof g !== 'string' || !SNOWFLAKE.test(g)) {
+        if (!isSnowflake(g)) {
           out.push(makeProblem([...at, 'guilds', i], 'DEFINITION_GUILDS_INVALID', 'must be a guild id (a snowflake string)'));
         }
       });

@@ -37,6 +37,7 @@ import {
 import { compareProblems, makeProblem, type PathSegment, type Problem, type ProblemCode } from './problems.js';
 import { codePointLength, firstInvalidNameChar, firstUppercaseChar } from './text.js';
 import type { ScopeKind } from './types.js';
+import { isSnowflake } from '../api/snowflake.js';
 
 export interface ValidateOptions {
   scope: ScopeKind;
@@ -218,7 +219,6 @@ function kind(v: unknown): string {
 
 const COMMAND_TYPES_TEXT = '1 (CHAT_INPUT), 2 (USER), 3 (MESSAGE), 4 (PRIMARY_ENTRY_POINT)';
 const DECIMAL = /^[0-9]+$/;
-const SNOWFLAKE = /^[0-9]{1,20}$/;
 const MAX_BITSET = 1n << 64n;
 
 function commandInto(w: Walker, def: unknown): CommandFacts | null {
@@ -370,7 +370,7 @@ function commandInto(w: Walker, def: unknown): CommandFacts | null {
   // id: allowed in a bulk overwrite item, to keep a command's identity.
   let id: string | undefined;
   if (def.id !== undefined) {
-    if (typeof def.id === 'string' && SNOWFLAKE.test(def.id)) id = def.id;
+    if (isSnowflake(def.id)) id = def.id;
     else w.add('NUMBER_TYPE_COERCE', `must be a snowflake (decimal string), not ${kind(def.id)}`, 'id');
   }
 

@@ -7,6 +7,8 @@
  * (1000/1001 sent by the server, 1006 for a dropped TCP connection, anything new) resume: it is always safe.
  */
 
+import { GatewayCloseCodes } from 'discord-api-types/v10';
+
 export type CloseAction = 'resume' | 'identify' | 'fatal';
 
 export interface ClosePolicy {
@@ -17,40 +19,40 @@ export interface ClosePolicy {
 }
 
 export const GATEWAY_CLOSE_POLICIES: Readonly<Record<number, ClosePolicy>> = Object.freeze({
-  4000: { action: 'resume', name: 'Unknown error', hint: '' },
-  4001: { action: 'resume', name: 'Unknown opcode', hint: '' },
-  4002: { action: 'resume', name: 'Decode error', hint: '' },
-  4003: { action: 'identify', name: 'Not authenticated', hint: '' },
-  4004: {
+  [GatewayCloseCodes.UnknownError]: { action: 'resume', name: 'Unknown error', hint: '' },
+  [GatewayCloseCodes.UnknownOpcode]: { action: 'resume', name: 'Unknown opcode', hint: '' },
+  [GatewayCloseCodes.DecodeError]: { action: 'resume', name: 'Decode error', hint: '' },
+  [GatewayCloseCodes.NotAuthenticated]: { action: 'identify', name: 'Not authenticated', hint: '' },
+  [GatewayCloseCodes.AuthenticationFailed]: {
     action: 'fatal',
     name: 'Authentication failed',
     hint: 'The bot token is invalid or was reset; set a valid DISCORD_TOKEN.',
   },
-  4005: { action: 'resume', name: 'Already authenticated', hint: '' },
-  4007: { action: 'identify', name: 'Invalid seq', hint: '' },
-  4008: { action: 'resume', name: 'Rate limited', hint: '' },
-  4009: { action: 'identify', name: 'Session timed out', hint: '' },
-  4010: {
+  [GatewayCloseCodes.AlreadyAuthenticated]: { action: 'resume', name: 'Already authenticated', hint: '' },
+  [GatewayCloseCodes.InvalidSeq]: { action: 'identify', name: 'Invalid seq', hint: '' },
+  [GatewayCloseCodes.RateLimited]: { action: 'resume', name: 'Rate limited', hint: '' },
+  [GatewayCloseCodes.SessionTimedOut]: { action: 'identify', name: 'Session timed out', hint: '' },
+  [GatewayCloseCodes.InvalidShard]: {
     action: 'fatal',
     name: 'Invalid shard',
     hint: 'The shard id or shard count sent in Identify is invalid (id must be below the total; large bots must use a multiple of their assigned shard count).',
   },
-  4011: {
+  [GatewayCloseCodes.ShardingRequired]: {
     action: 'fatal',
     name: 'Sharding required',
     hint: 'The session would hold too many guilds; start more shards (use the count GET /gateway/bot recommends).',
   },
-  4012: {
+  [GatewayCloseCodes.InvalidAPIVersion]: {
     action: 'fatal',
     name: 'Invalid API version',
     hint: 'The gateway rejected the API version in the connection URL.',
   },
-  4013: {
+  [GatewayCloseCodes.InvalidIntents]: {
     action: 'fatal',
     name: 'Invalid intent(s)',
     hint: 'The intents bitmask contains undefined bits; check the configured intents.',
   },
-  4014: {
+  [GatewayCloseCodes.DisallowedIntents]: {
     action: 'fatal',
     name: 'Disallowed intent(s)',
     hint: 'A privileged intent (GUILD_MEMBERS, GUILD_PRESENCES or MESSAGE_CONTENT) is requested but not enabled for the application in the developer portal.',

@@ -20,7 +20,7 @@
  * The key is the event's type and its data as the service sent it (the same for both sessions).
  */
 import { createHash } from 'node:crypto';
-import { shardForGuild } from '../api/snowflake.js';
+import { isSnowflake, shardForGuild } from '../api/snowflake.js';
 
 /** Per-session events: never delivered from the new set, never recorded from the old one. */
 const SESSION_EVENTS = new Set(['READY', 'RESUMED']);
@@ -34,7 +34,7 @@ export function receivingShard(t: string, d: unknown, total: number): number {
   if (total <= 1 || typeof d !== 'object' || d === null) return 0;
   const o = d as { id?: unknown; guild_id?: unknown };
   const guildId = GUILD_EVENTS.has(t) ? o.id : o.guild_id;
-  return typeof guildId === 'string' && /^\d{1,20}$/.test(guildId) ? shardForGuild(guildId, total) : 0;
+  return isSnowflake(guildId) ? shardForGuild(guildId, total) : 0;
 }
 
 /** The same event carries the same key on both sets. */

@@ -19,6 +19,7 @@ import {
   MemberRequestTimeoutError,
 } from './errors.js';
 import { encodePayload, Op } from './protocol.js';
+import { isSnowflake } from '../api/snowflake.js';
 
 export interface RequestMembersOptions {
   guildId: string;
@@ -331,7 +332,7 @@ interface RequestData {
 /** Validate the options against the op 8 rules and build `d`. Errors name the offending option. */
 export function buildRequestData(options: RequestMembersOptions): RequestData {
   const { guildId, query, limit, userIds, presences, nonce } = options;
-  if (typeof guildId !== 'string' || !/^\d{1,20}$/.test(guildId)) {
+  if (!isSnowflake(guildId)) {
     throw new GatewayPayloadError(`requestMembers: guildId must be a snowflake string, got ${JSON.stringify(guildId)}.`);
   }
   if (query !== undefined && userIds !== undefined) {

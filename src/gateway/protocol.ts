@@ -3,26 +3,14 @@
  * capped at 4096 bytes by the service (larger ones close the connection with 4002), so the cap is checked
  * here, where the caller still gets a clear error instead of a reconnect.
  */
+import { GatewayOpcodes } from 'discord-api-types/v10';
 import { redact } from '../util/redact.js';
 import { GatewayPayloadError } from './errors.js';
 
 export const GATEWAY_VERSION = 10;
 
-export const Op = Object.freeze({
-  Dispatch: 0,
-  Heartbeat: 1,
-  Identify: 2,
-  PresenceUpdate: 3,
-  VoiceStateUpdate: 4,
-  Resume: 6,
-  Reconnect: 7,
-  RequestGuildMembers: 8,
-  InvalidSession: 9,
-  Hello: 10,
-  HeartbeatAck: 11,
-  RequestSoundboardSounds: 31,
-  RequestChannelInfo: 43,
-});
+/** Gateway opcodes, from the wire-types dependency (`Op` is the short name the shard code reads). */
+export const Op = GatewayOpcodes;
 
 export const MAX_OUTBOUND_PAYLOAD_BYTES = 4096;
 

@@ -11,7 +11,7 @@
  *   text as they come (streaming UTF-8, so a character split between blocks survives) and joined.
  */
 import { GatewayDecodeError } from './errors.js';
-import type { Inflater, InflaterSink } from './inflate.js';
+import type { Inflater, InflaterSink } from './inflater.js';
 import type { FzstdDecompress, FzstdModule, ZstdDecompressionContext, ZstdNapiBinding } from '../util/zstd.js';
 
 const INITIAL_OUT = 64 * 1024;

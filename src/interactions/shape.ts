@@ -4,8 +4,9 @@
  * says is reported with the path of the first field that is wrong and is not routed, so that no handler sees
  * an option value of another type than its definition promises, or a context without a user.
  */
-import { ApplicationCommandOptionType, InteractionType } from 'discord-api-types/v10';
+import { ApplicationCommandOptionType, ApplicationCommandType, InteractionType } from 'discord-api-types/v10';
 import { valueFits } from './options.js';
+import { isSnowflake } from '../api/snowflake.js';
 
 export interface ShapeProblem {
   /** Field path inside the payload: `data.options[0].value`. */
@@ -15,7 +16,6 @@ export interface ShapeProblem {
 
 type Obj = Record<string, unknown>;
 
-const SNOWFLAKE = /^\d{1,20}$/;
 /** command > group > subcommand > value options (spec 2.5). */
 const MAX_OPTION_DEPTH = 3;
 
@@ -35,7 +35,7 @@ function problem(path: string, reason: string): ShapeProblem {
 
 function snowflake(o: Obj, field: string, at: string): ShapeProblem | null {
   const v = o[field];
-  if (typeof v === 'string' && SNOWFLAKE.test(v)) return null;
+  if (isSnowflake(v)) return null;
   return problem(`${at}${field}`, `expected a snowflake string, got ${kind(v)}`);
 }
 
@@ -155,7 +155,7 @@ export function interactionProblem(d: unknown): ShapeProblem | null {
   const res = resolvedMaps(data.resolved, 'data.resolved');
   if (res !== null) return res;
   // Context menus name their target (reference §14.3).
-  if ((data.type === 2 || data.type === 3) && type === InteractionType.ApplicationCommand) {
+  if ((data.type === ApplicationCommandType.User || data.type === ApplicationCommandType.Message) && type === InteractionType.ApplicationCommand) {
     return snowflake(data, 'target_id', 'data.');
   }
   return null;

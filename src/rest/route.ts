@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { isSnowflake, SNOWFLAKE_RULE } from '../api/snowflake.js';
 import type { HttpMethod } from './errors.js';
 
 /**
@@ -27,6 +28,8 @@ export interface CompiledRoute {
   readonly major: readonly number[];
   /** Params whose values are secrets (tokens): hashed before they enter a bucket key. */
   readonly secret: readonly boolean[];
+  /** Params that are ids (`*_id`): checked by the snowflake rule before a request goes out. */
+  readonly ids: readonly boolean[];
   /**
    * Interaction callbacks and webhook-with-token routes do not count against the global limit
    * (reference §3.3).
@@ -61,9 +64,10 @@ export function compileRoute(template: string): CompiledRoute {
     if (MAJOR_PARAMS.has(p)) major.push(i);
   });
   const secret = params.map((p) => p.endsWith('token'));
+  const ids = params.map((p) => p.endsWith('_id'));
   const globalExempt =
     template.startsWith('/interactions/') || (template.startsWith('/webhooks/') && secret.some(Boolean));
-  const route: CompiledRoute = { template, literals, params, major, secret, globalExempt };
+  const route: CompiledRoute = { template, literals, params, major, secret, ids, globalExempt };
   if (compiled.size < MAX_CACHED_ROUTES) compiled.set(template, route);
   return route;
 }
@@ -71,6 +75,12 @@ export function compileRoute(template: string): CompiledRoute {
 function paramValue(route: CompiledRoute, params: Readonly<Record<string, unknown>> | undefined, i: number): string {
   const name = route.params[i]!;
   const value = params?.[name];
+  if (route.ids[i] === true && value !== undefined && value !== '') {
+    // An id param: the one snowflake rule, so a request never goes out with an id the service would refuse.
+    const id = typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value)) ? String(value) : value;
+    if (isSnowflake(id)) return id;
+    throw new TypeError(`route ${route.template}: param "${name}" must be ${SNOWFLAKE_RULE}; got ${JSON.stringify(typeof value === 'bigint' ? String(value) : value) ?? 'undefined'}`);
+  }
   if (typeof value === 'string' && value !== '') return value;
   if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value))) return String(value);
   // The value is not echoed: it may be a token.

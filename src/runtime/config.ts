@@ -6,6 +6,7 @@ import { redact, registerSecret, urlCredentials } from '../util/redact.js';
 import { suggestion } from '../util/did-you-mean.js';
 import { INTENT_BITS, type IntentName } from '../api/intents.js';
 import { pluginEnvSettings, type PluginEnvSetting } from '../plugins/config-section.js';
+import { isSnowflake, SNOWFLAKE_RULE } from '../api/snowflake.js';
 
 /**
  * Configuration: `config/default.json` (checked in) <- `config/local.json` (git-ignored, optional)
@@ -17,7 +18,7 @@ import { pluginEnvSettings, type PluginEnvSetting } from '../plugins/config-sect
  * local.json is an unknown key like any other, not a way to write into Object.prototype.
  */
 
-const snowflake = z.string().regex(/^\d{17,20}$/, 'expected a snowflake (a string of 17 to 20 digits)');
+const snowflake = z.string().refine(isSnowflake, `expected ${SNOWFLAKE_RULE}`);
 const INTENT_NAMES = Object.keys(INTENT_BITS) as IntentName[];
 /** Intents: a bit set, or names; a misspelt name is reported with the closest real one. */
 const intents = z

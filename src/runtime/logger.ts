@@ -3,6 +3,7 @@ import pinoPretty from 'pino-pretty';
 import { redact } from '../util/redact.js';
 
 export type { Logger } from 'pino';
+export { silentLogger } from '../util/silent-logger.js';
 
 export interface LoggerOptions {
   level?: LevelWithSilent;
@@ -36,6 +37,3 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 }
 
 /** A logger that writes nothing, for library use and tests that do not look at logs. */
-export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
-}

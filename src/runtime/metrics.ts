@@ -3,8 +3,9 @@
  * the counters the runtime already keeps), so metrics cost nothing on the hot path.
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { Cache } from '../cache/index.js';
+import type { ShardManager } from '../gateway/index.js';
 import type { RestClient } from '../rest/index.js';
-import type { Runtime } from './runtime.js';
 
 const STATUSES = [
   'idle',
@@ -18,6 +19,16 @@ const STATUSES = [
   'stopped',
 ] as const;
 
+/** What the collectors read from the runtime (Runtime satisfies it; an interface so runtime.ts is not imported back). */
+export interface MetricsSource {
+  readonly parts: { readonly rest: RestClient | null; readonly cache: Cache | null; readonly gateway: ShardManager | null };
+  readonly dispatches: number;
+  readonly malformedPayloads: number;
+  readonly interactionsInFlight: number;
+  readonly endpointRequests?: ReadonlyMap<string, number>;
+  readonly endpoint: { readonly responses: { readonly size: number } } | null;
+}
+
 export interface RuntimeMetrics {
   registry: Registry;
   /** Start counting REST responses (call once the REST client exists). */
@@ -30,7 +41,7 @@ export interface RuntimeMetrics {
  * Build the registry for a runtime. Components appear during start(); collectors read whatever exists, so
  * a scrape during startup answers with what is known.
  */
-export function createMetrics(runtime: Runtime, options: { processMetrics?: boolean } = {}): RuntimeMetrics {
+export function createMetrics(runtime: MetricsSource, options: { processMetrics?: boolean } = {}): RuntimeMetrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'gatehouse_' });
 

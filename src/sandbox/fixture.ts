@@ -5,7 +5,7 @@
  * 1,000 x 1,000 fixture costs nothing until a payload needs a guild's members) and a run is reproducible.
  * Ids are snowflakes with fixed timestamps and a worker field per kind, so kinds never collide.
  */
-import { DISCORD_EPOCH_MS } from '../api/snowflake.js';
+import { DISCORD_EPOCH_MS, isSnowflake } from '../api/snowflake.js';
 import type { ResolvedSeed } from './options.js';
 import type { ChannelRecord, EntitlementRecord, GuildRecord, MemberRecord, RoleRecord, SkuRecord, UserRecord } from './state/model.js';
 import { USER_JSON_TAIL } from './state/serialize.js';
@@ -116,7 +116,7 @@ export class Fixture {
 
   /** The fixture index of a user id, or -1 when the id is not a fixture user. */
   userIndexOf(id: string): number {
-    if (!/^\d{17,20}$/.test(id)) return -1;
+    if (!isSnowflake(id)) return -1;
     const v = BigInt(id);
     if (Number((v >> 17n) & 0x1fn) !== WORKER.user) return -1;
     const block = Number(v >> 22n) + DISCORD_EPOCH_MS - USER_BASE_MS;

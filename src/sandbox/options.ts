@@ -6,8 +6,9 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ALL_INTENTS } from '../api/intents.js';
 import { DAILY_CREATES } from '../commands/constants.js';
-import { silentLogger } from '../runtime/logger.js';
+import { silentLogger } from '../util/silent-logger.js';
 import type { SandboxOptions, SeedOptions } from './contract.js';
+import { isSnowflake, SNOWFLAKE_RULE } from '../api/snowflake.js';
 
 /** A REST rate-limit bucket: `limit` requests per `windowMs`. */
 export interface BucketLimit {
@@ -150,8 +151,8 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new SandboxOptionsError(`port must be an integer in 0..65535; got ${String(port)}`);
   }
-  if (options.applicationId !== undefined && !/^\d{17,20}$/.test(options.applicationId)) {
-    throw new SandboxOptionsError(`applicationId must be a snowflake string; got ${JSON.stringify(options.applicationId)}`);
+  if (options.applicationId !== undefined && !isSnowflake(options.applicationId)) {
+    throw new SandboxOptionsError(`applicationId must be ${SNOWFLAKE_RULE}; got ${JSON.stringify(options.applicationId)}`);
   }
   const g = options.gateway ?? {};
   const heartbeatIntervalMs = positiveInt('gateway.heartbeatIntervalMs', g.heartbeatIntervalMs, 41_250);

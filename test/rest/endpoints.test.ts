@@ -276,7 +276,16 @@ describe('request validation', () => {
   });
 
   it('URL-encodes param values', async () => {
-    await rest.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: '../users/@me' } });
-    expect(last().path).toBe('/channels/..%2Fusers%2F%40me');
+    await rest.request({ method: 'GET', route: '/webhooks/{webhook_id}/{webhook_token}', params: { webhook_id: '81384788765712384', webhook_token: '../users/@me' } });
+    expect(last().path).toBe('/webhooks/81384788765712384/..%2Fusers%2F%40me');
+  });
+
+  it('refuses an id param that is not a snowflake before sending anything', async () => {
+    const sent = server.requests.length;
+    await expect(rest.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: '../users/@me' } })).rejects.toThrow(
+      'route /channels/{channel_id}: param "channel_id" must be a snowflake',
+    );
+    await expect(rest.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: '0123' } })).rejects.toThrow(/must be a snowflake/);
+    expect(server.requests.length).toBe(sent);
   });
 });

@@ -17,6 +17,7 @@
  *
  * Faults apply to the next delivery attempts: a signature from another key, or a stale timestamp.
  */
+import { ApplicationWebhookType, InteractionResponseType, InteractionType } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
 import type { DispatchSink, SandboxStore } from '../state/store.js';
 import type { SandboxInteraction } from '../interactions/store.js';
@@ -174,7 +175,7 @@ export class WebhookDelivery implements SandboxWebhooks {
       const ping = JSON.stringify({
         id: this.deps.store.ids.next(),
         application_id: this.deps.store.applicationId,
-        type: 1,
+        type: InteractionType.Ping,
         token: `ping-${this.deps.store.ids.next()}`,
         version: 1,
       });
@@ -183,7 +184,7 @@ export class WebhookDelivery implements SandboxWebhooks {
         if (!/^application\/json\b/i.test(String(r.headers['content-type'] ?? ''))) return 'the PONG has no application/json Content-Type';
         try {
           const body = JSON.parse(r.body.toString('utf8')) as { type?: unknown };
-          return body.type === 1 ? null : 'a signed PING was not answered with a PONG ({"type":1})';
+          return body.type === InteractionResponseType.Pong ? null : 'a signed PING was not answered with a PONG ({"type":1})';
         } catch {
           return 'the answer to a signed PING is not JSON';
         }
@@ -205,7 +206,7 @@ export class WebhookDelivery implements SandboxWebhooks {
     }
     const parsed = checkUrl(url);
     if (options.verify !== false) {
-      const ping = JSON.stringify({ version: 1, application_id: this.deps.store.applicationId, type: 0 });
+      const ping = JSON.stringify({ version: 1, application_id: this.deps.store.applicationId, type: ApplicationWebhookType.Ping });
       await this.verify(parsed, ping, 'webhook events url', (r) => (r.status === 204 ? null : `a signed PING was answered ${r.status}, not 204`));
     }
     this.eventsUrlValue = parsed;
@@ -332,7 +333,7 @@ export class WebhookDelivery implements SandboxWebhooks {
     if (this.eventTypesValue.length > 0 && !this.eventTypesValue.includes(type)) return null;
     const event: Record<string, unknown> = { type, timestamp: eventTimestamp(Date.now()) };
     if (data !== undefined) event.data = data;
-    const body = JSON.stringify({ version: 1, application_id: this.deps.store.applicationId, type: 1, event });
+    const body = JSON.stringify({ version: 1, application_id: this.deps.store.applicationId, type: ApplicationWebhookType.Event, event });
     const record = this.newRecord('event', url, type, body);
     this.runEvent(record, 0);
     return record;

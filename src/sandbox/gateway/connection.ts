@@ -3,13 +3,32 @@
  * an ordered outbound queue (through zlib-stream when asked) with backpressure, so the sandbox sends as
  * fast as the socket drains and never buffers without bound in the socket.
  */
+import { GatewayCloseCodes, GatewayOpcodes } from 'discord-api-types/v10';
 import { deflateSync } from 'node:zlib';
 import WebSocket from 'ws';
 import { corruptZlibFrame, corruptZstdFrame, createStreamEncoder, type StreamCompression, type StreamEncoder } from './compress.js';
-import type { GatewayServer } from './server.js';
+import type { ResolvedGatewayOptions } from '../options.js';
 import type { Session } from './session.js';
 
 export type ConnectionKind = 'gateway' | 'resume';
+
+type ConnectionSession = Session<Connection>;
+
+/** What a connection asks of the gateway server (server.ts implements it; an interface so neither imports the other). */
+export interface ConnectionHost {
+  readonly options: Pick<
+    ResolvedGatewayOptions,
+    'compressionLevel' | 'asyncCompression' | 'heartbeatTimeoutMs' | 'heartbeatIntervalMs' | 'reconnectCloseDelayMs' | 'sendLimit' | 'maxFrameBytes'
+  >;
+  emitDispatch(conn: Connection, t: string, s: number): void;
+  emitHeartbeat(conn: Connection): void;
+  identify(conn: Connection, d: unknown): void;
+  resume(conn: Connection, d: unknown): void;
+  requestGuildMembers(conn: Connection, session: ConnectionSession, d: unknown): void;
+  requestSoundboardSounds(conn: Connection, session: ConnectionSession, d: unknown): void;
+  requestChannelInfo(conn: Connection, session: ConnectionSession, d: unknown): void;
+  connectionClosed(conn: Connection, code: number, by: 'client' | 'server'): void;
+}
 
 type OutItem =
   | { kind: 'text'; data: string }
@@ -29,7 +48,7 @@ const PAYLOAD_COMPRESSION_MIN = 1024;
 const OP_ACK = '{"t":null,"s":null,"op":11,"d":null}';
 
 export class Connection {
-  session: Session | null = null;
+  session: ConnectionSession | null = null;
   /** Fault: when false, heartbeats get no op 11. */
   acking = true;
   /** The close code the server sent, when it closed the socket. */
@@ -48,7 +67,7 @@ export class Connection {
    * A session this connection had until op 9 `d: true` detached it: the client may RESUME it on this very socket
    * (as discord.js does) as well as on resume_gateway_url.
    */
-  invalidatedSession: Session | null = null;
+  invalidatedSession: ConnectionSession | null = null;
   private readonly heartbeatTimer: NodeJS.Timeout;
   /** Send limit: start of the current fixed window (performance.now()) and payloads counted in it. */
   private sendWindowStart = performance.now();
@@ -61,12 +80,12 @@ export class Connection {
     readonly kind: ConnectionKind,
     /** Transport compression the client asked for (null: none). */
     readonly compression: StreamCompression | null,
-    private readonly server: GatewayServer,
+    private readonly server: ConnectionHost,
   ) {
     const o = server.options;
     this.encoder =
       compression === null ? null : createStreamEncoder(compression, { zlibLevel: o.compressionLevel, forceAsync: o.asyncCompression });
-    this.heartbeatTimer = setTimeout(() => this.closeNow(4009, 'Session timed out'), o.heartbeatTimeoutMs);
+    this.heartbeatTimer = setTimeout(() => this.closeNow(GatewayCloseCodes.SessionTimedOut, 'Session timed out'), o.heartbeatTimeoutMs);
     this.heartbeatTimer.unref();
     ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
     ws.on('close', (code: number) => this.onClose(code));
@@ -105,7 +124,7 @@ export class Connection {
 
   /** Send op 7 and, like the service, drop the socket a little later if the client has not. */
   sendReconnect(): void {
-    this.sendOp(7, 'null');
+    this.sendOp(GatewayOpcodes.Reconnect, 'null');
     const delay = this.server.options.reconnectCloseDelayMs;
     this.reconnectTimer = setTimeout(() => this.closeAfterQueue(4000, 'Reconnect requested'), delay);
     this.reconnectTimer.unref();
@@ -149,44 +168,44 @@ export class Connection {
 
   private onMessage(data: Buffer, _isBinary: boolean): void {
     if (this.closing) return;
-    if (data.length > MAX_CLIENT_PAYLOAD) return this.closeNow(4002, 'Decode error');
-    if (!this.countSend()) return this.closeNow(4008, 'Rate limited');
+    if (data.length > MAX_CLIENT_PAYLOAD) return this.closeNow(GatewayCloseCodes.DecodeError, 'Decode error');
+    if (!this.countSend()) return this.closeNow(GatewayCloseCodes.RateLimited, 'Rate limited');
 
     let payload: unknown;
     try {
       payload = JSON.parse(data.toString('utf8'));
     } catch {
-      return this.closeNow(4002, 'Decode error');
+      return this.closeNow(GatewayCloseCodes.DecodeError, 'Decode error');
     }
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return this.closeNow(4002, 'Decode error');
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return this.closeNow(GatewayCloseCodes.DecodeError, 'Decode error');
     const { op, d } = payload as { op?: unknown; d?: unknown };
-    if (typeof op !== 'number' || !Number.isInteger(op)) return this.closeNow(4002, 'Decode error');
+    if (typeof op !== 'number' || !Number.isInteger(op)) return this.closeNow(GatewayCloseCodes.DecodeError, 'Decode error');
 
-    if (op === 1) return this.onHeartbeat(d);
-    if (this.session === null && op !== 2 && op !== 6) {
-      if (KNOWN_OPS.has(op)) return this.closeNow(4003, 'Not authenticated');
-      return this.closeNow(4001, 'Unknown opcode');
+    if (op === GatewayOpcodes.Heartbeat) return this.onHeartbeat(d);
+    if (this.session === null && op !== GatewayOpcodes.Identify && op !== GatewayOpcodes.Resume) {
+      if (KNOWN_OPS.has(op)) return this.closeNow(GatewayCloseCodes.NotAuthenticated, 'Not authenticated');
+      return this.closeNow(GatewayCloseCodes.UnknownOpcode, 'Unknown opcode');
     }
     switch (op) {
-      case 2:
-        if (this.session !== null) return this.closeNow(4005, 'Already authenticated');
+      case GatewayOpcodes.Identify:
+        if (this.session !== null) return this.closeNow(GatewayCloseCodes.AlreadyAuthenticated, 'Already authenticated');
         return this.server.identify(this, d);
-      case 6:
-        if (this.session !== null) return this.closeNow(4005, 'Already authenticated');
+      case GatewayOpcodes.Resume:
+        if (this.session !== null) return this.closeNow(GatewayCloseCodes.AlreadyAuthenticated, 'Already authenticated');
         return this.server.resume(this, d);
-      case 3:
-      case 4:
+      case GatewayOpcodes.PresenceUpdate:
+      case GatewayOpcodes.VoiceStateUpdate:
         // Presence and voice state: accepted, nothing to answer in the sandbox.
-        if (typeof d !== 'object' || d === null) return this.closeNow(4001, 'Invalid payload');
+        if (typeof d !== 'object' || d === null) return this.closeNow(GatewayCloseCodes.UnknownOpcode, 'Invalid payload');
         return;
-      case 8:
+      case GatewayOpcodes.RequestGuildMembers:
         return this.server.requestGuildMembers(this, this.session!, d);
-      case 31:
+      case GatewayOpcodes.RequestSoundboardSounds:
         return this.server.requestSoundboardSounds(this, this.session!, d);
-      case 43:
+      case GatewayOpcodes.RequestChannelInfo:
         return this.server.requestChannelInfo(this, this.session!, d);
       default:
-        return this.closeNow(4001, 'Unknown opcode');
+        return this.closeNow(GatewayCloseCodes.UnknownOpcode, 'Unknown opcode');
     }
   }
 
@@ -211,7 +230,7 @@ export class Connection {
 
   private onHeartbeat(d: unknown): void {
     if (d !== null && d !== undefined && !(typeof d === 'number' && Number.isInteger(d))) {
-      return this.closeNow(4001, 'Invalid payload');
+      return this.closeNow(GatewayCloseCodes.UnknownOpcode, 'Invalid payload');
     }
     this.heartbeatTimer.refresh();
     this.server.emitHeartbeat(this);
@@ -342,7 +361,16 @@ export class Connection {
 }
 
 /** Opcodes a client may send (anything else is 4001 even before IDENTIFY). */
-const KNOWN_OPS = new Set([1, 2, 3, 4, 6, 8, 31, 43]);
+const KNOWN_OPS = new Set<number>([
+  GatewayOpcodes.Heartbeat,
+  GatewayOpcodes.Identify,
+  GatewayOpcodes.PresenceUpdate,
+  GatewayOpcodes.VoiceStateUpdate,
+  GatewayOpcodes.Resume,
+  GatewayOpcodes.RequestGuildMembers,
+  GatewayOpcodes.RequestSoundboardSounds,
+  GatewayOpcodes.RequestChannelInfo,
+]);
 
 /**
  * Split one compressed message into frames of at most `max` bytes. Clients find the end of a message by

@@ -6,6 +6,7 @@ import { INTENT_BITS } from '../../api/intents.js';
 import type { SandboxStore } from '../state/store.js';
 import { memberJson } from '../state/serialize.js';
 import type { MemberRecord } from '../state/model.js';
+import { isSnowflake } from '../../api/snowflake.js';
 
 export const MEMBERS_PER_CHUNK = 1000;
 const MAX_QUERY_RESULTS = 100;
@@ -25,13 +26,13 @@ export interface MemberRequest {
 export function parseMemberRequest(d: unknown): MemberRequest | string {
   if (typeof d !== 'object' || d === null || Array.isArray(d)) return 'd must be an object';
   const o = d as Record<string, unknown>;
-  if (typeof o.guild_id !== 'string' || !/^\d{1,20}$/.test(o.guild_id)) return 'guild_id must be one snowflake';
+  if (!isSnowflake(o.guild_id)) return 'guild_id must be one snowflake';
   let userIds: Array<string | number> | null = null;
   if (o.user_ids !== undefined && o.user_ids !== null) {
     const list = Array.isArray(o.user_ids) ? o.user_ids : [o.user_ids];
     if (list.length > MAX_USER_IDS) return `user_ids holds at most ${MAX_USER_IDS} ids`;
     for (const id of list) {
-      if (!((typeof id === 'string' && /^\d{1,20}$/.test(id)) || (typeof id === 'number' && Number.isInteger(id) && id >= 0))) {
+      if (!(isSnowflake(id) || (typeof id === 'number' && Number.isInteger(id) && id >= 0))) {
         return 'user_ids must be snowflakes';
       }
     }

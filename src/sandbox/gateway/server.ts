@@ -3,6 +3,7 @@
  * IDENTIFY / RESUME with the service's checks and close codes (reference §7, §8), keeps sessions, routes
  * dispatches to the shards that own them, and exposes fault injection.
  */
+import { GatewayCloseCodes, GatewayOpcodes } from 'discord-api-types/v10';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { EventEmitter } from 'node:events';
@@ -19,6 +20,8 @@ import { Connection, type ConnectionKind } from './connection.js';
 import { receives } from './intents.js';
 import { isAllMembersRequest, memberChunks, parseMemberRequest } from './members.js';
 import { Session } from './session.js';
+
+type GatewaySession = Session<Connection>;
 
 /** Close codes after which the session cannot be resumed. */
 const SESSION_ENDING_CODES = new Set([4003, 4004, 4007, 4009, 4010, 4011, 4012, 4013, 4014]);
@@ -42,7 +45,7 @@ export class GatewayServer implements DispatchSink {
   readonly options: ResolvedGatewayOptions;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20, perMessageDeflate: false });
   private readonly connections = new Set<Connection>();
-  private readonly sessions = new Map<string, Session>();
+  private readonly sessions = new Map<string, GatewaySession>();
   private nextConnectionId = 1;
   /** Last accepted IDENTIFY per rate_limit_key (shard_id % max_concurrency). */
   private readonly identifyBuckets = new Map<number, number>();
@@ -115,7 +118,7 @@ export class GatewayServer implements DispatchSink {
         ...(compression !== null ? { compression } : {}),
       });
       const v = query.get('v');
-      if (v !== '10' && v !== '9') conn.closeNow(4012, 'Invalid API version');
+      if (v !== '10' && v !== '9') conn.closeNow(GatewayCloseCodes.InvalidAPIVersion, 'Invalid API version');
     });
   }
 
@@ -132,13 +135,13 @@ export class GatewayServer implements DispatchSink {
     else this.keepResumable(session);
   }
 
-  private keepResumable(session: Session): void {
+  private keepResumable(session: GatewaySession): void {
     session.clearExpiry();
     session.expiry = setTimeout(() => this.endSession(session), this.options.resumeWindowMs);
     session.expiry.unref();
   }
 
-  private endSession(session: Session): void {
+  private endSession(session: GatewaySession): void {
     session.invalid = true;
     session.clearExpiry();
     this.sessions.delete(session.id);
@@ -161,10 +164,10 @@ export class GatewayServer implements DispatchSink {
   // ---- identify / resume ------------------------------------------------------------------------------
 
   identify(conn: Connection, d: unknown): void {
-    if (typeof d !== 'object' || d === null || Array.isArray(d)) return conn.closeNow(4001, 'Invalid payload');
+    if (typeof d !== 'object' || d === null || Array.isArray(d)) return conn.closeNow(GatewayCloseCodes.UnknownOpcode, 'Invalid payload');
     const o = d as Record<string, unknown>;
-    if (typeof o.token !== 'string' || o.token !== this.deps.botToken) return conn.closeNow(4004, 'Authentication failed');
-    if (typeof o.properties !== 'object' || o.properties === null) return conn.closeNow(4001, 'Invalid payload');
+    if (typeof o.token !== 'string' || o.token !== this.deps.botToken) return conn.closeNow(GatewayCloseCodes.AuthenticationFailed, 'Authentication failed');
+    if (typeof o.properties !== 'object' || o.properties === null) return conn.closeNow(GatewayCloseCodes.UnknownOpcode, 'Invalid payload');
 
     let shardId = 0;
     let shardCount = 1;
@@ -175,27 +178,27 @@ export class GatewayServer implements DispatchSink {
         !Array.isArray(s) || s.length !== 2 || !Number.isInteger(s[0]) || !Number.isInteger(s[1]) ||
         (s[1] as number) < 1 || (s[0] as number) < 0 || (s[0] as number) >= (s[1] as number)
       ) {
-        return conn.closeNow(4010, 'Invalid shard');
+        return conn.closeNow(GatewayCloseCodes.InvalidShard, 'Invalid shard');
       }
       shardId = s[0] as number;
       shardCount = s[1] as number;
     }
     if (this.shardGuildIds(shardId, shardCount).length > this.options.maxGuildsPerShard) {
-      return conn.closeNow(4011, 'Sharding required');
+      return conn.closeNow(GatewayCloseCodes.ShardingRequired, 'Sharding required');
     }
 
     const intents = o.intents;
     const known = Object.values(INTENT_BITS).reduce((a, b) => a | b, 0);
     if (typeof intents !== 'number' || !Number.isInteger(intents) || intents < 0 || (intents & ~known) !== 0) {
-      return conn.closeNow(4013, 'Invalid intent(s)');
+      return conn.closeNow(GatewayCloseCodes.InvalidIntents, 'Invalid intent(s)');
     }
     if ((intents & PRIVILEGED_INTENTS & ~this.options.allowedIntents) !== 0) {
-      return conn.closeNow(4014, 'Disallowed intent(s)');
+      return conn.closeNow(GatewayCloseCodes.DisallowedIntents, 'Disallowed intent(s)');
     }
     let largeThreshold = 50;
     if (o.large_threshold !== undefined) {
       const lt = o.large_threshold;
-      if (typeof lt !== 'number' || !Number.isInteger(lt) || lt < 50 || lt > 250) return conn.closeNow(4001, 'Invalid payload');
+      if (typeof lt !== 'number' || !Number.isInteger(lt) || lt < 50 || lt > 250) return conn.closeNow(GatewayCloseCodes.UnknownOpcode, 'Invalid payload');
       largeThreshold = lt;
     }
 
@@ -203,7 +206,7 @@ export class GatewayServer implements DispatchSink {
     if (this.sessionStart.remaining <= 0) {
       // Over the daily budget the service terminates sessions and resets the token (reference §8.2).
       this.emitIdentifyRejected(conn, shardId, shardCount, 'session_start_limit');
-      return conn.closeNow(4004, 'Authentication failed');
+      return conn.closeNow(GatewayCloseCodes.AuthenticationFailed, 'Authentication failed');
     }
     const bucket = shardId % this.options.maxConcurrency;
     const now = Date.now();
@@ -211,7 +214,7 @@ export class GatewayServer implements DispatchSink {
     if (last !== undefined && now - last < this.options.identifyWindowMs) {
       // Over max_concurrency: the session does not start (op 9 false, reference §8.2).
       this.emitIdentifyRejected(conn, shardId, shardCount, 'max_concurrency');
-      conn.sendOp(9, INVALID_SESSION_FALSE);
+      conn.sendOp(GatewayOpcodes.InvalidSession, INVALID_SESSION_FALSE);
       return;
     }
     this.identifyBuckets.set(bucket, now);
@@ -219,7 +222,7 @@ export class GatewayServer implements DispatchSink {
     this.deps.counters.identifies++;
     if (o.compress === true && !conn.compressed) conn.payloadCompression = true;
 
-    const session = new Session(shardId, shardCount, intents, largeThreshold, shardGiven, this.options.replayBufferSize, this.options.replayBufferBytes);
+    const session = new Session<Connection>(shardId, shardCount, intents, largeThreshold, shardGiven, this.options.replayBufferSize, this.options.replayBufferBytes);
     this.sessions.set(session.id, session);
     session.connection = conn;
     conn.session = session;
@@ -243,7 +246,7 @@ export class GatewayServer implements DispatchSink {
     this.deps.events.emit('identifyRejected', { connectionId: conn.id, shard: [shardId, shardCount], reason, at: Date.now() });
   }
 
-  private readyJson(session: Session, guildIds: string[]): string {
+  private readyJson(session: GatewaySession, guildIds: string[]): string {
     const store = this.deps.store;
     const ready: Record<string, unknown> = {
       v: 10,
@@ -267,34 +270,34 @@ export class GatewayServer implements DispatchSink {
   }
 
   resume(conn: Connection, d: unknown): void {
-    if (typeof d !== 'object' || d === null || Array.isArray(d)) return conn.closeNow(4001, 'Invalid payload');
+    if (typeof d !== 'object' || d === null || Array.isArray(d)) return conn.closeNow(GatewayCloseCodes.UnknownOpcode, 'Invalid payload');
     const o = d as Record<string, unknown>;
     if (typeof o.token !== 'string' || typeof o.session_id !== 'string' || typeof o.seq !== 'number' || !Number.isInteger(o.seq)) {
-      return conn.closeNow(4001, 'Invalid payload');
+      return conn.closeNow(GatewayCloseCodes.UnknownOpcode, 'Invalid payload');
     }
-    if (o.token !== this.deps.botToken) return conn.closeNow(4004, 'Authentication failed');
+    if (o.token !== this.deps.botToken) return conn.closeNow(GatewayCloseCodes.AuthenticationFailed, 'Authentication failed');
     const session = this.sessions.get(o.session_id);
     // RESUME of the session op 9 `d: true` just detached from this very socket is fine on any URL.
     const sameSocket = session !== undefined && conn.invalidatedSession === session;
     if (this.options.strictResumeUrl && conn.kind === 'gateway' && !sameSocket) {
       // The service asks clients to resume on resume_gateway_url; the sandbox refuses elsewhere to catch them.
       this.log.warn({ connectionId: conn.id }, 'RESUME on the main gateway URL refused: resume on resume_gateway_url');
-      return conn.sendOp(9, INVALID_SESSION_FALSE);
+      return conn.sendOp(GatewayOpcodes.InvalidSession, INVALID_SESSION_FALSE);
     }
-    if (session === undefined || session.invalid) return conn.sendOp(9, INVALID_SESSION_FALSE);
+    if (session === undefined || session.invalid) return conn.sendOp(GatewayOpcodes.InvalidSession, INVALID_SESSION_FALSE);
     const seq = o.seq;
     if (seq > session.seq) {
       this.endSession(session);
-      return conn.closeNow(4007, 'Invalid seq');
+      return conn.closeNow(GatewayCloseCodes.InvalidSeq, 'Invalid seq');
     }
     if (!session.canReplayFrom(seq)) {
       this.endSession(session);
-      return conn.sendOp(9, INVALID_SESSION_FALSE);
+      return conn.sendOp(GatewayOpcodes.InvalidSession, INVALID_SESSION_FALSE);
     }
     const previous = session.connection;
     if (previous !== null && previous !== conn) {
       previous.session = null;
-      previous.closeNow(4000, 'Session resumed elsewhere');
+      previous.closeNow(GatewayCloseCodes.UnknownError, 'Session resumed elsewhere');
     }
     session.clearExpiry();
     session.connection = conn;
@@ -314,9 +317,9 @@ export class GatewayServer implements DispatchSink {
 
   // ---- op 8 / 31 / 43 ---------------------------------------------------------------------------------
 
-  requestGuildMembers(conn: Connection, session: Session, d: unknown): void {
+  requestGuildMembers(conn: Connection, session: GatewaySession, d: unknown): void {
     const request = parseMemberRequest(d);
-    if (typeof request === 'string') return conn.closeNow(4001, 'Invalid payload');
+    if (typeof request === 'string') return conn.closeNow(GatewayCloseCodes.UnknownOpcode, 'Invalid payload');
     const guild = this.deps.store.guild(request.guildId);
     // Guilds the session does not hold get no answer.
     if (!guild || this.shardOf(guild.id, session.shardCount) !== session.shardId) return;
@@ -338,9 +341,9 @@ export class GatewayServer implements DispatchSink {
     for (const chunk of chunks) session.dispatch('GUILD_MEMBERS_CHUNK', chunk);
   }
 
-  requestSoundboardSounds(conn: Connection, session: Session, d: unknown): void {
+  requestSoundboardSounds(conn: Connection, session: GatewaySession, d: unknown): void {
     const ids = (d as { guild_ids?: unknown } | null)?.guild_ids;
-    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) return conn.closeNow(4001, 'Invalid payload');
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) return conn.closeNow(GatewayCloseCodes.UnknownOpcode, 'Invalid payload');
     for (const id of ids as string[]) {
       if (this.deps.store.guild(id) && this.shardOf(id, session.shardCount) === session.shardId) {
         session.dispatch('SOUNDBOARD_SOUNDS', JSON.stringify({ guild_id: id, soundboard_sounds: [] }));
@@ -348,9 +351,9 @@ export class GatewayServer implements DispatchSink {
     }
   }
 
-  requestChannelInfo(conn: Connection, session: Session, d: unknown): void {
+  requestChannelInfo(conn: Connection, session: GatewaySession, d: unknown): void {
     const o = d as { guild_id?: unknown; fields?: unknown } | null;
-    if (typeof o?.guild_id !== 'string' || !Array.isArray(o.fields)) return conn.closeNow(4001, 'Invalid payload');
+    if (typeof o?.guild_id !== 'string' || !Array.isArray(o.fields)) return conn.closeNow(GatewayCloseCodes.UnknownOpcode, 'Invalid payload');
     const guild = this.deps.store.guild(o.guild_id);
     if (!guild || this.shardOf(guild.id, session.shardCount) !== session.shardId) return;
     const channels = guild.channels.filter((c) => c.type === 2).map((c) => ({ id: c.id, status: null, voice_start_time: null }));
@@ -436,7 +439,7 @@ export class GatewayServer implements DispatchSink {
       } else {
         this.endSession(session);
       }
-      conn.sendOp(9, resumable ? 'true' : 'false');
+      conn.sendOp(GatewayOpcodes.InvalidSession, resumable ? 'true' : 'false');
     },
     close: (shardId, code) => {
       this.newestConnection(shardId).closeNow(code, 'Closed by the sandbox (fault injection)');

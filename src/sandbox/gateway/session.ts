@@ -3,12 +3,16 @@
  * that happen while the client is away are sequenced and buffered, and replayed on RESUME (reference §7.4).
  */
 import { randomBytes } from 'node:crypto';
-import type { Connection } from './connection.js';
 
-export class Session {
+/** What a session sends through; the connection class is a parameter so this module need not import it back. */
+export interface SessionSocket {
+  sendDispatch(t: string, s: number, d: string | Buffer): void;
+}
+
+export class Session<C extends SessionSocket = SessionSocket> {
   readonly id = randomBytes(16).toString('hex');
   seq = 0;
-  connection: Connection | null = null;
+  connection: C | null = null;
   /** Set when the session can no longer be resumed. */
   invalid = false;
   expiry: NodeJS.Timeout | null = null;

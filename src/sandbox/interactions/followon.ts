@@ -3,6 +3,7 @@
  * type 3) and the submission of a modal the app opened (MODAL_SUBMIT, type 5). The client-side checks come
  * first: the component exists and is enabled, picked values are allowed, required modal inputs are filled.
  */
+import { ComponentType } from 'discord-api-types/v10';
 import type { ComponentOptions, ModalSubmitOptions } from '../contract.js';
 import type { SandboxCore } from '../core.js';
 import { SandboxError } from '../errors.js';
@@ -11,7 +12,18 @@ import { addRole, addUser, emptyResolved, envelope, guessContentType, matchesFil
 import type { Json } from './messages.js';
 import { InteractionType, type InteractionMeta, type SandboxInteraction } from './store.js';
 
-const Component = { ACTION_ROW: 1, BUTTON: 2, STRING_SELECT: 3, TEXT_INPUT: 4, USER_SELECT: 5, ROLE_SELECT: 6, MENTIONABLE_SELECT: 7, CHANNEL_SELECT: 8, LABEL: 18, FILE_UPLOAD: 19 } as const;
+const Component = {
+  ACTION_ROW: ComponentType.ActionRow,
+  BUTTON: ComponentType.Button,
+  STRING_SELECT: ComponentType.StringSelect,
+  TEXT_INPUT: ComponentType.TextInput,
+  USER_SELECT: ComponentType.UserSelect,
+  ROLE_SELECT: ComponentType.RoleSelect,
+  MENTIONABLE_SELECT: ComponentType.MentionableSelect,
+  CHANNEL_SELECT: ComponentType.ChannelSelect,
+  LABEL: ComponentType.Label,
+  FILE_UPLOAD: ComponentType.FileUpload,
+} as const;
 
 /** A modal's file upload takes 0 to 10 files (spec §8). */
 const MAX_UPLOAD_FILES = 10;

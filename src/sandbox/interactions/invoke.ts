@@ -3,8 +3,9 @@
  * command exists in that scope and context, the user may use it, option values are well typed) and the
  * INTERACTION_CREATE payload the service then delivers (reference §14.1-§14.3, spec §2.8).
  */
+import { CommandType, OptionType } from '../../commands/constants.js';
 import { randomBytes } from 'node:crypto';
-import { previousSnowflake } from '../../api/snowflake.js';
+import { isSnowflake, previousSnowflake } from '../../api/snowflake.js';
 import { dict } from '../../util/dict.js';
 import type { AutocompleteOptions, InvokeOptions } from '../contract.js';
 import type { SandboxCore } from '../core.js';
@@ -16,10 +17,7 @@ import { channelObject, entitlementObject, memberObject, partialMemberObject, ro
 import type { Json } from './messages.js';
 import { InteractionType, type InteractionMeta } from './store.js';
 
-const OptionType = { SUB_COMMAND: 1, SUB_COMMAND_GROUP: 2, STRING: 3, INTEGER: 4, BOOLEAN: 5, USER: 6, CHANNEL: 7, ROLE: 8, MENTIONABLE: 9, NUMBER: 10, ATTACHMENT: 11 } as const;
-const CommandType = { CHAT_INPUT: 1, USER: 2, MESSAGE: 3, PRIMARY_ENTRY_POINT: 4 } as const;
 const MiB = 1024 * 1024;
-const SNOWFLAKE = /^\d{1,20}$/;
 const INT_MAX = 2 ** 53 - 1;
 
 type OptionDef = Json & { type: number; name: string };
@@ -104,7 +102,7 @@ export function buildInteraction(core: SandboxCore, opts: InvokeOptions | Autoco
       data.target_id = targetId;
     } else if (command.type === CommandType.MESSAGE) {
       const targetId = opts.targetId ?? store.ids.next();
-      if (!SNOWFLAKE.test(targetId)) throw invalid(`target_id: a message id (snowflake) is expected; got ${JSON.stringify(targetId)}`);
+      if (!isSnowflake(targetId)) throw invalid(`target_id: a message id (snowflake) is expected; got ${JSON.stringify(targetId)}`);
       resolved.messages[targetId] = targetMessage(core, scene, targetId);
       data.target_id = targetId;
     }
@@ -454,7 +452,7 @@ function optionValue(
 
 function snowflakeValue(name: string, raw: string | number | boolean): string {
   const s = String(raw);
-  if (typeof raw === 'boolean' || !/^\d{1,20}$/.test(s)) throw invalid(`option '${name}' takes an id; got ${JSON.stringify(raw)}`);
+  if (typeof raw === 'boolean' || !isSnowflake(s)) throw invalid(`option '${name}' takes an id; got ${JSON.stringify(raw)}`);
   return s;
 }
 

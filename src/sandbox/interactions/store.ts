@@ -3,22 +3,30 @@
  * deadline), the @original message, follow-ups (at most 5 for user-installed apps), all with the service's
  * errors (reference §14.4, §14.5).
  */
+import { InteractionResponseType, InteractionType as DiscordInteractionType } from 'discord-api-types/v10';
 import type { SnowflakeGenerator } from '../../api/snowflake.js';
 import type { InteractionRecord } from '../contract.js';
 import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../errors.js';
 import { checkMessage, editableFlags, editMessage, MessageFlags, messageObject, type Json, type MessageContext } from './messages.js';
 
-export const InteractionType = { PING: 1, APPLICATION_COMMAND: 2, MESSAGE_COMPONENT: 3, AUTOCOMPLETE: 4, MODAL_SUBMIT: 5 } as const;
+// Values from the wire-types dependency; the keys are the reference's names, which the sandbox's errors quote.
+export const InteractionType = {
+  PING: DiscordInteractionType.Ping,
+  APPLICATION_COMMAND: DiscordInteractionType.ApplicationCommand,
+  MESSAGE_COMPONENT: DiscordInteractionType.MessageComponent,
+  AUTOCOMPLETE: DiscordInteractionType.ApplicationCommandAutocomplete,
+  MODAL_SUBMIT: DiscordInteractionType.ModalSubmit,
+} as const;
 export const CallbackType = {
-  PONG: 1,
-  CHANNEL_MESSAGE_WITH_SOURCE: 4,
-  DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: 5,
-  DEFERRED_UPDATE_MESSAGE: 6,
-  UPDATE_MESSAGE: 7,
-  APPLICATION_COMMAND_AUTOCOMPLETE_RESULT: 8,
-  MODAL: 9,
-  PREMIUM_REQUIRED: 10,
-  LAUNCH_ACTIVITY: 12,
+  PONG: InteractionResponseType.Pong,
+  CHANNEL_MESSAGE_WITH_SOURCE: InteractionResponseType.ChannelMessageWithSource,
+  DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: InteractionResponseType.DeferredChannelMessageWithSource,
+  DEFERRED_UPDATE_MESSAGE: InteractionResponseType.DeferredMessageUpdate,
+  UPDATE_MESSAGE: InteractionResponseType.UpdateMessage,
+  APPLICATION_COMMAND_AUTOCOMPLETE_RESULT: InteractionResponseType.ApplicationCommandAutocompleteResult,
+  MODAL: InteractionResponseType.Modal,
+  PREMIUM_REQUIRED: InteractionResponseType.PremiumRequired,
+  LAUNCH_ACTIVITY: InteractionResponseType.LaunchActivity,
 } as const;
 
 /** Which callback types answer which interaction types. */

@@ -7,12 +7,10 @@
  */
 import { addTreeError, emptyErrorTree, invalidFormBody } from '../errors.js';
 import type { RestContext } from './types.js';
+import { isSnowflake } from '../../api/snowflake.js';
 
-const SNOWFLAKE = /^\d{1,20}$/;
-
-export function isSnowflake(v: string): boolean {
-  return SNOWFLAKE.test(v);
-}
+// The project's one id rule, re-exported for the routes that import it from here.
+export { isSnowflake };
 
 /** The path parameters named, each required to be a snowflake; `field` is the name the service reports. */
 export function snowflakeParams(ctx: RestContext, fields: Record<string, string>): void {

@@ -4,7 +4,7 @@
  * Changes go through this class so that every change emits the dispatch the service would send
  * (GUILD_MEMBER_*, ENTITLEMENT_*) through a `DispatchSink`; the store knows nothing about sockets.
  */
-import { SnowflakeGenerator } from '../../api/snowflake.js';
+import { isSnowflake, SnowflakeGenerator } from '../../api/snowflake.js';
 import { Fixture, type FixtureGuild } from '../fixture.js';
 import { SandboxError } from '../errors.js';
 import { MessageStore } from './messages.js';
@@ -185,7 +185,7 @@ export class SandboxStore {
     const userIndex = input.id === undefined ? -1 : this.fixture.userIndexOf(input.id);
     if (user === undefined) {
       const id = input.id ?? this.ids.next();
-      if (!/^\d{17,20}$/.test(id)) throw new SandboxError('INVALID', `member id must be a snowflake; got ${JSON.stringify(id)}`);
+      if (!isSnowflake(id)) throw new SandboxError('INVALID', `member id must be a snowflake; got ${JSON.stringify(id)}`);
       this.addedUsers++;
       user = { id, username: input.username ?? `newcomer${this.addedUsers}`, globalName: null, bot: false, locale: 'en-US' };
       this.users.set(id, user);

@@ -8,10 +8,10 @@
  */
 import type { EndpointReply, SignedRoute } from './server.js';
 import type { InitialResponses } from './initial-responses.js';
+import { isSnowflake } from '../../api/snowflake.js';
 
 const PING = 1;
 const PONG_BODY = '{"type":1}';
-const SNOWFLAKE = /^\d{1,20}$/;
 
 /** What the route needs to know of a received interaction; the rest is the runtime's business. */
 export interface ReceivedInteraction {
@@ -37,10 +37,10 @@ export interface InteractionsRouteOptions {
   onError?(err: unknown): void;
 }
 
-function isInteraction(v: unknown): v is ReceivedInteraction {
+export function isInteraction(v: unknown): v is ReceivedInteraction {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const o = v as { id?: unknown; type?: unknown };
-  return typeof o.type === 'number' && typeof o.id === 'string' && SNOWFLAKE.test(o.id);
+  return typeof o.type === 'number' && isSnowflake(o.id);
 }
 
 export function interactionsRoute(options: InteractionsRouteOptions): SignedRoute {

@@ -6,6 +6,7 @@ import { entitlementObject, skuObject } from '../../state/serialize.js';
 import { jsonValue } from '../body.js';
 import type { RestContext, RouteDef } from '../types.js';
 import { queryBool } from './commands.js';
+import { isSnowflake } from '../params.js';
 
 function appCheck(core: SandboxCore, ctx: RestContext): void {
   if (ctx.params.applicationId !== core.store.applicationId) throw Errors.notAuthorizedForApplication();
@@ -14,7 +15,7 @@ function appCheck(core: SandboxCore, ctx: RestContext): void {
 function snowflakeParam(ctx: RestContext, name: string, tree: ErrorTree): string | null {
   const v = ctx.query.get(name);
   if (v === null || v === '') return null;
-  if (!/^\d{1,20}$/.test(v)) addTreeError(tree, [name], { code: 'NUMBER_TYPE_COERCE', message: `Value "${v}" is not snowflake.` });
+  if (!isSnowflake(v)) addTreeError(tree, [name], { code: 'NUMBER_TYPE_COERCE', message: `Value "${v}" is not snowflake.` });
   return v;
 }
 

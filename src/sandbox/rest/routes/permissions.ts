@@ -4,7 +4,7 @@
  * token gets 403 / 20001), at most 100 overwrites, @everyone (guild_id) and all-channels (guild_id - 1)
  * constants, APPLICATION_COMMAND_PERMISSIONS_UPDATE on the gateway. Batch edit answers 405.
  */
-import { previousSnowflake } from '../../../api/snowflake.js';
+import { isSnowflake, previousSnowflake } from '../../../api/snowflake.js';
 import type { SandboxCore } from '../../core.js';
 import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../../errors.js';
 import type { CommandPermission } from '../../state/command-permissions.js';
@@ -57,7 +57,7 @@ export function permissionRoutes(core: SandboxCore): RouteDef[] {
       }
       const { id, type, permission } = item;
       let ok = true;
-      if (typeof id !== 'string' || !/^\d{1,20}$/.test(id)) {
+      if (!isSnowflake(id)) {
         addTreeError(tree, ['permissions', i, 'id'], { code: 'NUMBER_TYPE_COERCE', message: `Value "${String(id)}" is not snowflake.` });
         ok = false;
       }
