@@ -938,6 +938,13 @@ export class Runtime {
       publicKeyHex,
       log,
       interactions: {
+        // As for a gateway INTERACTION_CREATE: a payload that is not what the protocol says is reported, never routed.
+        problem: (interaction) => {
+          const problem = interactionProblem(interaction);
+          if (problem === null) return null;
+          this.anomalies.report({ event: 'INTERACTION_CREATE', field: problem.path, reason: `${problem.reason} (not routed)` });
+          return `${problem.path}: ${problem.reason}`;
+        },
         take: (interaction) => {
           if (!this.acceptingInteractions) return null;
           // As for a gateway INTERACTION_CREATE: the cache sees it first, then the router.
