@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/runtime/config.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { prototypeSnapshot } from '../helpers/prototypes.js';
+import { WebhookDelivery } from '../../src/sandbox/delivery/webhooks.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -49,6 +50,8 @@ afterAll(async () => {
 /** POST `payload` to the runtime's interactions endpoint, signed with the application's key. */
 async function postSigned(payload: unknown): Promise<{ status: number; body: string }> {
   const body = JSON.stringify(payload);
+  // The application's signing key is the sandbox's own (the service's side), not part of its public contract.
+  if (!(sandbox.webhooks instanceof WebhookDelivery)) throw new Error('expected the sandbox\'s own webhook delivery');
   const res = await fetch(`${runtime.endpoint!.url!}/interactions`, {
     method: 'POST',
     body,
