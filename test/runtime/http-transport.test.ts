@@ -471,6 +471,25 @@ describe('shutdown', () => {
   });
 });
 
+describe('shutdown past the grace period', () => {
+  it('releases an exchange whose handler outlives the grace with 202 before the connections close', async () => {
+    const sandbox = await newSandbox();
+    try {
+      const { runtime } = await startBot(sandbox, ['test/fixtures/plugins/behaviour'], 'http');
+      const guildId = sandbox.state.guildIds[0]!;
+      const slow = await sandbox.invoke({ name: 'slow', guildId });
+      await until(() => runtime.interactionsInFlight === 1, 'the interaction in flight');
+      // The handler needs 400 ms and the exchange's deadline is 2.5 s: the stop releases it, well before either.
+      await runtime.stop({ graceMs: 50 });
+      const settled = await sandbox.webhooks.settled(sandbox.webhooks.deliveryOf(slow.id)!.id);
+      expect(settled.answer).toEqual({ kind: 'callback', status: 202 });
+    } finally {
+      await stopAll();
+      await sandbox.close();
+    }
+  });
+});
+
 describe('startup', () => {
   it('names the endpoint keys when the port is taken, and leaves nothing running', async () => {
     const sandbox = await newSandbox();
