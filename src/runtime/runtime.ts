@@ -862,7 +862,10 @@ export class Runtime {
   /** Deliver one dispatch: cache, then the interaction router, then plugins. */
   private deliver(shardId: number, t: string, d: unknown, s: number): void {
     this.dispatchCount++;
-    this.cacheValue?.apply(t, d);
+    // In transport "both" an entitlement event comes by webhook too; the cache and plugins take each once (a
+    // second, older copy applied again could undo a later change).
+    const firstCopy = this.seenEntitlementEvents === null || !t.startsWith('ENTITLEMENT_') || this.firstEntitlementEvent(t, d);
+    if (firstCopy) this.cacheValue?.apply(t, d);
     if (t === 'READY') this.noteReady(shardId, d);
     else if (t === 'INTERACTION_CREATE') {
       // Not routed when malformed: a handler must never see values of another type than its options declare.
@@ -870,9 +873,7 @@ export class Runtime {
       if (problem === null) this.routeInteraction(d as APIInteraction);
       else this.anomalies.report({ event: t, field: problem.path, reason: `${problem.reason} (not routed)` });
     }
-    // In transport "both" an entitlement event comes by webhook too; plugins get its typed event once.
-    const typed = this.seenEntitlementEvents === null || !t.startsWith('ENTITLEMENT_') || this.firstEntitlementEvent(t, d);
-    this.hostValue?.dispatch(shardId, t, d, typed);
+    this.hostValue?.dispatch(shardId, t, d, firstCopy);
     this.options.observeDispatch?.(shardId, t, d, s);
   }
 

@@ -79,7 +79,7 @@ export interface WebhookEventHandlerOptions {
   seen: SeenKeys;
   cache(): Cache | null;
   host(): PluginHost | null;
-  /** False when plugins already got this event by another way (an entitlement event over the gateway). */
+  /** False when the cache and plugins already got this event by another way (an entitlement event over the gateway). */
   firstCopy?(type: string, data: unknown): boolean;
   log: Logger;
 }
@@ -114,11 +114,13 @@ export class WebhookEventHandler {
       log.debug({ type: event.type, timestamp: event.timestamp }, 'webhook event delivered again; already applied');
       return;
     }
-    if (ENTITLEMENT_EVENTS.has(event.type)) this.options.cache()?.apply(event.type, event.data);
+    // A copy the gateway delivered first is skipped by the cache too: webhooks come later, and applying an
+    // older copy again would undo what a later gateway event did (an entitlement's end, say).
     if (this.options.firstCopy !== undefined && !this.options.firstCopy(event.type, event.data)) {
-      log.debug({ type: event.type }, 'webhook event already delivered to plugins by the gateway');
+      log.debug({ type: event.type }, 'webhook event already delivered to the cache and plugins by the gateway');
       return;
     }
+    if (ENTITLEMENT_EVENTS.has(event.type)) this.options.cache()?.apply(event.type, event.data);
     this.options.host()?.dispatchWebhookEvent(event);
   }
 }
