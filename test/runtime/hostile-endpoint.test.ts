@@ -93,3 +93,17 @@ describe('malformed interactions over the signed endpoint', () => {
     expect(logs.lines.some((l) => l.msg === 'interaction routing failed')).toBe(false);
   });
 });
+
+describe('requests to paths the endpoint does not serve', () => {
+  it('are counted under one label, so unsigned requests to made-up paths cannot grow the counts (and metrics) without bound', async () => {
+    const url = runtime.endpoint!.url!;
+    for (let i = 0; i < 50; i++) {
+      const res = await fetch(`${url}/made-up-${i}`, { method: 'POST', body: '{}' });
+      expect(res.status).toBe(404);
+      await res.arrayBuffer();
+    }
+    const keys = [...runtime.endpointRequests.keys()];
+    expect(keys.filter((k) => k.includes('made-up'))).toEqual([]);
+    expect(runtime.endpointRequests.get('(other)\tnot-found\t404')).toBe(50);
+  });
+});

@@ -65,6 +65,9 @@ export interface SignedEndpointOptions {
   now?: () => number;
 }
 
+/** The path outcomes are reported under for every request to a path without a route. */
+export const OTHER_PATH = '(other)';
+
 /** How long `close()` lets responses already under way finish before it cuts their connections. */
 const CLOSE_DRAIN_MS = 2_000;
 
@@ -131,7 +134,10 @@ export class SignedEndpoint {
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    const path = (req.url ?? '/').split('?', 1)[0]!;
+    const requested = (req.url ?? '/').split('?', 1)[0]!;
+    // Outcomes are counted (and logged) by path, and an unknown one is anyone's choice before any signature
+    // check: they all go under one name.
+    const path = this.options.routes.has(requested) ? requested : OTHER_PATH;
     // Open until the response is out or the connection is gone ('close' comes after 'finish' too).
     const done = new Promise<void>((resolve) => res.once('close', resolve));
     this.open.add(done);
