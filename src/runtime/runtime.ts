@@ -59,7 +59,15 @@ import { createLogger } from './logger.js';
 import { StartupError } from './startup-error.js';
 import { gatewayBotPort, interactionTransport } from './rest-adapters.js';
 import { HttpEndpoint } from './http-endpoint.js';
-import { MemorySeenKeys, RedisSeenKeys, WebhookEventHandler, type SeenKeys } from './webhook-events.js';
+import {
+  dedupeTtlMs,
+  MemorySeenKeys,
+  RedisSeenKeys,
+  WEBHOOK_DEDUPE_MAX_KEYS,
+  WEBHOOK_DEDUPE_TTL_MS,
+  WebhookEventHandler,
+  type SeenKeys,
+} from './webhook-events.js';
 import { RecentKeys, type RequestOutcome } from '../transports/http/index.js';
 
 /**
@@ -153,7 +161,7 @@ export class Runtime {
    * The cache applies both copies (the same state twice).
    */
   private readonly seenEntitlementEvents: RecentKeys | null;
-  private readonly seenInteractions = new RecentKeys(INTERACTION_DEDUPE_MAX_KEYS, INTERACTION_DEDUPE_TTL_MS);
+  private readonly seenInteractions: RecentKeys;
   /** Requests to the signed endpoint by `path\toutcome\tstatus` (for metrics). */
   readonly endpointRequests = new Map<string, number>();
   /** READY of each shard: the bot user and its guild count. */
@@ -167,6 +175,11 @@ export class Runtime {
     this.sandboxValue = options.sandbox ?? null;
     this.anomalies = new AnomalyLog(this.log.child({ component: 'protocol' }));
     this.seenEntitlementEvents = this.config.transport === 'both' ? new RecentKeys(10_000, 15 * 60_000) : null;
+    // A replay of a signed interaction is let in as long as its timestamp is inside the window: remember as long.
+    this.seenInteractions = new RecentKeys(
+      INTERACTION_DEDUPE_MAX_KEYS,
+      dedupeTtlMs(this.config.endpoint.timestampWindowSeconds, INTERACTION_DEDUPE_TTL_MS),
+    );
   }
 
   get state(): RuntimeState {
@@ -923,8 +936,11 @@ export class Runtime {
     }
     this.endpointKey = publicKeyHex;
     const log = this.log.child({ component: 'endpoint' });
+    const ttlMs = dedupeTtlMs(endpoint.timestampWindowSeconds, WEBHOOK_DEDUPE_TTL_MS);
     this.seenWebhookEvents =
-      redisUrl !== undefined ? new RedisSeenKeys(redisUrl, `${cache.redisPrefix}:{${this.applicationId}}:webhook-events`, log) : new MemorySeenKeys();
+      redisUrl !== undefined
+        ? new RedisSeenKeys(redisUrl, `${cache.redisPrefix}:{${this.applicationId}}:webhook-events`, log, ttlMs)
+        : new MemorySeenKeys(WEBHOOK_DEDUPE_MAX_KEYS, ttlMs);
     const events = new WebhookEventHandler({
       applicationId: this.applicationId,
       seen: this.seenWebhookEvents,

@@ -19,6 +19,16 @@ import { RecentKeys, webhookEventKey, type WebhookEvent } from '../transports/ht
 export const WEBHOOK_DEDUPE_TTL_MS = 15 * 60_000;
 export const WEBHOOK_DEDUPE_MAX_KEYS = 10_000;
 
+/**
+ * How long a dedupe memory must keep a key so that no replay of a signed request gets past it: a request
+ * signed at T is accepted from T - window to T + window (clock skew either way), so its first arrival and a
+ * replay can be two windows apart. Never less than `atLeastMs` (the default, which covers the service's own
+ * redeliveries).
+ */
+export function dedupeTtlMs(timestampWindowSeconds: number, atLeastMs: number): number {
+  return Math.max(atLeastMs, 2 * timestampWindowSeconds * 1000 + 60_000);
+}
+
 /** A set of keys each remembered for a while; `firstTime` records the key and says whether it was new. */
 export interface SeenKeys {
   firstTime(key: string): Promise<boolean>;
