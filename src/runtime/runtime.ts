@@ -115,6 +115,8 @@ export class Runtime {
   readonly config: Config;
   readonly log: Logger;
   private stateValue: RuntimeState = 'created';
+  /** The stop under way or done (null before stop() is called). */
+  private stopRun: Promise<void> | null = null;
   private sandboxValue: Sandbox | null;
   private ownsSandbox = false;
   private restValue: RestClient | null = null;
@@ -511,11 +513,16 @@ export class Runtime {
     this.stateValue = 'starting';
     try {
       await this.startOps();
+      this.stillStarting();
       await this.connect();
+      this.stillStarting();
       const host = await this.loadPlugins();
+      this.stillStarting();
       const coordinator = await this.createCoordinator();
+      this.stillStarting();
       if (this.config.commands.sync) {
         this.syncValue = coordinator !== null ? await this.syncCommandsOnce(coordinator) : await this.syncCommands();
+        this.stillStarting();
       }
 
       const endpoint = this.config.transport === 'gateway' ? null : this.createEndpoint();
@@ -532,12 +539,14 @@ export class Runtime {
         ...(this.options.deferAfterMs !== undefined ? { deferAfterMs: this.options.deferAfterMs } : {}),
       });
       await host.setupAll();
+      this.stillStarting();
       host.registerRoutes(router, {
         ...(this.config.commands.devGuildId !== undefined ? { devGuildId: this.config.commands.devGuildId } : {}),
       });
       this.routerValue = router;
       this.acceptingInteractions = true;
       if (endpoint !== null) await this.startEndpoint(endpoint);
+      this.stillStarting();
       if (this.config.transport === 'http') {
         // No shard, no intents: interactions and webhook events come over HTTP, the cache learns from them and REST.
         this.stateValue = 'running';
@@ -546,12 +555,15 @@ export class Runtime {
 
       // Entitlements from REST before the first interaction: a restarted process knows its subscribers at once.
       await this.upkeep?.start();
+      this.stillStarting();
 
       // In cluster mode the shards of this process are the ones it holds leases for.
       const shardIds = coordinator !== null ? await coordinator.start() : this.config.shards.ids;
+      this.stillStarting();
       const manager = this.createManager(this.generationValue, coordinator !== null ? coordinator.totalShards : this.config.shards.total, shardIds, coordinator);
       this.gatewayValue = manager;
       await this.launchManager(manager, coordinator);
+      this.stillStarting();
       this.setupResharding();
       const info = this.readyInfo;
       if (info !== null) {
@@ -562,10 +574,19 @@ export class Runtime {
       }
       this.stateValue = 'running';
     } catch (err) {
+      // When stop() came while starting, it closed what existed then: once it is done, a second round closes
+      // what this start made since.
+      if (this.stopRun !== null) await this.stopRun.catch(() => undefined);
+      this.stopRun = null;
       this.stateValue = 'running';
       await this.stop().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** Throws when stop() was called while start() was under way, so that start goes no further. */
+  private stillStarting(): void {
+    if (this.stateValue !== 'starting') throw new Error('runtime stopped while starting');
   }
 
   /**
@@ -1025,9 +1046,14 @@ export class Runtime {
    * 3. drain: handlers still running may answer (bounded by `graceMs`, default 10 s);
    * 4. the rest: plugins are torn down, cache and REST closed.
    */
-  async stop(options: { graceMs?: number; resumable?: boolean } = {}): Promise<void> {
-    if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
+  stop(options: { graceMs?: number; resumable?: boolean } = {}): Promise<void> {
+    if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return this.stopRun ?? Promise.resolve();
     this.stateValue = 'stopping';
+    this.stopRun = this.runStop(options);
+    return this.stopRun;
+  }
+
+  private async runStop(options: { graceMs?: number; resumable?: boolean }): Promise<void> {
     this.acceptingInteractions = false;
     this.upkeep?.stop();
     this.endpointValue?.stopAccepting();
