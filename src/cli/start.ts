@@ -64,6 +64,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   try {
     await runtime.start();
   } catch (err) {
+    // A signal during startup stopped the runtime; start() gave up because of it, which is no failure.
+    if (stopping !== null) {
+      await stopping;
+      return 0;
+    }
     // A failure the operator can fix is said in one line, without a stack.
     if (err instanceof StartupError) io.err(`gatehouse start: ${err.message}`);
     else log.error({ err }, 'startup failed');

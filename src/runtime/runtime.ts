@@ -59,7 +59,15 @@ import { createLogger } from './logger.js';
 import { StartupError } from './startup-error.js';
 import { gatewayBotPort, interactionTransport } from './rest-adapters.js';
 import { HttpEndpoint } from './http-endpoint.js';
-import { MemorySeenKeys, RedisSeenKeys, WebhookEventHandler, type SeenKeys } from './webhook-events.js';
+import {
+  dedupeTtlMs,
+  MemorySeenKeys,
+  RedisSeenKeys,
+  WEBHOOK_DEDUPE_MAX_KEYS,
+  WEBHOOK_DEDUPE_TTL_MS,
+  WebhookEventHandler,
+  type SeenKeys,
+} from './webhook-events.js';
 import { RecentKeys, type RequestOutcome } from '../transports/http/index.js';
 
 /**
@@ -107,6 +115,8 @@ export class Runtime {
   readonly config: Config;
   readonly log: Logger;
   private stateValue: RuntimeState = 'created';
+  /** The stop under way or done (null before stop() is called). */
+  private stopRun: Promise<void> | null = null;
   private sandboxValue: Sandbox | null;
   private ownsSandbox = false;
   private restValue: RestClient | null = null;
@@ -153,7 +163,7 @@ export class Runtime {
    * The cache applies both copies (the same state twice).
    */
   private readonly seenEntitlementEvents: RecentKeys | null;
-  private readonly seenInteractions = new RecentKeys(INTERACTION_DEDUPE_MAX_KEYS, INTERACTION_DEDUPE_TTL_MS);
+  private readonly seenInteractions: RecentKeys;
   /** Requests to the signed endpoint by `path\toutcome\tstatus` (for metrics). */
   readonly endpointRequests = new Map<string, number>();
   /** READY of each shard: the bot user and its guild count. */
@@ -167,6 +177,11 @@ export class Runtime {
     this.sandboxValue = options.sandbox ?? null;
     this.anomalies = new AnomalyLog(this.log.child({ component: 'protocol' }));
     this.seenEntitlementEvents = this.config.transport === 'both' ? new RecentKeys(10_000, 15 * 60_000) : null;
+    // A replay of a signed interaction is let in as long as its timestamp is inside the window: remember as long.
+    this.seenInteractions = new RecentKeys(
+      INTERACTION_DEDUPE_MAX_KEYS,
+      dedupeTtlMs(this.config.endpoint.timestampWindowSeconds, INTERACTION_DEDUPE_TTL_MS),
+    );
   }
 
   get state(): RuntimeState {
@@ -498,11 +513,16 @@ export class Runtime {
     this.stateValue = 'starting';
     try {
       await this.startOps();
+      this.stillStarting();
       await this.connect();
+      this.stillStarting();
       const host = await this.loadPlugins();
+      this.stillStarting();
       const coordinator = await this.createCoordinator();
+      this.stillStarting();
       if (this.config.commands.sync) {
         this.syncValue = coordinator !== null ? await this.syncCommandsOnce(coordinator) : await this.syncCommands();
+        this.stillStarting();
       }
 
       const endpoint = this.config.transport === 'gateway' ? null : this.createEndpoint();
@@ -519,12 +539,14 @@ export class Runtime {
         ...(this.options.deferAfterMs !== undefined ? { deferAfterMs: this.options.deferAfterMs } : {}),
       });
       await host.setupAll();
+      this.stillStarting();
       host.registerRoutes(router, {
         ...(this.config.commands.devGuildId !== undefined ? { devGuildId: this.config.commands.devGuildId } : {}),
       });
       this.routerValue = router;
       this.acceptingInteractions = true;
       if (endpoint !== null) await this.startEndpoint(endpoint);
+      this.stillStarting();
       if (this.config.transport === 'http') {
         // No shard, no intents: interactions and webhook events come over HTTP, the cache learns from them and REST.
         this.stateValue = 'running';
@@ -533,12 +555,15 @@ export class Runtime {
 
       // Entitlements from REST before the first interaction: a restarted process knows its subscribers at once.
       await this.upkeep?.start();
+      this.stillStarting();
 
       // In cluster mode the shards of this process are the ones it holds leases for.
       const shardIds = coordinator !== null ? await coordinator.start() : this.config.shards.ids;
+      this.stillStarting();
       const manager = this.createManager(this.generationValue, coordinator !== null ? coordinator.totalShards : this.config.shards.total, shardIds, coordinator);
       this.gatewayValue = manager;
       await this.launchManager(manager, coordinator);
+      this.stillStarting();
       this.setupResharding();
       const info = this.readyInfo;
       if (info !== null) {
@@ -549,10 +574,19 @@ export class Runtime {
       }
       this.stateValue = 'running';
     } catch (err) {
+      // When stop() came while starting, it closed what existed then: once it is done, a second round closes
+      // what this start made since.
+      if (this.stopRun !== null) await this.stopRun.catch(() => undefined);
+      this.stopRun = null;
       this.stateValue = 'running';
       await this.stop().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** Throws when stop() was called while start() was under way, so that start goes no further. */
+  private stillStarting(): void {
+    if (this.stateValue !== 'starting') throw new Error('runtime stopped while starting');
   }
 
   /**
@@ -862,7 +896,10 @@ export class Runtime {
   /** Deliver one dispatch: cache, then the interaction router, then plugins. */
   private deliver(shardId: number, t: string, d: unknown, s: number): void {
     this.dispatchCount++;
-    this.cacheValue?.apply(t, d);
+    // In transport "both" an entitlement event comes by webhook too; the cache and plugins take each once (a
+    // second, older copy applied again could undo a later change).
+    const firstCopy = this.seenEntitlementEvents === null || !t.startsWith('ENTITLEMENT_') || this.firstEntitlementEvent(t, d);
+    if (firstCopy) this.cacheValue?.apply(t, d);
     if (t === 'READY') this.noteReady(shardId, d);
     else if (t === 'INTERACTION_CREATE') {
       // Not routed when malformed: a handler must never see values of another type than its options declare.
@@ -870,9 +907,7 @@ export class Runtime {
       if (problem === null) this.routeInteraction(d as APIInteraction);
       else this.anomalies.report({ event: t, field: problem.path, reason: `${problem.reason} (not routed)` });
     }
-    // In transport "both" an entitlement event comes by webhook too; plugins get its typed event once.
-    const typed = this.seenEntitlementEvents === null || !t.startsWith('ENTITLEMENT_') || this.firstEntitlementEvent(t, d);
-    this.hostValue?.dispatch(shardId, t, d, typed);
+    this.hostValue?.dispatch(shardId, t, d, firstCopy);
     this.options.observeDispatch?.(shardId, t, d, s);
   }
 
@@ -922,8 +957,11 @@ export class Runtime {
     }
     this.endpointKey = publicKeyHex;
     const log = this.log.child({ component: 'endpoint' });
+    const ttlMs = dedupeTtlMs(endpoint.timestampWindowSeconds, WEBHOOK_DEDUPE_TTL_MS);
     this.seenWebhookEvents =
-      redisUrl !== undefined ? new RedisSeenKeys(redisUrl, `${cache.redisPrefix}:{${this.applicationId}}:webhook-events`, log) : new MemorySeenKeys();
+      redisUrl !== undefined
+        ? new RedisSeenKeys(redisUrl, `${cache.redisPrefix}:{${this.applicationId}}:webhook-events`, log, ttlMs)
+        : new MemorySeenKeys(WEBHOOK_DEDUPE_MAX_KEYS, ttlMs);
     const events = new WebhookEventHandler({
       applicationId: this.applicationId,
       seen: this.seenWebhookEvents,
@@ -938,6 +976,13 @@ export class Runtime {
       publicKeyHex,
       log,
       interactions: {
+        // As for a gateway INTERACTION_CREATE: a payload that is not what the protocol says is reported, never routed.
+        problem: (interaction) => {
+          const problem = interactionProblem(interaction);
+          if (problem === null) return null;
+          this.anomalies.report({ event: 'INTERACTION_CREATE', field: problem.path, reason: `${problem.reason} (not routed)` });
+          return `${problem.path}: ${problem.reason}`;
+        },
         take: (interaction) => {
           if (!this.acceptingInteractions) return null;
           // As for a gateway INTERACTION_CREATE: the cache sees it first, then the router.
@@ -1001,9 +1046,14 @@ export class Runtime {
    * 3. drain: handlers still running may answer (bounded by `graceMs`, default 10 s);
    * 4. the rest: plugins are torn down, cache and REST closed.
    */
-  async stop(options: { graceMs?: number; resumable?: boolean } = {}): Promise<void> {
-    if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
+  stop(options: { graceMs?: number; resumable?: boolean } = {}): Promise<void> {
+    if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return this.stopRun ?? Promise.resolve();
     this.stateValue = 'stopping';
+    this.stopRun = this.runStop(options);
+    return this.stopRun;
+  }
+
+  private async runStop(options: { graceMs?: number; resumable?: boolean }): Promise<void> {
     this.acceptingInteractions = false;
     this.upkeep?.stop();
     this.endpointValue?.stopAccepting();

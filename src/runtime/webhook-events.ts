@@ -19,6 +19,16 @@ import { RecentKeys, webhookEventKey, type WebhookEvent } from '../transports/ht
 export const WEBHOOK_DEDUPE_TTL_MS = 15 * 60_000;
 export const WEBHOOK_DEDUPE_MAX_KEYS = 10_000;
 
+/**
+ * How long a dedupe memory must keep a key so that no replay of a signed request gets past it: a request
+ * signed at T is accepted from T - window to T + window (clock skew either way), so its first arrival and a
+ * replay can be two windows apart. Never less than `atLeastMs` (the default, which covers the service's own
+ * redeliveries).
+ */
+export function dedupeTtlMs(timestampWindowSeconds: number, atLeastMs: number): number {
+  return Math.max(atLeastMs, 2 * timestampWindowSeconds * 1000 + 60_000);
+}
+
 /** A set of keys each remembered for a while; `firstTime` records the key and says whether it was new. */
 export interface SeenKeys {
   firstTime(key: string): Promise<boolean>;
@@ -79,7 +89,7 @@ export interface WebhookEventHandlerOptions {
   seen: SeenKeys;
   cache(): Cache | null;
   host(): PluginHost | null;
-  /** False when plugins already got this event by another way (an entitlement event over the gateway). */
+  /** False when the cache and plugins already got this event by another way (an entitlement event over the gateway). */
   firstCopy?(type: string, data: unknown): boolean;
   log: Logger;
 }
@@ -114,11 +124,13 @@ export class WebhookEventHandler {
       log.debug({ type: event.type, timestamp: event.timestamp }, 'webhook event delivered again; already applied');
       return;
     }
-    if (ENTITLEMENT_EVENTS.has(event.type)) this.options.cache()?.apply(event.type, event.data);
+    // A copy the gateway delivered first is skipped by the cache too: webhooks come later, and applying an
+    // older copy again would undo what a later gateway event did (an entitlement's end, say).
     if (this.options.firstCopy !== undefined && !this.options.firstCopy(event.type, event.data)) {
-      log.debug({ type: event.type }, 'webhook event already delivered to plugins by the gateway');
+      log.debug({ type: event.type }, 'webhook event already delivered to the cache and plugins by the gateway');
       return;
     }
+    if (ENTITLEMENT_EVENTS.has(event.type)) this.options.cache()?.apply(event.type, event.data);
     this.options.host()?.dispatchWebhookEvent(event);
   }
 }

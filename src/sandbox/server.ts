@@ -28,7 +28,11 @@ export class SandboxHttpServer {
   ) {
     this.server = createServer((req, res) => this.onRequest(req, res));
     this.server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
-      const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+      const url = requestUrl(req);
+      if (url === null) {
+        socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+        return;
+      }
       const path = url.pathname.replace(/\/+$/, '');
       if (path === GATEWAY_PATH || path === RESUME_PATH) {
         this.gateway.handleUpgrade(req, socket, head, path === GATEWAY_PATH ? 'gateway' : 'resume', url.searchParams);
@@ -41,7 +45,12 @@ export class SandboxHttpServer {
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    const url = requestUrl(req);
+    if (url === null) {
+      res.writeHead(400, { 'content-type': 'application/json', connection: 'close' });
+      res.end('{"message":"400: Bad Request","code":0}');
+      return;
+    }
     let work: Promise<void>;
     if (url.pathname === '/api' || url.pathname.startsWith('/api/')) work = this.rest.handle(req, res, url);
     else if (this.admin && (url.pathname === ADMIN_PREFIX || url.pathname.startsWith(`${ADMIN_PREFIX}/`))) work = this.admin.handle(req, res, url);
@@ -75,5 +84,18 @@ export class SandboxHttpServer {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
+  }
+}
+
+/**
+ * The request target as a URL, or null when it is not one. Node's parser lets absolute-form targets with a bad
+ * host or port through (`GET http://a:b/ HTTP/1.1`), and `new URL` throws on them: thrown in a listener of the
+ * server, that would take the whole process down.
+ */
+function requestUrl(req: IncomingMessage): URL | null {
+  try {
+    return new URL(req.url ?? '/', 'http://sandbox.invalid');
+  } catch {
+    return null;
   }
 }

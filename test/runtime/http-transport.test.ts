@@ -330,6 +330,40 @@ describe('gateway and HTTP together (transport "both")', () => {
   });
 });
 
+describe('a late webhook copy of an entitlement event (transport "both")', () => {
+  it('does not undo what a later gateway event did: an ended entitlement stays ended', async () => {
+    // The CREATE's first webhook attempt is refused, so its copy comes 1.5 s later, after the end.
+    const sandbox = await createSandbox({
+      seed: { guilds: 1, membersPerGuild: 5, seed: 7 },
+      gateway: { identifyWindowMs: 50, heartbeatIntervalMs: 5_000 },
+      webhooks: { retryDelaysMs: [1_500] },
+    });
+    try {
+      const { runtime } = await startBot(sandbox, ['plugins'], 'both');
+      const guildId = sandbox.state.guildIds[0]!;
+      const userId = sandbox.state.memberIds(guildId).find((id) => id !== runtime.applicationId)!;
+      const skuId = sandbox.state.skuIds[0]!;
+      sandbox.webhooks.faults.badSignature(1);
+      const id = sandbox.state.grantEntitlement({ skuId, userId });
+      await until(async () => runtime.cache.hasEntitlement({ userId, skuId }), 'the entitlement (by gateway)');
+      sandbox.state.endEntitlement(id, new Date(Date.now() - 60_000));
+      await until(async () => !(await runtime.cache.hasEntitlement({ userId, skuId })), 'the end (by gateway)');
+      for (const d of sandbox.webhooks.deliveries({ kind: 'event' }).filter((r) => r.body.includes(id))) {
+        expect((await sandbox.webhooks.settled(d.id)).state).toBe('delivered');
+      }
+      const create = sandbox.webhooks.deliveries({ kind: 'event' }).find((r) => r.body.includes(id) && r.body.includes('ENTITLEMENT_CREATE'))!;
+      expect((await sandbox.webhooks.settled(create.id)).attempts.map((a) => a.status)).toEqual([401, 204]);
+      // The handler runs after the 204: the URL's PING, the end and the late CREATE were all answered.
+      await until(() => (runtime.endpointRequests.get('/events\tok\t204') ?? 0) >= 3, 'both event copies received');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await runtime.cache.hasEntitlement({ userId, skuId })).toBe(false);
+    } finally {
+      await stopAll();
+      await sandbox.close();
+    }
+  });
+});
+
 describe('webhook events', () => {
   let sandbox: Sandbox;
   let runtime: Runtime;
@@ -464,6 +498,25 @@ describe('shutdown', () => {
       expect(sandbox.webhooks.interactionsEndpointUrl).toBeNull();
       expect(sandbox.webhooks.eventsUrl).toBeNull();
       await expect(fetch(`${url}/interactions`, { method: 'POST', body: '{}' })).rejects.toThrow();
+    } finally {
+      await stopAll();
+      await sandbox.close();
+    }
+  });
+});
+
+describe('shutdown past the grace period', () => {
+  it('releases an exchange whose handler outlives the grace with 202 before the connections close', async () => {
+    const sandbox = await newSandbox();
+    try {
+      const { runtime } = await startBot(sandbox, ['test/fixtures/plugins/behaviour'], 'http');
+      const guildId = sandbox.state.guildIds[0]!;
+      const slow = await sandbox.invoke({ name: 'slow', guildId });
+      await until(() => runtime.interactionsInFlight === 1, 'the interaction in flight');
+      // The handler needs 400 ms and the exchange's deadline is 2.5 s: the stop releases it, well before either.
+      await runtime.stop({ graceMs: 50 });
+      const settled = await sandbox.webhooks.settled(sandbox.webhooks.deliveryOf(slow.id)!.id);
+      expect(settled.answer).toEqual({ kind: 'callback', status: 202 });
     } finally {
       await stopAll();
       await sandbox.close();

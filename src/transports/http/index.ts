@@ -2,7 +2,7 @@
  * The HTTP transport: the signed endpoint the service POSTs interactions and webhook events to. It verifies,
  * parses and hands over; routing, cache and plugins are the runtime's business (imports point down only).
  */
-export { SignedEndpoint, type EndpointReply, type RequestOutcome, type SignedEndpointOptions, type SignedRequest, type SignedRoute } from './server.js';
+export { OTHER_PATH, SignedEndpoint, type EndpointReply, type RequestOutcome, type SignedEndpointOptions, type SignedRequest, type SignedRoute } from './server.js';
 export {
   checkSignature,
   ed25519PublicKey,

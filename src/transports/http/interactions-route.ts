@@ -22,6 +22,12 @@ export interface ReceivedInteraction {
 
 export interface InteractionIntake {
   /**
+   * Why the interaction cannot be handled as the protocol describes it (a field of the wrong type, say), or
+   * null when it can. A problem is answered 400 and the interaction is never taken: the signature only says
+   * who sent the body, not that its shape is what handlers rely on.
+   */
+  problem?(interaction: ReceivedInteraction): string | null;
+  /**
    * Take an interaction for handling. Returns the handling (resolving when it is over) or null when the
    * interaction is not taken: already received (over the gateway or an earlier request) or not accepted now.
    */
@@ -53,6 +59,8 @@ export function interactionsRoute(options: InteractionsRouteOptions): SignedRout
     if (!isInteraction(json)) return { status: 400, body: '{"message":"expected an interaction object with id and type"}' };
     // A second request for an open exchange (a replay inside the signature window) is not taken again.
     if (responses.has(json.id)) return { status: 202 };
+    const problem = intake.problem?.(json) ?? null;
+    if (problem !== null) return { status: 400, body: JSON.stringify({ message: `not a valid interaction: ${problem}` }) };
     const outcome = responses.wait(json.id, deadlineMs);
     const handling = intake.take(json);
     if (handling === null) {

@@ -65,11 +65,19 @@ export interface SignedEndpointOptions {
   now?: () => number;
 }
 
+/** The path outcomes are reported under for every request to a path without a route. */
+export const OTHER_PATH = '(other)';
+
+/** How long `close()` lets responses already under way finish before it cuts their connections. */
+const CLOSE_DRAIN_MS = 2_000;
+
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
 export class SignedEndpoint {
   private server: Server | null = null;
   private accepting = true;
+  /** Requests whose response is not out yet. */
+  private readonly open = new Set<Promise<void>>();
   private readonly now: () => number;
 
   constructor(private readonly options: SignedEndpointOptions) {
@@ -99,19 +107,41 @@ export class SignedEndpoint {
     this.server?.close();
   }
 
-  async close(): Promise<void> {
+  /**
+   * Close the listener and every connection. Responses already decided (an exchange released with 202 just
+   * before, say) are let out first, for at most `drainMs`: cutting their connections would turn an answer
+   * into a failed request at the service.
+   */
+  async close(drainMs = CLOSE_DRAIN_MS): Promise<void> {
     const server = this.server;
     this.server = null;
     this.accepting = false;
     if (server === null) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    if (this.open.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.open]),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, drainMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    server.closeAllConnections();
+    await closed;
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    const path = (req.url ?? '/').split('?', 1)[0]!;
+    const requested = (req.url ?? '/').split('?', 1)[0]!;
+    // Outcomes are counted (and logged) by path, and an unknown one is anyone's choice before any signature
+    // check: they all go under one name.
+    const path = this.options.routes.has(requested) ? requested : OTHER_PATH;
+    // Open until the response is out or the connection is gone ('close' comes after 'finish' too).
+    const done = new Promise<void>((resolve) => res.once('close', resolve));
+    this.open.add(done);
+    void done.then(() => this.open.delete(done));
     this.handle(path, req, res).catch((err: unknown) => {
       this.options.log.error({ err, path }, 'signed endpoint request failed');
       this.finish(path, res, 'error', { status: 500, body: '{"message":"internal error"}' });
