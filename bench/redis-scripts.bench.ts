@@ -19,9 +19,11 @@
  * For comparison, the previous design's role deletion (one script walking every member) runs once on the
  * same data (--no-compare skips it).
  *
- * It starts its own redis-server on a free loopback port (so that no other client of a shared Redis is
- * blocked, and its configuration can be changed), or uses BENCH_REDIS_URL when set (then with a unique
- * prefix, its keys removed after; without SLOWLOG and the split).
+ * It starts its own redis-server (so that no other client of a shared Redis is blocked, and its configuration
+ * can be changed) and connects over its unix socket: over TCP loopback, a packet the kernel does not deliver at
+ * once waits for the kernel's softirq thread, at normal priority, which on a loaded machine waited up to 263 ms
+ * (--tcp measures that way, and the split shows that thread's wait). Or it uses BENCH_REDIS_URL when set (over
+ * TCP, with a unique prefix, its keys removed after; without SLOWLOG and the split).
  *
  *   npm run bench -- redis-scripts            1M members (about a minute, 1 GB of Redis memory)
  *   npm run bench -- redis-scripts --quick    100,000 members
@@ -29,8 +31,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { cpus, getPriority, loadavg, setPriority } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
+import { cpus, getPriority, loadavg, setPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { RedisCache } from '../src/cache/index.js';
@@ -50,6 +53,8 @@ const CONTROL_MS = 5000;
 /** Priorities (see the header; each needs root, and is reported as it was). */
 const PRIORITY = !process.argv.includes('--no-priority');
 const REALTIME = PRIORITY && !process.argv.includes('--no-realtime');
+/** Clients over TCP loopback instead of the server's unix socket (see the header). */
+const TCP = process.argv.includes('--tcp');
 const DEBUG = process.env.BENCH_DEBUG === '1';
 const GUILD = '900000000000000001';
 const SMALL_GUILD = '900000000000000002';
@@ -135,14 +140,27 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function startRedis(): Promise<{ url: string; child: ChildProcess | null; prefix: string }> {
+interface Server {
+  url: string;
+  /** Its unix socket (own server only), which the benchmark's clients use unless --tcp. */
+  socket: string | null;
+  child: ChildProcess | null;
+  prefix: string;
+}
+
+async function startRedis(): Promise<Server> {
   const external = process.env.BENCH_REDIS_URL;
-  if (external) return { url: external, child: null, prefix: `gh-bench:{${randomBytes(4).toString('hex')}}` };
+  if (external) return { url: external, socket: null, child: null, prefix: `gh-bench:{${randomBytes(4).toString('hex')}}` };
   if (spawnSync('redis-server', ['--version']).status !== 0) {
     throw new Error('redis-server is not installed; set BENCH_REDIS_URL to a Redis this benchmark may slow down');
   }
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const socket = join(tmpdir(), `gh-bench-redis-${port}.sock`);
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--unixsocket', socket, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   if (PRIORITY && child.pid !== undefined) raisePriority(child.pid);
   if (REALTIME && child.pid !== undefined) realtime(child.pid, true);
   const url = `redis://127.0.0.1:${port}`;
@@ -151,7 +169,7 @@ async function startRedis(): Promise<{ url: string; child: ChildProcess | null; 
     if (Date.now() > deadline) throw new Error('redis-server did not start');
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { url, child, prefix: 'gh-bench:{600000000000000001}' };
+  return { url, socket, child, prefix: 'gh-bench:{600000000000000001}' };
 }
 
 /** Steal time of every CPU so far (ms; 0 where /proc/stat is not readable). */
@@ -164,10 +182,10 @@ function stealMs(): number {
   }
 }
 
-/** Redis on a CPU / Redis waiting for one / the client waiting for one / neither thread on or waiting for a CPU. */
+/** Redis on a CPU / Redis waiting for one / the client waiting for one / softirq thread waiting for one / none of these. */
 function fmtSplit(w: WaitSplit): string {
-  const neither = Math.max(0, w.waitMs - w.redisCpuMs - w.redisQueuedMs - w.clientQueuedMs);
-  return [w.redisCpuMs, w.redisQueuedMs, w.clientQueuedMs, neither].map((n) => n.toFixed(1)).join(' / ');
+  const neither = Math.max(0, w.waitMs - w.redisCpuMs - w.redisQueuedMs - w.clientQueuedMs - w.softirqQueuedMs);
+  return [w.redisCpuMs, w.redisQueuedMs, w.clientQueuedMs, w.softirqQueuedMs, neither].map((n) => n.toFixed(1)).join(' / ');
 }
 
 interface Row {
@@ -183,9 +201,11 @@ interface Row {
 
 async function main(): Promise<void> {
   if (PRIORITY) raisePriority();
-  const { url, child, prefix } = await startRedis();
-  const admin = new Redis(url);
-  const redis = new Redis(url);
+  const server = await startRedis();
+  const { url, child, prefix } = server;
+  const socket = TCP ? null : server.socket;
+  const admin = socket !== null ? new Redis({ path: socket }) : new Redis(url);
+  const redis = socket !== null ? new Redis({ path: socket }) : new Redis(url);
   const shaToName = new Map<string, string>();
   for (const [name, spec] of Object.entries(SCRIPTS)) {
     shaToName.set(createHash('sha1').update(spec.lua).digest('hex'), name);
@@ -208,13 +228,13 @@ async function main(): Promise<void> {
 
   console.log(`\n## Redis cache scripts at ${fmtInt(MEMBERS)} members of one guild\n`);
   console.log(
-    `redis: ${owned ? `own redis-server at ${url} (${scheduling(child.pid)}; this process nice ${getPriority()})` : url}; node ${process.version}; ` +
+    `redis: ${owned ? `own redis-server at ${socket ?? url} (${scheduling(child.pid)}; this process nice ${getPriority()})` : url}; node ${process.version}; ` +
       `${cpus().length} CPUs, load average at start ${loadavg()[0]!.toFixed(1)}`,
   );
   let probeScheduling = '';
 
   const redisPid = child?.pid ?? -1;
-  const port = Number(new URL(url).port || 6379);
+  const target = socket !== null ? { path: socket } : { port: Number(new URL(url).port || 6379) };
   const waitsByPhase: { phase: string; waits: WaitStats; stealMs: number }[] = [];
 
   /** Run one phase with the other client probing and collect the scripts' execution times from SLOWLOG. */
@@ -225,7 +245,7 @@ async function main(): Promise<void> {
       await admin.call('LATENCY', 'RESET');
     }
     const steal0 = stealMs();
-    const probe = await startWaitProbe(port, redisPid, { overMs: TARGET_MS });
+    const probe = await startWaitProbe(target, redisPid, { overMs: TARGET_MS });
     if (PRIORITY && probe.pid !== undefined) raisePriority(probe.pid);
     if (REALTIME && probe.pid !== undefined) realtime(probe.pid);
     probeScheduling = scheduling(probe.pid);
@@ -242,7 +262,7 @@ async function main(): Promise<void> {
         console.log(`  slow: ${us} µs at ${at}: ${args.slice(0, 3).map((a) => shaToName.get(a) ?? a.slice(0, 60)).join(' ')} (${args.length} args)`);
       }
       console.log(`  latency latest: ${latency}`);
-      console.log(`  waits over ${TARGET_MS} ms (wait: Redis on a CPU / Redis waiting for one / client waiting for one / neither):`, waits.over.map((w) => `${w.waitMs.toFixed(1)}: ${fmtSplit(w)}`).join('; '));
+      console.log(`  waits over ${TARGET_MS} ms (wait: Redis on a CPU / Redis waiting for one / client waiting for one / softirq thread waiting for one / none):`, waits.over.map((w) => `${w.waitMs.toFixed(1)}: ${fmtSplit(w)}`).join('; '));
     }
     const byScript = new Map<string, number[]>();
     for (const [, , micros, args] of entries) {
@@ -368,6 +388,8 @@ async function main(): Promise<void> {
     admin.disconnect();
     redis.disconnect();
     child?.kill('SIGTERM');
+    if (child && child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+    if (server.socket !== null) rmSync(server.socket, { force: true });
   }
 
   console.log('');
@@ -390,7 +412,7 @@ async function main(): Promise<void> {
         'PINGs',
         'p99 wait ms',
         'longest wait ms',
-        'of it: Redis on a CPU / Redis waiting for one / client waiting for one / neither, ms',
+        'of it: Redis on a CPU / Redis waiting for one / client waiting for one / softirq thread waiting for one / none, ms',
         'longest wait less CPU waits, ms',
         'longest script, ms',
         'steal ms',

@@ -10,6 +10,7 @@
  * waiting for one) of Redis's main thread and of itself, so every wait splits into:
  *   - Redis on a CPU (its command execution, including the kernel work it causes: page faults, frees);
  *   - Redis runnable, waiting for a CPU, and this client runnable, waiting for a CPU (the OS's scheduling);
+ *   - over TCP, the kernel's softirq threads waiting for a CPU (loopback packets deferred to them wait too);
  *   - the rest: neither thread on a CPU nor queued for one (steal on a virtual machine, and the loopback
  *     round trip itself).
  * Between PINGs it sleeps `intervalUs` (Atomics.wait, not a busy loop), so that it does not itself take a
@@ -28,6 +29,11 @@ export interface WaitSplit {
   redisQueuedMs: number;
   /** This client runnable but not running, ms. */
   clientQueuedMs: number;
+  /**
+   * The kernel's softirq threads (ksoftirqd, per CPU) runnable but not running, the longest of them, ms: over
+   * TCP, loopback packets the kernel could not deliver at once wait for these normal-priority threads.
+   */
+  softirqQueuedMs: number;
 }
 
 export interface WaitStats {
@@ -48,7 +54,7 @@ export interface WaitStats {
 const CHILD = String.raw`
 const { connect } = require('node:net');
 const { readFileSync } = require('node:fs');
-const port = Number(process.env.PING_PORT), redisPid = process.env.PING_REDIS_PID;
+const redisPid = process.env.PING_REDIS_PID;
 const intervalMs = Number(process.env.PING_INTERVAL_US) / 1000, overMs = Number(process.env.PING_OVER_MS);
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 function stat(path) {
@@ -58,7 +64,19 @@ function stat(path) {
   } catch { return null; }
 }
 const redisPath = '/proc/' + redisPid + '/schedstat', selfPath = '/proc/self/schedstat';
-const socket = connect(port, '127.0.0.1');
+const softirqPaths = [];
+try {
+  for (const pid of require('node:fs').readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try { if (readFileSync('/proc/' + pid + '/comm', 'latin1').startsWith('ksoftirqd/')) softirqPaths.push('/proc/' + pid + '/schedstat'); } catch {}
+  }
+} catch {}
+function softirqs() {
+  const out = [];
+  for (const path of softirqPaths) { const s = stat(path); out.push(s ? s[1] : 0); }
+  return out;
+}
+const socket = process.env.PING_PATH ? connect(process.env.PING_PATH) : connect(Number(process.env.PING_PORT), '127.0.0.1');
 socket.setNoDelay(true);
 let running = true, pending = null, buffered = '';
 socket.on('data', (d) => {
@@ -67,23 +85,25 @@ socket.on('data', (d) => {
 });
 process.stdin.on('data', () => { running = false; });
 const waits = [];
-const zero = { waitMs: 0, redisCpuMs: 0, redisQueuedMs: 0, clientQueuedMs: 0 };
+const zero = { waitMs: 0, redisCpuMs: 0, redisQueuedMs: 0, clientQueuedMs: 0, softirqQueuedMs: 0 };
 let longest = zero, mostRedisCpu = zero, mostUnscheduled = zero, split = true;
-const rest = (o) => o.waitMs - o.redisQueuedMs - o.clientQueuedMs;
+const rest = (o) => o.waitMs - o.redisQueuedMs - o.clientQueuedMs - o.softirqQueuedMs;
 const over = [];
 socket.once('connect', async () => {
   process.stdout.write('ready\n');
   for (let n = 0; running && n < 50_000_000; n++) {
-    const r0 = stat(redisPath), s0 = stat(selfPath);
+    const r0 = stat(redisPath), s0 = stat(selfPath), k0 = softirqs();
     const t0 = performance.now();
     await new Promise((resolve) => { pending = resolve; socket.write('PING\r\n'); });
     const t1 = performance.now();
-    const r1 = stat(redisPath), s1 = stat(selfPath);
+    const r1 = stat(redisPath), s1 = stat(selfPath), k1 = softirqs();
+    let softirqQueuedMs = 0;
+    for (let i = 0; i < k0.length; i++) softirqQueuedMs = Math.max(softirqQueuedMs, k1[i] - k0[i]);
     const w = t1 - t0;
     waits.push(w);
     let one;
-    if (r0 && r1 && s0 && s1) one = { waitMs: w, redisCpuMs: r1[0] - r0[0], redisQueuedMs: r1[1] - r0[1], clientQueuedMs: s1[1] - s0[1] };
-    else { split = false; one = { waitMs: w, redisCpuMs: NaN, redisQueuedMs: NaN, clientQueuedMs: NaN }; }
+    if (r0 && r1 && s0 && s1) one = { waitMs: w, redisCpuMs: r1[0] - r0[0], redisQueuedMs: r1[1] - r0[1], clientQueuedMs: s1[1] - s0[1], softirqQueuedMs };
+    else { split = false; one = { waitMs: w, redisCpuMs: NaN, redisQueuedMs: NaN, clientQueuedMs: NaN, softirqQueuedMs: NaN }; }
     if (w > longest.waitMs) longest = one;
     if (one.redisCpuMs > mostRedisCpu.redisCpuMs) mostRedisCpu = one;
     if (rest(one) > rest(mostUnscheduled)) mostUnscheduled = one;
@@ -103,16 +123,21 @@ export interface WaitProbe {
   stop(): Promise<WaitStats>;
 }
 
-/** A wait less both threads' time waiting for a CPU (what Redis's own work and the round trip account for). */
+/** A wait less the time the threads it depends on spent waiting for a CPU (what Redis's own work and the round trip account for). */
 export function unscheduledMs(w: WaitSplit): number {
-  return Math.max(0, w.waitMs - w.redisQueuedMs - w.clientQueuedMs);
+  return Math.max(0, w.waitMs - w.redisQueuedMs - w.clientQueuedMs - w.softirqQueuedMs);
 }
 
-/** Start the probe against Redis at 127.0.0.1:`port` whose main thread is `redisPid`. */
-export async function startWaitProbe(port: number, redisPid: number, options: { intervalUs?: number; overMs?: number } = {}): Promise<WaitProbe> {
+/** Start the probe against Redis at a unix socket path or 127.0.0.1:port, whose main thread is `redisPid`. */
+export async function startWaitProbe(
+  target: { path: string } | { port: number },
+  redisPid: number,
+  options: { intervalUs?: number; overMs?: number } = {},
+): Promise<WaitProbe> {
+  const where = 'path' in target ? { PING_PATH: target.path } : { PING_PORT: String(target.port) };
   const child = spawn(process.execPath, ['-e', CHILD], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, PING_PORT: String(port), PING_REDIS_PID: String(redisPid), PING_INTERVAL_US: String(options.intervalUs ?? 200), PING_OVER_MS: String(options.overMs ?? 5) },
+    env: { ...process.env, ...where, PING_REDIS_PID: String(redisPid), PING_INTERVAL_US: String(options.intervalUs ?? 200), PING_OVER_MS: String(options.overMs ?? 5) },
   });
   let out = '';
   const lines: string[] = [];
