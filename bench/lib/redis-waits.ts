@@ -11,8 +11,10 @@
  *   - Redis on a CPU (its command execution, including the kernel work it causes: page faults, frees);
  *   - Redis runnable, waiting for a CPU, and this client runnable, waiting for a CPU (the OS's scheduling);
  *   - over TCP, the kernel's softirq threads waiting for a CPU (loopback packets deferred to them wait too);
- *   - the rest: neither thread on a CPU nor queued for one (steal on a virtual machine, and the loopback
- *     round trip itself).
+ *   - the rest: neither thread on a CPU nor queued for one (steal on a virtual machine, and the round trip
+ *     itself);
+ * and counts Redis's page faults during the wait (/proc/<pid>/stat). The kernel updates a running thread's CPU
+ * time at its 4 ms tick, so "on a CPU" is right to within a tick.
  * Between PINGs it sleeps `intervalUs` (Atomics.wait, not a busy loop), so that it does not itself take a
  * core from Redis; a stall is then caught by a PING at most that much after it starts.
  *
@@ -34,6 +36,8 @@ export interface WaitSplit {
    * TCP, loopback packets the kernel could not deliver at once wait for these normal-priority threads.
    */
   softirqQueuedMs: number;
+  /** Page faults Redis took during the wait (minor: memory it touched for the first time, or again after a free). */
+  redisFaults: number;
 }
 
 export interface WaitStats {
@@ -63,7 +67,13 @@ function stat(path) {
     return [Number(f[0]) / 1e6, Number(f[1]) / 1e6];
   } catch { return null; }
 }
-const redisPath = '/proc/' + redisPid + '/schedstat', selfPath = '/proc/self/schedstat';
+const redisPath = '/proc/' + redisPid + '/schedstat', selfPath = '/proc/self/schedstat', redisStatPath = '/proc/' + redisPid + '/stat';
+function faults() {
+  try {
+    const f = readFileSync(redisStatPath, 'latin1');
+    return Number(f.slice(f.lastIndexOf(')') + 2).split(' ')[7]);
+  } catch { return NaN; }
+}
 const softirqPaths = [];
 try {
   for (const pid of require('node:fs').readdirSync('/proc')) {
@@ -85,25 +95,25 @@ socket.on('data', (d) => {
 });
 process.stdin.on('data', () => { running = false; });
 const waits = [];
-const zero = { waitMs: 0, redisCpuMs: 0, redisQueuedMs: 0, clientQueuedMs: 0, softirqQueuedMs: 0 };
+const zero = { waitMs: 0, redisCpuMs: 0, redisQueuedMs: 0, clientQueuedMs: 0, softirqQueuedMs: 0, redisFaults: 0 };
 let longest = zero, mostRedisCpu = zero, mostUnscheduled = zero, split = true;
 const rest = (o) => o.waitMs - o.redisQueuedMs - o.clientQueuedMs - o.softirqQueuedMs;
 const over = [];
 socket.once('connect', async () => {
   process.stdout.write('ready\n');
   for (let n = 0; running && n < 50_000_000; n++) {
-    const r0 = stat(redisPath), s0 = stat(selfPath), k0 = softirqs();
+    const r0 = stat(redisPath), s0 = stat(selfPath), k0 = softirqs(), f0 = faults();
     const t0 = performance.now();
     await new Promise((resolve) => { pending = resolve; socket.write('PING\r\n'); });
     const t1 = performance.now();
-    const r1 = stat(redisPath), s1 = stat(selfPath), k1 = softirqs();
+    const r1 = stat(redisPath), s1 = stat(selfPath), k1 = softirqs(), f1 = faults();
     let softirqQueuedMs = 0;
     for (let i = 0; i < k0.length; i++) softirqQueuedMs = Math.max(softirqQueuedMs, k1[i] - k0[i]);
     const w = t1 - t0;
     waits.push(w);
     let one;
-    if (r0 && r1 && s0 && s1) one = { waitMs: w, redisCpuMs: r1[0] - r0[0], redisQueuedMs: r1[1] - r0[1], clientQueuedMs: s1[1] - s0[1], softirqQueuedMs };
-    else { split = false; one = { waitMs: w, redisCpuMs: NaN, redisQueuedMs: NaN, clientQueuedMs: NaN, softirqQueuedMs: NaN }; }
+    if (r0 && r1 && s0 && s1) one = { waitMs: w, redisCpuMs: r1[0] - r0[0], redisQueuedMs: r1[1] - r0[1], clientQueuedMs: s1[1] - s0[1], softirqQueuedMs, redisFaults: f1 - f0 };
+    else { split = false; one = { waitMs: w, redisCpuMs: NaN, redisQueuedMs: NaN, clientQueuedMs: NaN, softirqQueuedMs: NaN, redisFaults: NaN }; }
     if (w > longest.waitMs) longest = one;
     if (one.redisCpuMs > mostRedisCpu.redisCpuMs) mostRedisCpu = one;
     if (rest(one) > rest(mostUnscheduled)) mostUnscheduled = one;
