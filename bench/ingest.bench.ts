@@ -374,7 +374,8 @@ function rowOf(runs: RunResult[], liveEvents: number): Row {
     heapBytesPerMember: m((r) => (r.ready.members > 0 ? r.ready.heapDeltaBytes / r.ready.members : 0)),
     eventsWallMs: m((r) => r.eventsWallMs),
     logLines: Math.max(...runs.map((r) => r.logLinesDuringEvents)),
-    helperUsPerEvent: runs.some((r) => r.done.helperThreadsCpuMs === null) ? null : m((r) => (r.done.helperThreadsCpuMs! * 1000) / liveEvents),
+    // A --baseline checkout's child may predate the field (undefined).
+    helperUsPerEvent: runs.some((r) => typeof r.done.helperThreadsCpuMs !== 'number') ? null : m((r) => (r.done.helperThreadsCpuMs! * 1000) / liveEvents),
     redisUsPerEvent: m((r) => (r.redisCpuMs * 1000) / liveEvents),
     redisBytesPerMember: m((r) => r.redisBytesPerMember),
   };
