@@ -351,6 +351,8 @@ interface Row {
   heapBytesPerMember: number;
   eventsWallMs: number;
   logLines: number;
+  /** µs per event spent on threads other than the main one (null where not measured). */
+  helperUsPerEvent: number | null;
   redisUsPerEvent: number;
   redisBytesPerMember: number;
 }
@@ -372,6 +374,8 @@ function rowOf(runs: RunResult[], liveEvents: number): Row {
     heapBytesPerMember: m((r) => (r.ready.members > 0 ? r.ready.heapDeltaBytes / r.ready.members : 0)),
     eventsWallMs: m((r) => r.eventsWallMs),
     logLines: Math.max(...runs.map((r) => r.logLinesDuringEvents)),
+    // A --baseline checkout's child may predate the field (undefined).
+    helperUsPerEvent: runs.some((r) => typeof r.done.helperThreadsCpuMs !== 'number') ? null : m((r) => (r.done.helperThreadsCpuMs! * 1000) / liveEvents),
     redisUsPerEvent: m((r) => (r.redisCpuMs * 1000) / liveEvents),
     redisBytesPerMember: m((r) => r.redisBytesPerMember),
   };
@@ -571,6 +575,13 @@ async function main(): Promise<void> {
       `\nRedis backend: ${(r.usPerEvent - r.redisUsPerEvent).toFixed(1)} µs/event in the client + ${r.redisUsPerEvent.toFixed(1)} µs/event in redis-server ` +
         `(INFO cpu of the Redis at REDIS_URL: it counts that server's other clients too, so on a shared Redis it is an upper bound); ` +
         `${fmtInt(r.redisBytesPerMember)} bytes of Redis memory per cached member`,
+    );
+  }
+  const helpers = rows.filter((r) => r.helperUsPerEvent !== null && r.usPerEvent > 0);
+  if (helpers.length > 0) {
+    console.log(
+      `\nof the µs per event, on threads other than the main one (V8's workers: JIT compilation and GC helpers; libuv's pool; /proc/self/task, 10 ms ticks): ` +
+        helpers.map((r) => `${r.entry.label} over ${r.transport} ${r.helperUsPerEvent!.toFixed(1)} of ${r.usPerEvent.toFixed(1)}`).join('; '),
     );
   }
   const logNoise = rows.filter((r) => r.logLines > 0 && r.entry.subject !== 'discordjs' && r.entry.subject !== 'floor');

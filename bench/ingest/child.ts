@@ -10,7 +10,7 @@
  *
  * argv[2]: ChildConfig as JSON.
  */
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import type { ChildConfig, ChildMessage, ParentMessage, VerifyRequest } from './protocol.js';
 import type { IngestSubject } from './subjects/types.js';
@@ -26,6 +26,33 @@ function collect(): { rss: number; heap: number } {
   const m = process.memoryUsage();
   // Typed-array backing stores live outside the JS heap; a columnar cache would look free without them.
   return { rss: m.rss, heap: m.heapUsed + m.arrayBuffers };
+}
+
+/**
+ * CPU milliseconds of every thread but the main one so far (Linux: /proc/self/task/<tid>/stat, utime +
+ * stime in clock ticks of 10 ms), or null where unreadable. Threads that ended meanwhile are not counted.
+ */
+function helperThreadsCpu(): Map<string, number> | null {
+  try {
+    const out = new Map<string, number>();
+    for (const tid of readdirSync('/proc/self/task')) {
+      if (tid === String(process.pid)) continue;
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(tid, (Number(fields[11]) + Number(fields[12])) * 10);
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+function helperCpuSince(before: Map<string, number> | null): number | null {
+  const after = helperThreadsCpu();
+  if (before === null || after === null) return null;
+  let ms = 0;
+  for (const [tid, v] of after) ms += v - (before.get(tid) ?? 0);
+  return ms;
 }
 
 function cpuMs(since: NodeJS.CpuUsage): number {
@@ -88,6 +115,7 @@ async function main(): Promise<void> {
   const profiler = cfg.profilePath !== undefined ? new Profiler() : null;
   await profiler?.start();
   const cpu1 = process.cpuUsage();
+  const helpers1 = helperThreadsCpu();
   await send({
     type: 'ready',
     loginToReadyMs: Number(readyAt - t0) / 1e6,
@@ -102,8 +130,9 @@ async function main(): Promise<void> {
   await subject.settle();
   const doneAt = process.hrtime.bigint();
   const eventsCpuMs = cpuMs(cpu1);
+  const helperThreadsCpuMs = helperCpuSince(helpers1);
   if (profiler !== null) await profiler.stop(cfg.profilePath!);
-  await send({ type: 'done', eventsCpuMs, doneAt: String(doneAt), counts, rssBytes: process.memoryUsage().rss });
+  await send({ type: 'done', eventsCpuMs, helperThreadsCpuMs, doneAt: String(doneAt), counts, rssBytes: process.memoryUsage().rss });
 
   const request = await nextParentMessage();
   if (request.type === 'verify') await send({ type: 'state', ...(await subject.verify(request as VerifyRequest)) });

@@ -57,6 +57,11 @@ export interface ReadyMessage {
 export interface DoneMessage {
   type: 'done';
   eventsCpuMs: number;
+  /**
+   * Of eventsCpuMs, the CPU of threads other than the main one (V8's workers: JIT compilation, GC helpers;
+   * libuv's pool), from /proc/self/task; null where that is not readable.
+   */
+  helperThreadsCpuMs: number | null;
   doneAt: string;
   counts: EventCounts;
   rssBytes: number;

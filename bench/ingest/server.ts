@@ -299,6 +299,9 @@ export class IngestServer {
         json(200, { id: BOT_USER_ID, username: 'ingest-bench', discriminator: '0', global_name: null, avatar: null, bot: true, flags: 0 });
         return;
       }
+      // The Runtime syncs entitlements from REST at startup and after a fresh READY; the service has none before
+      // the live events create them.
+      if (path === `/applications/${APPLICATION_ID}/entitlements` && method === 'GET') return json(200, []);
       const commands = /^\/applications\/\d+\/commands$/.exec(path);
       if (commands !== null) {
         if (method === 'GET') return json(200, this.registered);

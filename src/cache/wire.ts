@@ -152,6 +152,24 @@ export function packHash(v: unknown, bytes: Uint8Array, offset: number): number 
   return kind;
 }
 
+/** Whether `v` is the hash packed at `offset` with `kind` (HASH_NONE: v is not a string); never for HASH_OTHER. */
+export function sameHash(v: unknown, bytes: Uint8Array, offset: number, kind: number): boolean {
+  if (typeof v !== 'string') return kind === HASH_NONE;
+  let start = 0;
+  if (kind === HASH_ANIMATED) {
+    if (v.length !== 34 || v.charCodeAt(0) !== 97 || v.charCodeAt(1) !== 95) return false;
+    start = 2;
+  } else if (kind !== HASH_STATIC || v.length !== 32) {
+    return false;
+  }
+  for (let i = 0; i < 16; i++) {
+    const h = hexValue(v.charCodeAt(start + 2 * i));
+    const l = hexValue(v.charCodeAt(start + 2 * i + 1));
+    if (h < 0 || l < 0 || bytes[offset + i] !== ((h << 4) | l)) return false;
+  }
+  return true;
+}
+
 const HEX = '0123456789abcdef';
 
 export function unpackHash(bytes: Uint8Array, offset: number, kind: number): string {

@@ -99,6 +99,49 @@ describe('memory backend layout', () => {
     expect(cache.sizesSync()).toMatchObject({ guilds: 1, members: 160, users: 161 });
   });
 
+  it('sees every change to a user whose events mostly repeat the cached profile', () => {
+    const cache = new MemoryCache();
+    const id = userId(7);
+    const hash = '8342729096ea3675442027381ff50dfe';
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(id)]));
+    let fields: Record<string, unknown> = { username: 'fox', global_name: 'Fox', avatar: hash, discriminator: '0', bot: false };
+    const update = (change: Record<string, unknown>): void => {
+      fields = { ...fields, ...change };
+      // The same profile twice (the unchanged case), then the changed one is what must show.
+      cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(id, fields), roles: [] });
+      cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(id, fields), roles: [] });
+    };
+    const steps: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      [{}, { username: 'fox', globalName: 'Fox', avatar: hash, discriminator: '0', bot: false }],
+      [{ username: 'foxy' }, { username: 'foxy' }],
+      [{ username: 'fox' }, { username: 'fox' }],
+      [{ username: 'fo\u0445' }, { username: 'fo\u0445' }],
+      [{ global_name: null }, { globalName: null }],
+      [{ global_name: 'Fōx' }, { globalName: 'Fōx' }],
+      [{ primary_guild: { tag: 'GG', identity_enabled: true } }, { primaryGuildTag: 'GG' }],
+      [{ primary_guild: { tag: 'GH', identity_enabled: true } }, { primaryGuildTag: 'GH' }],
+      [{ primary_guild: null }, { primaryGuildTag: null }],
+      [{ avatar: `a_${hash}` }, { avatar: `a_${hash}` }],
+      [{ avatar: hash.replace('8', '9') }, { avatar: hash.replace('8', '9') }],
+      [{ avatar: null }, { avatar: null }],
+      [{ avatar: 'not-a-hash' }, { avatar: 'not-a-hash' }],
+      [{ avatar: hash }, { avatar: hash }],
+      [{ discriminator: '0042' }, { discriminator: '0042' }],
+      [{ discriminator: '0043' }, { discriminator: '0043' }],
+      [{ discriminator: 'x1' }, { discriminator: 'x1' }],
+      [{ discriminator: '0' }, { discriminator: '0' }],
+      [{ bot: true }, { bot: true }],
+      [{ system: true }, { system: true }],
+      [{ bot: false, system: false }, { bot: false, system: false }],
+      [{ username: 'x'.repeat(140) }, { username: 'x'.repeat(140) }],
+      [{ username: 'fox' }, { username: 'fox', globalName: 'Fōx', avatar: hash, discriminator: '0' }],
+    ];
+    for (const [change, expected] of steps) {
+      update(change);
+      expect(cache.getUserSync(id), JSON.stringify(change)).toMatchObject(expected);
+    }
+  });
+
   it('offers the same reads synchronously', async () => {
     const cache = new MemoryCache();
     cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(userId(1), { nick: 'sync' })]));

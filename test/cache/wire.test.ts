@@ -8,6 +8,7 @@ import {
   packHash,
   padSnowflake,
   parseTimestamp,
+  sameHash,
   scratchId,
   splitSnowflake,
   unpackHash,
@@ -85,6 +86,22 @@ describe('asset hashes in 16 bytes', () => {
     expect(packHash(`a_${hash}`, bytes, 32)).toBe(HASH_ANIMATED);
     expect(unpackHash(bytes, 32, HASH_ANIMATED)).toBe(`a_${hash}`);
     expect(unpackHash(bytes, 16, HASH_STATIC)).toBe(hash);
+  });
+
+  it('compares a hash with the packed one without writing', () => {
+    const bytes = new Uint8Array(32);
+    packHash(hash, bytes, 0);
+    packHash(`a_${hash}`, bytes, 16);
+    expect(sameHash(hash, bytes, 0, HASH_STATIC)).toBe(true);
+    expect(sameHash(`a_${hash}`, bytes, 0, HASH_STATIC)).toBe(false);
+    expect(sameHash(`${hash.slice(0, 31)}0`, bytes, 0, HASH_STATIC)).toBe(false);
+    expect(sameHash(hash.toUpperCase(), bytes, 0, HASH_STATIC)).toBe(false);
+    expect(sameHash(`a_${hash}`, bytes, 16, HASH_ANIMATED)).toBe(true);
+    expect(sameHash(hash, bytes, 16, HASH_ANIMATED)).toBe(false);
+    expect(sameHash(null, bytes, 0, HASH_NONE)).toBe(true);
+    expect(sameHash(null, bytes, 0, HASH_STATIC)).toBe(false);
+    expect(sameHash(hash, bytes, 0, HASH_NONE)).toBe(false);
+    expect(sameHash('abc', bytes, 0, HASH_OTHER)).toBe(false);
   });
 
   it('leaves other strings to the caller and reports null as none', () => {

@@ -9,7 +9,7 @@ import type { UserView } from '../types.js';
 import { FreeList, grown, nextCapacity } from './columns.js';
 import { PairIndex } from './pair-index.js';
 import { StringArena } from './string-arena.js';
-import { HASH_NONE, HASH_OTHER, joinSnowflake, packHash, scratchId, splitSnowflake, unpackHash } from '../wire.js';
+import { HASH_NONE, HASH_OTHER, joinSnowflake, packHash, sameHash, scratchId, splitSnowflake, unpackHash } from '../wire.js';
 
 const BOT = 1;
 const SYSTEM = 2;
@@ -24,6 +24,13 @@ const ODD_STRINGS = 128;
 
 /** Discriminator column: 0 is "0", 1-9999 the 4-digit tag, ODD a string kept on the side. */
 const DISCRIMINATOR_ODD = 0xffff;
+
+/** The discriminator column's value for a user's `discriminator` (DISCRIMINATOR_ODD: kept as a string). */
+function discriminatorOf(d: unknown): number {
+  if (typeof d !== 'string' || d === '0') return 0;
+  const n = d.length === 4 ? Number(d) : NaN;
+  return n >= 1 && n <= 9999 && Number.isInteger(n) ? n : DISCRIMINATOR_ODD;
+}
 
 interface OddFields {
   avatar?: string;
@@ -132,6 +139,8 @@ export class UserTable {
     const tag = typeof primary === 'object' && primary !== null && typeof primary.tag === 'string' ? primary.tag : null;
 
     const oldBits = this.bits[slot]!;
+    // Most member events carry the user exactly as cached: compare in place rather than pack it again.
+    if ((oldBits & (PROFILE | ODD_STRINGS)) === PROFILE && this.holds(slot, oldBits, user, username, globalName, tag)) return;
     const oldBytes = (oldBits & (PROFILE | ODD_STRINGS)) === PROFILE ? this.stringBytes(slot) : 0;
     let odd: OddFields | undefined;
     let bits = PROFILE | (user.bot === true ? BOT : 0) | (user.system === true ? SYSTEM : 0);
@@ -164,20 +173,32 @@ export class UserTable {
 
     const kind = packHash(user.avatar, this.avatar, slot * 16);
     if (kind === HASH_OTHER) (odd ??= {}).avatar = user.avatar as string;
-    let disc = 0;
-    const d = user.discriminator;
-    if (typeof d === 'string' && d !== '0') {
-      const n = d.length === 4 ? Number(d) : NaN;
-      if (n >= 1 && n <= 9999 && Number.isInteger(n)) disc = n;
-      else {
-        disc = DISCRIMINATOR_ODD;
-        (odd ??= {}).discriminator = d;
-      }
-    }
+    const disc = discriminatorOf(user.discriminator);
+    if (disc === DISCRIMINATOR_ODD) (odd ??= {}).discriminator = user.discriminator;
     this.discriminator[slot] = disc;
     if (odd) this.odd.set(slot, odd);
     else if (this.odd.size > 0) this.odd.delete(slot);
     this.bits[slot] = bits | (kind << AVATAR_SHIFT);
+  }
+
+  /** Whether the arena-stored profile at `slot` equals these fields (nothing on the side to compare). */
+  private holds(slot: number, bits: number, user: APIUser, username: string, globalName: string | null, tag: string | null): boolean {
+    const flags = (user.bot === true ? BOT : 0) | (user.system === true ? SYSTEM : 0) | (globalName !== null ? HAS_GLOBAL_NAME : 0) | (tag !== null ? HAS_TAG : 0);
+    if ((bits & (BOT | SYSTEM | HAS_GLOBAL_NAME | HAS_TAG)) !== flags) return false;
+    const kind = (bits & AVATAR_MASK) >> AVATAR_SHIFT;
+    if (kind === HASH_OTHER || !sameHash(user.avatar, this.avatar, slot * 16, kind)) return false;
+    if (discriminatorOf(user.discriminator) !== this.discriminator[slot]) return false;
+    const arena = this.arena;
+    let at = this.strings[slot]!;
+    const ul = this.usernameLength[slot]!;
+    if (!arena.equals(at, ul, username)) return false;
+    at += StringArena.bytesOf(ul);
+    if (globalName !== null) {
+      const gl = this.globalNameLength[slot]!;
+      if (!arena.equals(at, gl, globalName)) return false;
+      at += StringArena.bytesOf(gl);
+    }
+    return tag === null || arena.equals(at, this.tagLength[slot]!, tag);
   }
 
   view(slot: number): UserView | null {
