@@ -21,6 +21,9 @@ interface Fleet {
   clients: RestClient[];
   stores: SharedRateLimits[];
   limited: RateLimitedEvent[][];
+  namespace: string;
+  /** Each client's store's own Redis connection. */
+  connections: Redis[];
 }
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -48,9 +51,12 @@ async function fleet(
   const clients: RestClient[] = [];
   const stores: SharedRateLimits[] = [];
   const limited: RateLimitedEvent[][] = [];
+  const connections: Redis[] = [];
   for (let i = 0; i < n; i++) {
     const { clientOptions, redisUrl, ...storeOptions } = options;
-    const store = new SharedRateLimits({ redis: connect(redisUrl), namespace, ...storeOptions });
+    const connection = connect(redisUrl);
+    connections.push(connection);
+    const store = new SharedRateLimits({ redis: connection, namespace, ...storeOptions });
     const client = new RestClient({ baseUrl: api.baseUrl, token: TOKEN, limits: store, ...clientOptions });
     cleanups.push(() => client.close());
     const events: RateLimitedEvent[] = [];
@@ -59,7 +65,7 @@ async function fleet(
     stores.push(store);
     limited.push(events);
   }
-  return { api, clients, stores, limited };
+  return { api, clients, stores, limited, namespace, connections };
 }
 
 const messages = (method: string, path: string): boolean => method === 'POST' && /^\/channels\/\d+\/messages$/.test(path);
@@ -102,13 +108,16 @@ describeWithRedis('shared REST limits (several clients, one Redis)', () => {
   });
 
   it('a 429 with retry_after served to one client holds the others back on that bucket', async () => {
-    const { api, clients } = await fleet(2, { buckets: [{ match: messages, hash: 'msgs', limit: 50, windowMs: 60_000 }] });
+    const { api, clients, connections } = await fleet(2, { buckets: [{ match: messages, hash: 'msgs', limit: 50, windowMs: 60_000 }] });
     const [a, b] = clients as [RestClient, RestClient];
     await post(a, '7', 0); // the bucket is known to both now
     api.script('POST', /^\/channels\/7\/messages$/, [userRateLimited(700)]);
     const first = post(a, '7', 1);
     await new Promise<void>((resolve) => a.once('rateLimited', () => resolve()));
     const limitedAt = api.requests.find((r) => r.status === 429)!.at;
+    // a records the 429 at once, on its own connection; once a PING sent after it there is answered, Redis holds
+    // it (a request b sent within that round trip could not know of it).
+    await connections[0]!.ping();
     // B has not sent on this bucket since the 429: only Redis can tell it to wait.
     await post(b, '7', 2);
     await first;
@@ -121,12 +130,17 @@ describeWithRedis('shared REST limits (several clients, one Redis)', () => {
   });
 
   it('a global 429 served to one client pauses every client, on every bucket', async () => {
-    const { api, clients } = await fleet(2, {});
+    const { api, clients, namespace } = await fleet(2, {});
     const [a, b] = clients as [RestClient, RestClient];
     api.script('GET', /^\/users\/@me$/, [globalRateLimited(600)]);
     const first = a.request({ method: 'GET', route: '/users/@me' });
     await new Promise<void>((resolve) => a.once('rateLimited', () => resolve()));
     const limitedAt = api.requests[0]!.at;
+    // The pause reaches Redis one round trip after a saw the 429; a request b sends within that round trip
+    // cannot know of it (one ran 3 ms after). What is checked is that every client honours the recorded pause.
+    const admin = connect();
+    for (let i = 0; i < 500 && (await admin.keys(`${namespace}:gp:*`)).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(await admin.keys(`${namespace}:gp:*`)).toHaveLength(1);
     await b.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: '5' } });
     await first;
     const fromB = api.requests.find((r) => r.path === '/channels/5')!;
