@@ -43,8 +43,8 @@ import { messageSnapshot } from '../state/messages.js';
 import { skuObject } from '../state/serialize.js';
 import { registerSecret } from '../../util/redact.js';
 import { webhookAdmin } from '../delivery/admin.js';
+import { bad, obj, optNumber, optString, optStrings, type Json } from './fields.js';
 
-type Json = Record<string, unknown>;
 
 const STATUS: Record<SandboxErrorCode, number> = {
   INVALID: 400,
@@ -74,36 +74,6 @@ class HttpResult {
   ) {}
 }
 
-function bad(message: string): SandboxError {
-  return new SandboxError('INVALID', message);
-}
-
-function obj(v: unknown): Json {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad('the body must be a JSON object');
-  return v as Json;
-}
-
-function optString(o: Json, key: string): string | undefined {
-  const v = o[key];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw bad(`${key} must be a string`);
-  return v;
-}
-
-function optNumber(o: Json, key: string): number | undefined {
-  const v = o[key];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(`${key} must be a number`);
-  return v;
-}
-
-function stringList(o: Json, key: string): string[] | undefined {
-  const v = o[key];
-  if (v === undefined) return undefined;
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw bad(`${key} must be an array of strings`);
-  return v as string[];
-}
-
 export function recordView(r: SandboxInteraction): Json {
   return { id: r.id, type: r.type, payload: r.payload, callbacks: r.callbacks, original: r.original, followups: r.followups };
 }
@@ -121,7 +91,7 @@ function invokeOptions(o: Json): InvokeOptions {
     const v = optString(o, key);
     if (v !== undefined) out[key] = v;
   }
-  const sub = stringList(o, 'subcommand');
+  const sub = optStrings(o, 'subcommand');
   if (sub) out.subcommand = sub;
   if (o.options !== undefined) {
     const opts = obj(o.options);
@@ -214,7 +184,7 @@ export class AdminApi implements AdminHandler {
           const id = optString(o, 'id');
           const username = optString(o, 'username');
           const nick = optString(o, 'nick');
-          const roles = stringList(o, 'roles');
+          const roles = optStrings(o, 'roles');
           if (id !== undefined) input.id = id;
           if (username !== undefined) input.username = username;
           if (nick !== undefined) input.nick = nick;
@@ -229,7 +199,7 @@ export class AdminApi implements AdminHandler {
             const nick = optString(o, 'nick');
             if (nick !== undefined) patch.nick = nick;
           }
-          const roles = stringList(o, 'roles');
+          const roles = optStrings(o, 'roles');
           if (roles !== undefined) patch.roles = roles;
           store.updateMember(guild.id, d!, patch);
           return new HttpResult(204);
@@ -299,7 +269,7 @@ export class AdminApi implements AdminHandler {
         if (!customId) throw bad('customId is required');
         const messageId = optString(o, 'messageId') ?? findComponentMessage(core, customId);
         if (!messageId) throw new SandboxError('UNKNOWN_INTERACTION', `no message the app sent has a component with custom_id '${customId}'`);
-        const values = stringList(o, 'values');
+        const values = optStrings(o, 'values');
         const userId = optString(o, 'userId');
         const locale = optString(o, 'locale');
         record = sendComponent(core, { messageId, customId, ...(values ? { values } : {}), ...(userId ? { userId } : {}), ...(locale ? { locale } : {}) });
@@ -381,7 +351,7 @@ export class AdminApi implements AdminHandler {
     }
     if (a === 'oauth2' && is('POST', 2) && (b === 'tokens' || b === 'codes')) {
       const o = obj(body);
-      const scopes = stringList(o, 'scopes');
+      const scopes = optStrings(o, 'scopes');
       if (!scopes || scopes.length === 0) throw bad('scopes must be a non-empty array of strings');
       const userId = optString(o, 'userId') ?? store.fixture.userId(0);
       if (!store.user(userId)) throw new SandboxError('UNKNOWN_USER', `unknown user ${userId}`);

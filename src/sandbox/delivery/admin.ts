@@ -17,45 +17,12 @@
  * record once delivered or failed.
  */
 import type { SandboxCore } from '../core.js';
-import { SandboxError } from '../errors.js';
+import { bad, obj as objectBody, optNumber, optString, optStrings, type Json } from '../admin/fields.js';
 import type { WebhookDeliveryRecord } from './contract.js';
-
-type Json = Record<string, unknown>;
 
 export interface AdminReply {
   status: number;
   body?: unknown;
-}
-
-function bad(message: string): SandboxError {
-  return new SandboxError('INVALID', message);
-}
-
-function obj(v: unknown): Json {
-  if (v === undefined) return {};
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad('the body must be a JSON object');
-  return v as Json;
-}
-
-function optString(o: Json, key: string): string | undefined {
-  const v = o[key];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw bad(`${key} must be a string`);
-  return v;
-}
-
-function optNumber(o: Json, key: string): number | undefined {
-  const v = o[key];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(`${key} must be a number`);
-  return v;
-}
-
-function optStrings(o: Json, key: string): string[] | undefined {
-  const v = o[key];
-  if (v === undefined) return undefined;
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw bad(`${key} must be an array of strings`);
-  return v as string[];
 }
 
 function urlField(o: Json): string | null {
@@ -95,25 +62,25 @@ export async function webhookAdmin(core: SandboxCore, method: string, parts: rea
       };
     }
     if (b === 'interactions' && is('PUT', 2)) {
-      const o = obj(rawBody);
+      const o = objectBody(rawBody, 'empty');
       await hooks.setInteractionsEndpoint(urlField(o), { verify: o.verify !== false });
       if (typeof o.alsoGateway === 'boolean') hooks.alsoGateway = o.alsoGateway;
       return { status: 204 };
     }
     if (b === 'events' && is('PUT', 2)) {
-      const o = obj(rawBody);
+      const o = objectBody(rawBody, 'empty');
       const types = optStrings(o, 'types');
       await hooks.setEventsEndpoint(urlField(o), { verify: o.verify !== false, ...(types !== undefined ? { types } : {}) });
       return { status: 204 };
     }
     if (b === 'events' && is('POST', 2)) {
-      const o = obj(rawBody);
+      const o = objectBody(rawBody, 'empty');
       const type = optString(o, 'type');
       if (type === undefined || !/^[A-Z_]{1,64}$/.test(type)) throw bad('type must be an event type name such as QUEST_USER_ENROLLMENT');
       return withWait(hooks.sendEvent(type, o.data), o);
     }
     if (b === 'faults' && is('POST', 2)) {
-      const o = obj(rawBody);
+      const o = objectBody(rawBody, 'empty');
       const count = optNumber(o, 'count') ?? 1;
       switch (o.fault) {
         case 'bad-signature':
@@ -137,13 +104,13 @@ export async function webhookAdmin(core: SandboxCore, method: string, parts: rea
         if (record === undefined) throw bad(`no delivery ${c ?? ''}`);
         return { status: 200, body: record };
       }
-      if (d === 'redeliver' && is('POST', 4)) return withWait(hooks.redeliver(c!), obj(rawBody));
+      if (d === 'redeliver' && is('POST', 4)) return withWait(hooks.redeliver(c!), objectBody(rawBody, 'empty'));
     }
     return null;
   }
   if (a === 'app') {
     if (b === 'install' && is('POST', 2)) {
-      const o = obj(rawBody);
+      const o = objectBody(rawBody, 'empty');
       const guildId = optString(o, 'guildId');
       const userId = optString(o, 'userId');
       const scopes = optStrings(o, 'scopes');
@@ -155,7 +122,7 @@ export async function webhookAdmin(core: SandboxCore, method: string, parts: rea
       return withWait(record, o);
     }
     if (b === 'deauthorize' && is('POST', 2)) {
-      const o = obj(rawBody);
+      const o = objectBody(rawBody, 'empty');
       const userId = optString(o, 'userId');
       if (userId === undefined) throw bad('userId is required');
       return withWait(hooks.deauthorize(userId), o);
