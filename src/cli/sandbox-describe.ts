@@ -4,6 +4,8 @@
  */
 import { cli, shellQuote } from './hint.js';
 import type { JournalEntry } from './sandbox-client.js';
+import { walkComponents } from '../sandbox/interactions/followon.js';
+import { isObject } from '../util/is-object.js';
 
 export interface AdminRecord {
   id: string;
@@ -39,26 +41,10 @@ const COMPONENT_NAMES: ReadonlyMap<number, string> = new Map([
 
 type Obj = Record<string, unknown>;
 
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Every component in a tree (rows, containers, sections' accessories, labels). */
-function* walk(nodes: unknown): Generator<Obj> {
-  if (!Array.isArray(nodes)) return;
-  for (const n of nodes) {
-    if (!isObject(n)) continue;
-    yield n;
-    yield* walk(n.components);
-    if (isObject(n.accessory)) yield* walk([n.accessory]);
-    if (isObject(n.component)) yield* walk([n.component]);
-  }
-}
-
 /** Components a user can use, with the command that uses them. */
 function interactive(components: unknown, indent: string): string[] {
   const lines: string[] = [];
-  for (const c of walk(components)) {
+  for (const c of walkComponents(components)) {
     if (typeof c.custom_id !== 'string' || typeof c.type !== 'number') continue;
     const name = COMPONENT_NAMES.get(c.type) ?? `component type ${c.type}`;
     const label = typeof c.label === 'string' ? ` "${c.label}"` : typeof c.placeholder === 'string' ? ` "${c.placeholder}"` : '';
@@ -85,7 +71,7 @@ export function describeMessage(msg: Obj, indent: string): string[] {
     const parts = [e.title, e.description].filter((x) => typeof x === 'string' && x.length > 0);
     lines.push(`${indent}[embed] ${parts.join(' — ') || '(no text)'}`);
   }
-  for (const c of walk(msg.components)) if (c.type === 10 && typeof c.content === 'string') lines.push(`${indent}${c.content}`);
+  for (const c of walkComponents(msg.components)) if (c.type === 10 && typeof c.content === 'string') lines.push(`${indent}${c.content}`);
   lines.push(...interactive(msg.components, indent));
   if (tags.length > 0) lines.push(`${indent}(${tags.join(', ')})`);
   if (lines.length === 0) lines.push(`${indent}(empty)`);
@@ -96,7 +82,7 @@ export function describeMessage(msg: Obj, indent: string): string[] {
 function describeModal(data: Obj): string[] {
   const out = [`  modal: ${String(data.title)} (custom_id ${String(data.custom_id)})`];
   const fields: string[] = [];
-  for (const c of walk(data.components)) {
+  for (const c of walkComponents(data.components)) {
     if (typeof c.custom_id !== 'string') continue;
     const name = COMPONENT_NAMES.get(c.type as number) ?? `type ${String(c.type)}`;
     out.push(`    [${name}] ${c.custom_id}${c.required === false ? ' (optional)' : ''}`);

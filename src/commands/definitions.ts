@@ -9,14 +9,11 @@ import { stripRuntimeFields } from './payload.js';
 import { groupByScope, type GroupOptions } from './scopes.js';
 import { validateList, type ValidateOptions } from './validate.js';
 import { isSnowflake } from '../api/snowflake.js';
+import { isObject } from '../util/is-object.js';
 
 export interface ValidateDefinitionsOptions extends Omit<ValidateOptions, 'scope'>, GroupOptions {}
 
 type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function handler(out: Problem[], obj: Obj, field: 'run' | 'autocomplete', segs: PathSegment[], where: string | null): void {
   const v = obj[field];

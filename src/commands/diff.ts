@@ -9,6 +9,7 @@
 import { normalizeCommand } from './normalize.js';
 import { renderPath, type PathSegment } from './problems.js';
 import { OPTIONAL_MANAGED_FIELDS, type NormalizedCommand, type ScopeKind } from './types.js';
+import { isObject } from '../util/is-object.js';
 
 export interface FieldChange {
   /** `description`, `options[0].choices[2].name`, ... */
@@ -45,10 +46,6 @@ const FIELD_ORDER: readonly (keyof NormalizedCommand)[] = [
 
 const OPTIONAL = new Set<string>(OPTIONAL_MANAGED_FIELDS);
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function walk(before: unknown, after: unknown, segs: PathSegment[], out: FieldChange[]): void {
   if (before === after) return;
   if (Array.isArray(before) && Array.isArray(after)) {
@@ -60,7 +57,7 @@ function walk(before: unknown, after: unknown, segs: PathSegment[], out: FieldCh
     }
     return;
   }
-  if (isPlainObject(before) && isPlainObject(after)) {
+  if (isObject(before) && isObject(after)) {
     for (const k of Object.keys(after)) {
       segs.push(k);
       walk(before[k], after[k], segs, out);

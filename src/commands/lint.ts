@@ -5,6 +5,7 @@
 import { CommandType, ContextType, IntegrationType, OptionType } from './constants.js';
 import { makeProblem, type PathSegment, type Problem } from './problems.js';
 import { RUNTIME_FIELDS, type ScopeKind } from './types.js';
+import { isObject } from '../util/is-object.js';
 
 export interface LintOptions {
   scope: ScopeKind;
@@ -29,10 +30,6 @@ const OPTION_FIELDS = new Set([
 const CHOICE_FIELDS = new Set(['name', 'name_localizations', 'value', 'name_localized']);
 
 type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function unknownFields(obj: Obj, known: ReadonlySet<string>, runtime: boolean, segs: PathSegment[], out: Problem[]): void {
   for (const k of Object.keys(obj)) {

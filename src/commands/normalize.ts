@@ -16,12 +16,8 @@ import type {
   NormalizedOption,
   ScopeKind,
 } from './types.js';
+import { isObject } from '../util/is-object.js';
 
-type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';

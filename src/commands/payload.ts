@@ -3,10 +3,7 @@
  */
 import { dict } from '../util/dict.js';
 import { RUNTIME_FIELDS, type CommandDefinition, type CommandPayload } from './types.js';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isObject } from '../util/is-object.js';
 
 /**
  * Copies a command without `run`, `autocomplete` and `guilds`, recursing into `options`, where subcommands

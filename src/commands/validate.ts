@@ -38,6 +38,7 @@ import { compareProblems, makeProblem, type PathSegment, type Problem, type Prob
 import { codePointLength, firstInvalidNameChar, firstUppercaseChar } from './text.js';
 import type { ScopeKind } from './types.js';
 import { isSnowflake } from '../api/snowflake.js';
+import { isObject } from '../util/is-object.js';
 
 export interface ValidateOptions {
   scope: ScopeKind;
@@ -58,10 +59,6 @@ export interface ValidateCommandOptions extends ValidateOptions {
 }
 
 type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function isInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v);

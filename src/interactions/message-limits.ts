@@ -9,6 +9,7 @@
  */
 import { ComponentType, InteractionResponseType, MessageFlags, type APIInteractionResponse } from 'discord-api-types/v10';
 import type { InteractionTransport } from './transport.js';
+import { isObject } from '../util/is-object.js';
 
 /** Spec §8. */
 export const MESSAGE_LIMITS = {
@@ -39,11 +40,6 @@ export class MessageLimitError extends Error {
   }
 }
 
-type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Component types that exist only in Components V2 messages. */
 const V2_ONLY: ReadonlyMap<number, string> = new Map([

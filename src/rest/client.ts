@@ -22,6 +22,7 @@ import { sleep } from '../util/sleep.js';
 import { HttpTransport, TransportFailure, type TransportResponse } from './transport.js';
 import type { Query, RequestOptions, RestAuth, RestFile, RestRequester, RestResponse } from './types.js';
 import { userAgent } from './user-agent.js';
+import { isObject } from '../util/is-object.js';
 
 export const DEFAULT_API_URL = 'https://discord.com/api/v10';
 
@@ -242,10 +243,6 @@ class BucketQueue {
     this.head = 0;
     return rest;
   }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function encodeQuery(query: Query | undefined): string {
@@ -864,9 +861,9 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
 
   /** What a 429 asks for: the wait (body's float retry_after first), its scope, whether it is global. */
   private rateLimitOutcome(info: RateLimitInfo, body: unknown): { retryAfterMs: number; scope: RateLimitScope; global: boolean } {
-    const bodyRetry = isRecord(body) && typeof body.retry_after === 'number' ? body.retry_after * 1000 : null;
+    const bodyRetry = isObject(body) && typeof body.retry_after === 'number' ? body.retry_after * 1000 : null;
     const retryAfterMs = Math.max(0, bodyRetry ?? info.retryAfterMs ?? info.resetAfterMs ?? 1000);
-    const bodyGlobal = isRecord(body) && body.global === true;
+    const bodyGlobal = isObject(body) && body.global === true;
     const global = info.global || bodyGlobal || info.scope === 'global';
     const scope: RateLimitScope = info.scope === 'shared' ? 'shared' : global ? 'global' : 'user';
     return { retryAfterMs, scope, global };

@@ -1,3 +1,4 @@
+import { isObject } from '../util/is-object.js';
 /**
  * The service's validation errors (code 50035 and friends) come as a tree that mirrors the request body:
  * object keys for fields, numeric keys for array indexes, and `_errors` leaves. People read paths, not
@@ -15,10 +16,6 @@ export interface FieldError {
 const MAX_DEPTH = 32;
 const MAX_LINES = 200;
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function joinPath(parent: string, key: string): string {
   if (/^\d+$/.test(key)) return `${parent}[${key}]`;
   return parent === '' ? key : `${parent}.${key}`;
@@ -28,14 +25,14 @@ function joinPath(parent: string, key: string): string {
 export function flattenErrorTree(tree: unknown): FieldError[] {
   const out: FieldError[] = [];
   const walk = (node: unknown, path: string, depth: number): void => {
-    if (!isRecord(node) || depth > MAX_DEPTH || out.length >= MAX_LINES) return;
+    if (!isObject(node) || depth > MAX_DEPTH || out.length >= MAX_LINES) return;
     for (const [key, value] of Object.entries(node)) {
       if (key === '_errors') {
         if (!Array.isArray(value)) continue;
         for (const item of value) {
           if (out.length >= MAX_LINES) return;
-          const code = isRecord(item) && item.code !== undefined ? String(item.code) : 'UNKNOWN';
-          const message = isRecord(item) && typeof item.message === 'string' ? item.message : 'invalid';
+          const code = isObject(item) && item.code !== undefined ? String(item.code) : 'UNKNOWN';
+          const message = isObject(item) && typeof item.message === 'string' ? item.message : 'invalid';
           out.push({ path: path === '' ? '(body)' : path, code, message });
         }
       } else {

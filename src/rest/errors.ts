@@ -1,5 +1,6 @@
 import { redact } from '../util/redact.js';
 import { flattenErrorTree, formatFieldError, type FieldError } from './error-tree.js';
+import { isObject } from '../util/is-object.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -159,15 +160,11 @@ export class RequestRefusedError extends RestError {
   }
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function parseErrorBody(
   status: number,
   body: unknown,
 ): { code: number | null; message: string; fieldErrors: FieldError[] } {
-  if (isRecord(body)) {
+  if (isObject(body)) {
     const code = typeof body.code === 'number' && Number.isInteger(body.code) ? body.code : null;
     const message = typeof body.message === 'string' && body.message !== '' ? body.message : `HTTP ${status}`;
     return { code, message, fieldErrors: flattenErrorTree(body.errors) };

@@ -11,6 +11,7 @@ import { channelObject } from '../state/serialize.js';
 import { addRole, addUser, emptyResolved, envelope, guessContentType, matchesFileType, sceneOf, type Resolved, type Scene } from './invoke.js';
 import type { Json } from './messages.js';
 import { InteractionType, type InteractionMeta, type SandboxInteraction } from './store.js';
+import { isObject } from '../../util/is-object.js';
 
 const Component = {
   ACTION_ROW: ComponentType.ActionRow,
@@ -32,19 +33,15 @@ function invalid(message: string): SandboxError {
   return new SandboxError('INVALID_OPTION', message);
 }
 
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Every component object in a tree (rows, containers, sections, labels). */
-function* walk(nodes: unknown): Generator<Json> {
+export function* walkComponents(nodes: unknown): Generator<Json> {
   if (!Array.isArray(nodes)) return;
   for (const n of nodes) {
     if (!isObject(n)) continue;
     yield n;
-    yield* walk(n.components);
-    if (isObject(n.accessory)) yield* walk([n.accessory]);
-    if (isObject(n.component)) yield* walk([n.component]);
+    yield* walkComponents(n.components);
+    if (isObject(n.accessory)) yield* walkComponents([n.accessory]);
+    if (isObject(n.component)) yield* walkComponents([n.component]);
   }
 }
 
@@ -57,7 +54,7 @@ export function findComponentMessage(core: SandboxCore, customId: string): strin
   for (let i = records.length - 1; i >= 0; i--) {
     const r = records[i]!;
     for (const message of [...r.followups].reverse().concat(r.original ? [r.original] : [])) {
-      if ([...walk(message.components)].some((c) => c.custom_id === customId)) return message.id as string;
+      if ([...walkComponents(message.components)].some((c) => c.custom_id === customId)) return message.id as string;
     }
   }
   return undefined;
@@ -107,7 +104,7 @@ export function buildComponentInteraction(core: SandboxCore, o: ComponentOptions
   const found = core.interactions.findMessage(o.messageId);
   if (!found) throw new SandboxError('UNKNOWN_INTERACTION', `no message ${o.messageId} was sent by the app through an interaction`);
   const { record, message } = found;
-  const component = [...walk(message.components)].find((c) => c.custom_id === o.customId);
+  const component = [...walkComponents(message.components)].find((c) => c.custom_id === o.customId);
   if (!component) throw invalid(`message ${o.messageId} has no component with custom_id '${o.customId}'`);
   if (component.disabled === true) throw invalid(`component '${o.customId}' is disabled`);
   const type = component.type as number;

@@ -1,5 +1,6 @@
 /** Message bodies of interaction responses and follow-ups: validation (reference §14.4, §14.5) and message objects. */
 import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../errors.js';
+import { isObject } from '../../util/is-object.js';
 
 export const MessageFlags = {
   SUPPRESS_EMBEDS: 1 << 2,
@@ -20,10 +21,6 @@ const MAX_CONTENT = 2000;
 const MAX_EMBEDS = 10;
 
 export type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export interface MessageCheck {
   /** Path prefix of the data in the error tree (`['data']` for callbacks, `[]` for webhook bodies). */

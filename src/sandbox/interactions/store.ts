@@ -8,6 +8,7 @@ import type { SnowflakeGenerator } from '../../api/snowflake.js';
 import type { InteractionRecord } from '../contract.js';
 import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../errors.js';
 import { checkMessage, editableFlags, editMessage, MessageFlags, messageObject, type Json, type MessageContext } from './messages.js';
+import { isObject } from '../../util/is-object.js';
 
 // Values from the wire-types dependency; the keys are the reference's names, which the sandbox's errors quote.
 export const InteractionType = {
@@ -65,10 +66,6 @@ export interface InteractionMeta {
 export interface InteractionClock {
   responseMs: number;
   tokenMs: number;
-}
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 export class SandboxInteraction implements InteractionRecord {

@@ -23,6 +23,7 @@ import type { SnowflakeGenerator } from '../../api/snowflake.js';
 import { commandErrorTree } from '../command-errors.js';
 import { addTreeError, ApiError, emptyErrorTree, Errors, formError, invalidFormBody } from '../errors.js';
 import { pickLocalization } from '../locales.js';
+import { isObject } from '../../util/is-object.js';
 
 export type StoredCommand = Record<string, unknown> & { id: string; name: string; type: number; version: string };
 
@@ -63,10 +64,6 @@ interface Daily {
 
 function scopeKind(guildId: string | null): ScopeKind {
   return guildId === null ? 'global' : 'guild';
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function pickBody(input: Record<string, unknown>): Record<string, unknown> {

@@ -14,6 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EndpointReply, SignedRoute } from './server.js';
+import { isObject } from '../../util/is-object.js';
 
 export const WEBHOOK_PING = 0;
 export const WEBHOOK_EVENT = 1;
@@ -44,10 +45,6 @@ export interface WebhookEventIntake {
 export function webhookEventKey(event: WebhookEvent): string {
   const data = event.data === undefined ? '' : JSON.stringify(event.data);
   return createHash('sha256').update(event.type).update('\n').update(event.timestamp).update('\n').update(data).digest('base64url');
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The event inside a webhook body, or a reason why the body is not one. */

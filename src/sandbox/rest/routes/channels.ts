@@ -19,6 +19,7 @@ import type { RestContext, RouteDef } from '../types.js';
 import { lastMessage } from './guilds.js';
 import { uploadsOf } from './interactions.js';
 import { dmChannelObject } from './users.js';
+import { isObject } from '../../../util/is-object.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,10 +31,6 @@ const MESSAGEABLE = new Set([0, 1, 2]);
 
 /** Flags a channel message may be created with (no EPHEMERAL: that is for interaction responses). */
 const CREATE_FLAGS = MessageFlags.SUPPRESS_EMBEDS | MessageFlags.SUPPRESS_NOTIFICATIONS | MessageFlags.IS_VOICE_MESSAGE | MessageFlags.IS_COMPONENTS_V2;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function hasContent(m: Json): boolean {
   return (

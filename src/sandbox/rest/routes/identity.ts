@@ -7,6 +7,7 @@ import type { SandboxInnerError } from '../../command-errors.js';
 import { userObject } from '../../state/serialize.js';
 import { jsonValue } from '../body.js';
 import type { RestContext, RouteDef } from '../types.js';
+import { isObject } from '../../../util/is-object.js';
 
 /** The limited intent flags (the only ones the API may change) and the privileged intent each one enables. */
 const LIMITED_FLAGS: ReadonlyArray<readonly [flag: number, intent: number]> = [
@@ -16,10 +17,6 @@ const LIMITED_FLAGS: ReadonlyArray<readonly [flag: number, intent: number]> = [
 ];
 
 const IMAGE_DATA = /^data:image\/(png|jpeg|jpg|gif|webp);base64,[A-Za-z0-9+/=]+$/;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * Image data (reference "image data": a data URI) becomes a hash like the service's asset hashes; null clears.

@@ -12,13 +12,10 @@ import { P } from '../../state/permissions.js';
 import { jsonValue } from '../body.js';
 import type { RestContext, RouteDef } from '../types.js';
 import { commandAccess } from './commands.js';
+import { isObject } from '../../../util/is-object.js';
 
 const EDIT_SCOPE = 'applications.commands.permissions.update';
 const MAX_OVERWRITES = 100;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export function permissionRoutes(core: SandboxCore): RouteDef[] {
   const store = core.store;

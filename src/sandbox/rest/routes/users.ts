@@ -13,10 +13,7 @@ import { compareSnowflakes, isSnowflake, queryParams, snowflakeParams } from '..
 import type { RestContext, RouteDef } from '../types.js';
 import { queryBool } from './commands.js';
 import { imageHash } from './identity.js';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isObject } from '../../../util/is-object.js';
 
 /** A DM channel object (type 1) as the service returns it. */
 export function dmChannelObject(core: SandboxCore, dm: DmChannelRecord): Record<string, unknown> {
