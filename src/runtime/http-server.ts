@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { requestHasBody } from '../util/http-body.js';
+import { listenOn } from '../util/listen.js';
 
 /** The ops endpoints read no request body at all. */
 export const MAX_BODY_BYTES = 0;
@@ -46,15 +46,7 @@ export class OpsServer {
       });
     });
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.port, this.options.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const address = server.address() as AddressInfo;
-    return { host: address.address, port: address.port };
+    return listenOn(server, this.options.port, this.options.host);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -11,11 +11,11 @@
  * verified, parsed request.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { readBoundedBody } from './body.js';
 import { checkSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER, timestampAge } from './signature.js';
+import { listenOn } from '../../util/listen.js';
 
 export interface SignedRequest {
   readonly path: string;
@@ -90,15 +90,7 @@ export class SignedEndpoint {
     server.headersTimeout = 10_000;
     server.requestTimeout = 15_000;
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.port, this.options.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const address = server.address() as AddressInfo;
-    return { host: address.address, port: address.port };
+    return listenOn(server, this.options.port, this.options.host);
   }
 
   /** Stop taking requests: the listener closes and requests still arriving on open connections get 503. */
