@@ -7,23 +7,33 @@ export interface Finished {
   stderr: string;
 }
 
-/** Run a shell command to its end (bounded). */
-export function runCommand(command: string, options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<Finished> {
+/** Run a program to its end (bounded); on the deadline it is killed and the output so far is in the error. */
+export function runToEnd(
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; shell?: boolean; what?: string },
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, { cwd: options.cwd, env: options.env, shell: true });
+    const child = spawn(file, args, { cwd: options.cwd, env: options.env, shell: options.shell ?? false, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`'${command}' timed out after ${options.timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      const what = options.what ?? [file, ...args].join(' ');
+      reject(new Error(`'${what}' did not finish in ${options.timeoutMs} ms\nstdout:\n${stdout.slice(-4000)}\nstderr:\n${stderr.slice(-4000)}`));
     }, options.timeoutMs);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** Run a shell command to its end (bounded). */
+export function runCommand(command: string, options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<Finished> {
+  return runToEnd(command, [], { ...options, shell: true });
 }
 
 /** A long-running process in its own group (npm, tsx and node stop together). */

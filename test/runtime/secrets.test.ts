@@ -10,7 +10,6 @@
  * The secrets are not token-shaped on purpose: the redactor's shape nets would hide a real-looking token even
  * if nobody had registered it, and this test is about every secret being known where it must be.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startFakeApi, type FakeApi } from '../rest/helpers/fake-api.js';
+import { runToEnd } from '../helpers/process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DRIVER = 'test/runtime/fixtures/secrets-driver.ts';
@@ -37,21 +37,7 @@ interface Run {
 function runDriver(scenarios: string, vars: Record<string, string>, timeoutMs: number): Promise<Run> {
   // Only what the bot needs: no secret of this process, and nothing of the test runner's own set-up.
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, FORCE_COLOR: '0', SECRETS_SCENARIOS: scenarios, ...vars };
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-source', DRIVER], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the driver did not finish in ${timeoutMs} ms\nstdout:\n${stdout.slice(-4000)}\nstderr:\n${stderr.slice(-4000)}`));
-    }, timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
+  return runToEnd(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-source', DRIVER], { cwd: ROOT, env, timeoutMs, what: 'the driver' });
 }
 
 /** A loopback port nobody listens on. */

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCommand, type Finished } from '../helpers/process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-start-'));
@@ -35,22 +36,8 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function run(command: string, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, { cwd: ROOT, env, shell: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`'${command}' timed out; stdout: ${stdout}; stderr: ${stderr}`));
-    }, timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
-  });
+function run(command: string, timeoutMs: number): Promise<Finished> {
+  return runCommand(command, { cwd: ROOT, env, timeoutMs });
 }
 
 describe('npm start', () => {

@@ -3,11 +3,11 @@
  * the setting to change (on the embedded sandbox another port is taken instead); and the ready line names
  * the bot, its id, its guilds and shards.
  */
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { newSandbox, ROOT, startBot } from '../plugins/helpers.js';
+import { runToEnd, type Finished } from '../helpers/process.js';
 
 let sandbox: Sandbox;
 let busy: Server;
@@ -25,25 +25,12 @@ afterAll(async () => {
 });
 
 /** `gatehouse start` in its own process, until it exits (bounded). */
-function start(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-source', 'src/cli.ts', 'start'], {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'info', GATEHOUSE_PLUGIN_DIRS: 'test/fixtures/plugins/mixed', REDIS_URL: '', FORCE_COLOR: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`gatehouse start did not exit:\n${stdout}\n${stderr}`));
-    }, 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+function start(env: NodeJS.ProcessEnv): Promise<Finished> {
+  return runToEnd(process.execPath, ['--import', 'tsx', '--conditions=gatehouse-source', 'src/cli.ts', 'start'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', GATEHOUSE_PLUGIN_DIRS: 'test/fixtures/plugins/mixed', REDIS_URL: '', FORCE_COLOR: '0', ...env },
+    timeoutMs: 60_000,
+    what: 'gatehouse start',
   });
 }
 
