@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger, type LevelWithSilent } from 'pino';
-import pinoPretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import { redact } from '../util/redact.js';
 
 export type { Logger } from 'pino';
@@ -22,6 +23,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const pretty = options.pretty ?? Boolean(process.stdout.isTTY);
   const hooks = { streamWrite: (line: string) => redact(line) };
   if (pretty) {
+    // Loaded only for a terminal: a deployment writing JSON never pays for the pretty printer's modules.
+    const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
     const stream = pinoPretty({
       colorize: true,
       translateTime: 'SYS:HH:MM:ss.l',
