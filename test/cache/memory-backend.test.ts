@@ -1,6 +1,7 @@
 /** What only the memory backend's compact layout can get wrong (the shared behaviour is in conformance.ts). */
 import { describe, expect, it } from 'vitest';
 import { MemoryCache } from '../../src/cache/index.js';
+import { UserTable } from '../../src/cache/memory/users.js';
 import { GUILD_A, GUILD_B, guildCreate, member, ready, role, user } from './fixtures.js';
 
 function roleId(n: number): string {
@@ -140,6 +141,48 @@ describe('memory backend layout', () => {
       update(change);
       expect(cache.getUserSync(id), JSON.stringify(change)).toMatchObject(expected);
     }
+  });
+
+  it('keeps join times and flags that do not fit the compact columns, and gives them back exactly', () => {
+    const cache = new MemoryCache();
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(userId(1))]));
+    const cases: Array<[string | null, number | null]> = [
+      ['2024-05-06T07:08:09.987000+00:00', Date.UTC(2024, 4, 6, 7, 8, 9, 987)],
+      ['1969-07-20T20:17:40.123000+00:00', Date.UTC(1969, 6, 20, 20, 17, 40, 123)],
+      ['2200-01-01T00:00:00.456000+00:00', Date.UTC(2200, 0, 1, 0, 0, 0, 456)],
+      ['1970-01-01T00:00:00.000000+00:00', 0],
+      ['2106-02-07T06:28:15.999000+00:00', 4294967295999],
+      ['2106-02-07T06:28:16.000000+00:00', 4294967296000],
+      [null, null],
+      ['2021-03-13T19:19:14.040000+00:00', Date.UTC(2021, 2, 13, 19, 19, 14, 40)],
+    ];
+    for (const [joined, ms] of cases) {
+      cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, ...member(userId(1), { joined_at: joined }) });
+      expect(cache.getMemberSync(GUILD_A, userId(1))!.joinedAt, String(joined)).toBe(ms);
+    }
+    for (const flags of [5, 0xfffe, 0xffff, 1 << 20, -1, 2 ** 31 - 1, 0]) {
+      cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, ...member(userId(1), { flags }) });
+      expect(cache.getMemberSync(GUILD_A, userId(1))!.flags, String(flags)).toBe(flags);
+    }
+    // A member removed while its values were on the side leaves nothing behind for the slot's next member.
+    cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, ...member(userId(1), { flags: 1 << 20, joined_at: '1960-01-01T00:00:00.000000+00:00' }) });
+    cache.apply('GUILD_MEMBER_REMOVE', { guild_id: GUILD_A, user: user(userId(1)) });
+    cache.apply('GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(userId(2), { flags: 3 }) });
+    const next = cache.getMemberSync(GUILD_A, userId(2))!;
+    expect([next.flags, next.joinedAt]).toEqual([3, Date.UTC(2021, 2, 13, 19, 19, 14, 40)]);
+  });
+
+  it('holds a user for every reference, past what the compact reference column counts', () => {
+    const users = new UserTable(true);
+    const n = 70_000;
+    let slot = -1;
+    for (let i = 0; i < n; i++) slot = users.acquire(userId(7));
+    expect(users.find(userId(7))).toBe(slot);
+    for (let i = 0; i < n - 1; i++) users.release(slot);
+    expect(users.find(userId(7))).toBe(slot);
+    users.release(slot);
+    expect(users.find(userId(7))).toBe(-1);
+    expect(users.size).toBe(0);
   });
 
   it('offers the same reads synchronously', async () => {

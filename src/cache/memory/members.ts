@@ -28,6 +28,15 @@ const LONG_NICK = 64;
 const SIDE_TIMEOUT = 128;
 const OVERFLOW = -1;
 const BITSET_SLOTS = 31;
+/** Flags column: the service's member flags fit 16 bits; anything else (hostile or future) is kept on the side. */
+const FLAGS_SIDE = 0xffff;
+/**
+ * Join time as whole seconds since 1970 (Uint32, to 2106) and the milliseconds (Uint16): 6 bytes instead
+ * of a Float64's 8, exact to the millisecond the cache keeps. The ms column's sentinels mark no time, or a
+ * time outside that range (kept on the side).
+ */
+const JOINED_NONE = 0xffff;
+const JOINED_SIDE = 0xfffe;
 
 export class MemberTable {
   /** Guild slot and user slot of each member; read by the index. */
@@ -36,11 +45,12 @@ export class MemberTable {
   private next = new Int32Array(0);
   private prev = new Int32Array(0);
   private roleBits = new Int32Array(0);
-  private flags = new Int32Array(0);
+  private flags = new Uint16Array(0);
   private state = new Uint8Array(0);
   /** The guild's baseline epoch when the member was last written (GuildRecord.epoch, mod 256). */
   private epoch = new Uint8Array(0);
-  private joined = new Float64Array(0);
+  private joinedSec = new Uint32Array(0);
+  private joinedMs = new Uint16Array(0);
   private nickAt = new Uint32Array(0);
   private nickLength = new Uint8Array(0);
   private readonly arena = new StringArena((move) => {
@@ -51,6 +61,8 @@ export class MemberTable {
     }
   });
   private readonly longNicks = new Map<number, string>();
+  private readonly wideFlags = new Map<number, number>();
+  private readonly oddJoined = new Map<number, number>();
   private readonly timeouts = new Map<number, number>();
   private readonly avatars = new Map<number, string>();
   private readonly banners = new Map<number, string>();
@@ -85,7 +97,7 @@ export class MemberTable {
     this.roleBits[slot] = 0;
     this.flags[slot] = 0;
     this.state[slot] = LIVE;
-    this.joined[slot] = NaN;
+    this.joinedMs[slot] = JOINED_NONE;
     this.prev[slot] = -1;
     this.next[slot] = guild.memberHead;
     if (guild.memberHead >= 0) this.prev[guild.memberHead] = slot;
@@ -114,6 +126,8 @@ export class MemberTable {
     if ((state & SIDE_BANNER) !== 0) this.banners.delete(slot);
     if ((state & SIDE_ROLES) !== 0) this.overflowRoles.delete(slot);
     if ((state & SIDE_TIMEOUT) !== 0) this.timeouts.delete(slot);
+    if (this.flags[slot] === FLAGS_SIDE) this.wideFlags.delete(slot);
+    if (this.joinedMs[slot] === JOINED_SIDE) this.oddJoined.delete(slot);
     this.state[slot] = 0;
     this.keyA[slot] = -1;
     this.keyB[slot] = -1;
@@ -127,11 +141,11 @@ export class MemberTable {
     this.epoch[slot] = guild.epoch;
     if (!partial || m.nick !== undefined) this.setNick(slot, typeof m.nick === 'string' ? m.nick : null);
     if (!partial || m.roles !== undefined) this.writeRoles(slot, guild, m.roles);
-    if (!partial || m.joined_at !== undefined) this.joined[slot] = timestampOrNaN(m.joined_at);
+    if (!partial || m.joined_at !== undefined) this.setJoined(slot, timestampOrNaN(m.joined_at));
     if (!partial || m.communication_disabled_until !== undefined) {
       this.setTimeout(slot, timestampOrNaN(m.communication_disabled_until));
     }
-    if (!partial || m.flags !== undefined) this.flags[slot] = typeof m.flags === 'number' ? m.flags | 0 : 0;
+    if (!partial || m.flags !== undefined) this.setFlags(slot, typeof m.flags === 'number' ? m.flags | 0 : 0);
     if (!partial || m.pending !== undefined) {
       this.state[slot] = m.pending === true ? this.state[slot]! | PENDING : this.state[slot]! & ~PENDING;
     }
@@ -169,6 +183,32 @@ export class MemberTable {
       }
     }
     this.state[slot] = next;
+  }
+
+  private setFlags(slot: number, flags: number): void {
+    if (this.flags[slot] === FLAGS_SIDE) this.wideFlags.delete(slot);
+    if (flags >= 0 && flags < FLAGS_SIDE) {
+      this.flags[slot] = flags;
+    } else {
+      this.flags[slot] = FLAGS_SIDE;
+      this.wideFlags.set(slot, flags);
+    }
+  }
+
+  private setJoined(slot: number, ms: number): void {
+    if (this.joinedMs[slot] === JOINED_SIDE) this.oddJoined.delete(slot);
+    if (ms !== ms) {
+      this.joinedMs[slot] = JOINED_NONE;
+      return;
+    }
+    const sec = Math.floor(ms / 1000);
+    if (sec >= 0 && sec <= 0xffffffff) {
+      this.joinedSec[slot] = sec;
+      this.joinedMs[slot] = ms - sec * 1000;
+    } else {
+      this.joinedMs[slot] = JOINED_SIDE;
+      this.oddJoined.set(slot, ms);
+    }
   }
 
   private setTimeout(slot: number, until: number): void {
@@ -288,13 +328,16 @@ export class MemberTable {
     return (state & LONG_NICK) !== 0 ? (this.longNicks.get(slot) ?? null) : null;
   }
   joinedOf(slot: number): number {
-    return this.joined[slot]!;
+    const ms = this.joinedMs[slot]!;
+    if (ms < JOINED_SIDE) return this.joinedSec[slot]! * 1000 + ms;
+    return ms === JOINED_NONE ? NaN : this.oddJoined.get(slot)!;
   }
   timeoutOf(slot: number): number {
     return (this.state[slot]! & SIDE_TIMEOUT) !== 0 ? this.timeouts.get(slot)! : NaN;
   }
   flagsOf(slot: number): number {
-    return this.flags[slot]!;
+    const flags = this.flags[slot]!;
+    return flags === FLAGS_SIDE ? this.wideFlags.get(slot)! : flags;
   }
   /** Whether the member was written since the guild's last baseline (see MemoryCache.transition). */
   currentOf(slot: number, guild: GuildRecord): boolean {
@@ -328,7 +371,8 @@ export class MemberTable {
     this.flags = grown(this.flags, cap);
     this.state = grown(this.state, cap);
     this.epoch = grown(this.epoch, cap);
-    this.joined = grown(this.joined, cap);
+    this.joinedSec = grown(this.joinedSec, cap);
+    this.joinedMs = grown(this.joinedMs, cap);
     this.nickAt = grown(this.nickAt, cap);
     this.nickLength = grown(this.nickLength, cap);
     this.capacity = cap;

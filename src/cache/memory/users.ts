@@ -11,6 +11,8 @@ import { PairIndex } from './pair-index.js';
 import { StringArena } from './string-arena.js';
 import { HASH_NONE, HASH_OTHER, joinSnowflake, packHash, sameHash, scratchId, splitSnowflake, unpackHash } from '../wire.js';
 
+const REFS_SIDE = 0xffff;
+
 const BOT = 1;
 const SYSTEM = 2;
 const PROFILE = 4;
@@ -44,7 +46,9 @@ export class UserTable {
   /** Id halves (see splitSnowflake); read by the index. */
   keyA = new Float64Array(0);
   keyB = new Uint32Array(0);
-  private refs = new Uint32Array(0);
+  /** References; at REFS_SIDE the count beyond it is in `moreRefs` (only a user in 65,535 cached guilds). */
+  private refs = new Uint16Array(0);
+  private readonly moreRefs = new Map<number, number>();
   private bits = new Uint8Array(0);
   private discriminator = new Uint16Array(0);
   private avatar = new Uint8Array(0);
@@ -99,12 +103,21 @@ export class UserTable {
       this.index.insert(hi, lo, slot);
       this.live++;
     }
-    this.refs[slot]!++;
+    if (this.refs[slot] !== REFS_SIDE) this.refs[slot]!++;
+    else this.moreRefs.set(slot, (this.moreRefs.get(slot) ?? 0) + 1);
     return slot;
   }
 
   /** Drop one reference; the user goes with the last one. */
   release(slot: number): void {
+    if (this.refs[slot] === REFS_SIDE && this.moreRefs.size > 0) {
+      const more = this.moreRefs.get(slot) ?? 0;
+      if (more > 0) {
+        if (more === 1) this.moreRefs.delete(slot);
+        else this.moreRefs.set(slot, more - 1);
+        return;
+      }
+    }
     if (--this.refs[slot]! > 0) return;
     this.index.remove(this.keyA[slot]!, this.keyB[slot]!, slot);
     const bits = this.bits[slot]!;
