@@ -100,23 +100,34 @@ export interface MessageContext {
   interactionMetadata: Json;
 }
 
-/** A message object as the webhook endpoints return it. */
-export function messageObject(ctx: MessageContext, data: Json, extraFlags = 0): Json {
-  const flags = ((typeof data.flags === 'number' ? data.flags : 0) | extraFlags) >>> 0;
+/** Attachment objects for files uploaded with a message (ids from `nextId`, URLs on the sandbox's made-up CDN). */
+export function attachmentObjects(channelId: string, uploads: readonly UploadedFile[], nextId: () => string): Json[] {
+  return uploads.map((f) => {
+    const id = nextId();
+    const url = `https://cdn.sandbox.invalid/attachments/${channelId}/${id}/${encodeURIComponent(f.filename)}`;
+    return { id, filename: f.filename, size: f.size, url, proxy_url: url, content_type: f.contentType || 'application/octet-stream' };
+  });
+}
+
+/** What every message the sandbox creates has, whichever route created it; the caller adds its own fields. */
+export interface BaseMessage {
+  id: string;
+  type: number;
+  channelId: string;
+  author: Json;
+  /** Attachments kept from the body plus the uploaded files. */
+  attachments: Json[];
+  flags: number;
+}
+
+export function baseMessage(base: BaseMessage, data: Json): Json {
   const msg: Json = {
-    id: ctx.id,
-    type: ctx.type,
+    id: base.id,
+    type: base.type,
     content: typeof data.content === 'string' ? data.content : '',
-    channel_id: ctx.channelId,
-    author: ctx.author,
-    attachments: [
-      ...(Array.isArray(data.attachments) ? data.attachments.filter((a) => typeof a === 'object' && a !== null && 'url' in a) : []),
-      ...ctx.uploads.map((f) => {
-        const id = ctx.nextId();
-        const url = `https://cdn.sandbox.invalid/attachments/${ctx.channelId}/${id}/${encodeURIComponent(f.filename)}`;
-        return { id, filename: f.filename, size: f.size, url, proxy_url: url, content_type: f.contentType || 'application/octet-stream' };
-      }),
-    ],
+    channel_id: base.channelId,
+    author: base.author,
+    attachments: base.attachments,
     embeds: Array.isArray(data.embeds) ? data.embeds : [],
     mentions: [],
     mention_roles: [],
@@ -125,13 +136,26 @@ export function messageObject(ctx: MessageContext, data: Json, extraFlags = 0): 
     tts: data.tts === true,
     timestamp: new Date().toISOString(),
     edited_timestamp: null,
-    flags,
+    flags: base.flags,
     components: Array.isArray(data.components) ? data.components : [],
-    webhook_id: ctx.applicationId,
-    application_id: ctx.applicationId,
-    interaction_metadata: ctx.interactionMetadata,
   };
   if (isObject(data.poll)) msg.poll = data.poll;
+  return msg;
+}
+
+/** Attachments of a message body that are kept as given (those naming a URL). */
+export function keptAttachments(data: Json): Json[] {
+  return Array.isArray(data.attachments) ? (data.attachments.filter((a) => isObject(a) && 'url' in a) as Json[]) : [];
+}
+
+/** A message object as the webhook endpoints return it. */
+export function messageObject(ctx: MessageContext, data: Json, extraFlags = 0): Json {
+  const flags = ((typeof data.flags === 'number' ? data.flags : 0) | extraFlags) >>> 0;
+  const attachments = [...keptAttachments(data), ...attachmentObjects(ctx.channelId, ctx.uploads, ctx.nextId)];
+  const msg = baseMessage({ id: ctx.id, type: ctx.type, channelId: ctx.channelId, author: ctx.author, attachments, flags }, data);
+  msg.webhook_id = ctx.applicationId;
+  msg.application_id = ctx.applicationId;
+  msg.interaction_metadata = ctx.interactionMetadata;
   if (ctx.guildId !== null) msg.guild_id = ctx.guildId;
   return msg;
 }

@@ -8,7 +8,7 @@
  */
 import type { SandboxCore } from '../../core.js';
 import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../../errors.js';
-import { checkMessage, editableFlags, editMessage, MessageFlags, type UploadedFile } from '../../interactions/messages.js';
+import { attachmentObjects, baseMessage, checkMessage, editableFlags, editMessage, keptAttachments, MessageFlags, type UploadedFile } from '../../interactions/messages.js';
 import type { MessageRecord } from '../../state/messages.js';
 import type { ChannelRecord, GuildRecord } from '../../state/model.js';
 import { P } from '../../state/permissions.js';
@@ -78,12 +78,7 @@ export function channelRoutes(core: SandboxCore): RouteDef[] {
     return JSON.stringify({ ...message, ...extra });
   };
 
-  const uploaded = (channelId: string, uploads: readonly UploadedFile[]): Json[] =>
-    uploads.map((f) => {
-      const id = store.ids.next();
-      const url = `https://cdn.sandbox.invalid/attachments/${channelId}/${id}/${encodeURIComponent(f.filename)}`;
-      return { id, filename: f.filename, size: f.size, url, proxy_url: url, content_type: f.contentType || 'application/octet-stream' };
-    });
+  const uploaded = (channelId: string, uploads: readonly UploadedFile[]): Json[] => attachmentObjects(channelId, uploads, () => store.ids.next());
 
   const create = (ctx: RestContext): Json => {
     const place = placeOf(ctx);
@@ -111,30 +106,10 @@ export function channelRoutes(core: SandboxCore): RouteDef[] {
     }
 
     const id = store.ids.next();
-    const attachments = [
-      ...(Array.isArray(data.attachments) ? data.attachments.filter((a) => isObject(a) && 'url' in a) : []),
-      ...uploaded(channelId, uploads),
-    ];
-    const message: Json = {
-      id,
-      type: reference ? 19 : 0,
-      content: typeof data.content === 'string' ? data.content : '',
-      channel_id: channelId,
-      author: userObject(store.botUser),
-      attachments,
-      embeds: Array.isArray(data.embeds) ? data.embeds : [],
-      mentions: [],
-      mention_roles: [],
-      pinned: false,
-      mention_everyone: false,
-      tts: data.tts === true,
-      timestamp: new Date().toISOString(),
-      edited_timestamp: null,
-      flags: typeof data.flags === 'number' ? data.flags : 0,
-      components: Array.isArray(data.components) ? data.components : [],
-    };
+    const attachments = [...keptAttachments(data), ...uploaded(channelId, uploads)];
+    const flags = typeof data.flags === 'number' ? data.flags : 0;
+    const message = baseMessage({ id, type: reference ? 19 : 0, channelId, author: userObject(store.botUser), attachments, flags }, data);
     if (typeof data.nonce === 'string' || typeof data.nonce === 'number') message.nonce = data.nonce;
-    if (isObject(data.poll)) message.poll = data.poll;
     if (reference) {
       message.message_reference = reference.json;
       message.referenced_message = reference.record.message;
