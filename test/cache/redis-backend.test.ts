@@ -94,6 +94,25 @@ describeWithRedis('redis backend specifics', () => {
     expect((await cache.sizes()).members).toBe(1500);
   });
 
+  it('stores strings no JSON decoder in Redis would take as they are, without failing the members sent with them', async () => {
+    const cache = new RedisCache(redis, { prefix: prefix() });
+    const nicks = ['lone \ud800 high', 'lone \udc00 low', 'nul \u0000 and \u001f', 'pair \ud83d\ude00', 'back\\ud800slash', 'quote " and \\'];
+    const members = nicks.map((nick, n) => member(userId(n), { nick, avatar: n === 0 ? '\udfff' : null, user: { ...user(userId(n)), username: `u\ud801${n}` } }));
+    members.push(member(userId(99), { nick: 'plain' }));
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, members));
+    await cache.flush();
+    const expected = ['lone \ufffd high', 'lone \ufffd low', 'nul \u0000 and \u001f', 'pair \ud83d\ude00', 'back\\ud800slash', 'quote " and \\'];
+    for (let n = 0; n < nicks.length; n++) expect((await cache.getMember(GUILD_A, userId(n)))?.nick, nicks[n]).toBe(expected[n]);
+    expect((await cache.getMember(GUILD_A, userId(0)))?.avatar).toBe('\ufffd');
+    // User records are JSON text in Redis already: theirs keeps the lone surrogate as an escape, so it reads back exactly.
+    expect((await cache.getUser(userId(1)))?.username).toBe('u\ud8011');
+    expect((await cache.getMember(GUILD_A, userId(99)))?.nick).toBe('plain');
+    // A partial update of one of them goes the same way.
+    cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(userId(2)), nick: 'x\ud800' });
+    await cache.flush();
+    expect((await cache.getMember(GUILD_A, userId(2)))?.nick).toBe('x\ufffd');
+  });
+
   it('stays consistent with two processes writing different guilds that share users', async () => {
     const p = prefix();
     const other = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });

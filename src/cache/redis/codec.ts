@@ -113,6 +113,23 @@ export function decodeEntitlement(id: string, raw: string | null | undefined): E
 }
 
 /**
+ * Member records for the MEMBERS script: one JSON array of strings and numbers, one argument in all. Redis's
+ * cjson refuses a lone surrogate (JSON.stringify writes one as an escape); the strings then go in well-formed,
+ * with U+FFFD in its place, which is what the bytes of a separate argument would have held.
+ */
+export function encodeMemberRecords(records: readonly (string | number)[]): string {
+  const json = JSON.stringify(records);
+  // JSON.stringify writes \u escapes only for control characters and lone surrogates ("\\ud8" is a backslash
+  // in the text, which only costs the slow path).
+  if (!json.includes('\\ud')) return json;
+  return JSON.stringify(records, (_key, value: unknown) => (typeof value === 'string' ? wellFormed(value) : value));
+}
+
+function wellFormed(s: string): string {
+  return (s as string & { toWellFormed(): string }).toWellFormed();
+}
+
+/**
  * The hash fields a member payload sets and deletes. With `partial`, fields absent from the payload are
  * in neither list; a field present with null is deleted. Otherwise every field is written or deleted.
  */

@@ -53,6 +53,7 @@ import {
   decodeUser,
   encodeEntitlement,
   encodeRole,
+  encodeMemberRecords,
   encodeUser,
   memberFields,
 } from './codec.js';
@@ -626,7 +627,7 @@ export class RedisCache implements Cache, CacheSink {
             MAX_TRANSITIONS,
             '0',
             '0',
-            ...[g, member.userId, padSnowflake(member.userId), 'r', 0, '0', '', 0, 0],
+            encodeMemberRecords([g, member.userId, padSnowflake(member.userId), 'r', 0, '0', '', 0, 0]),
           );
           if (result === 1) removed++;
         }

@@ -7,6 +7,7 @@
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { Scripted } from './scripts.js';
+import { encodeMemberRecords } from './codec.js';
 
 /** What a queued command concerns: a guild id (or the entitlements' stale key), every guild of a member batch, or nothing. */
 export type WriteTag = string | readonly string[] | null;
@@ -93,7 +94,7 @@ export class WriteQueue {
     this.queued += count - 1;
     this.tags.push(guilds);
     this.events.push(events);
-    pipe.ghMembers(...this.options.memberScriptHead(), ...records);
+    pipe.ghMembers(...this.options.memberScriptHead(), encodeMemberRecords(records));
   }
 
   private schedule(): void {
