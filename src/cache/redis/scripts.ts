@@ -135,6 +135,16 @@ local self = redis.call('GET', prefix .. ':self')
 -- The records come as one JSON array (ARGV[7]): one argument instead of twenty a member spares the client
 -- most of its encoding work and garbage.
 local R = cjson.decode(ARGV[7])
+-- Index entries, user records and sync marks of a run of records are written together, one command each
+-- instead of one a member. They are flushed before anything reads or undoes them: a removal, a cap check, a
+-- change of guild, the end.
+local zadd, userSet, syncAdd = {}, {}, {}
+local index, syncKey = nil, nil
+local function flush()
+  if #zadd > 0 then redis.call('ZADD', index, unpack(zadd)); zadd = {} end
+  if #userSet > 0 then redis.call('HSET', users, unpack(userSet)); userSet = {} end
+  if #syncAdd > 0 then redis.call('SADD', syncKey, unpack(syncAdd)); syncAdd = {} end
+end
 local i, changed = 1, 0
 local lastGuild, gen, epoch, syncing = nil, false, '0', false
 while i <= #R do
@@ -147,18 +157,20 @@ while i <= #R do
   local guild = prefix .. ':g:' .. g
   -- Records of one batch mostly share a guild: look it up once per run of records.
   if g ~= lastGuild then
+    flush()
     lastGuild = g
     local h = redis.call('HMGET', guild, 'gen', 'ep')
     gen, epoch = h[1], h[2] or '0'
     syncing = gen and redis.call('EXISTS', guild .. ':sync') == 1
+    if gen then index = guild .. ':' .. gen .. ':mi' end
+    syncKey = guild .. ':sy'
   end
   if gen then
-    local base = guild .. ':' .. gen
-    local key = base .. ':m:' .. u
-    local index = base .. ':mi'
+    local key = guild .. ':' .. gen .. ':m:' .. u
     -- A cached member counts as "in" for a transition only if written since the count's baseline.
     local current = count == '1' and counting and redis.call('HGET', key, 'e') == epoch
     if mode == 'r' then
+      flush()
       local existed = redis.call('DEL', key) == 1
       if count == '1' and counting then transition(guild, u, false, current, now, window, maxT, full) end
       if existed then
@@ -173,10 +185,12 @@ while i <= #R do
       if count == '1' and counting then transition(guild, u, true, current, now, window, maxT, full) end
       local store = true
       if created then
+        if cap > 0 and u ~= self then flush() end
         if cap > 0 and u ~= self and redis.call('ZCARD', index) >= cap then
           store = false
         else
-          redis.call('ZADD', index, 0, padded)
+          zadd[#zadd + 1] = 0
+          zadd[#zadd + 1] = padded
           redis.call('HINCRBY', refs, u, 1)
           changed = changed + 1
         end
@@ -186,12 +200,16 @@ while i <= #R do
         for j = setFrom, setFrom + 2 * n - 1 do set[#set + 1] = R[j] end
         redis.call('HSET', key, unpack(set))
         if m > 0 then redis.call('HDEL', key, unpack(R, delFrom, delFrom + m - 1)) end
-        if user ~= '' then redis.call('HSET', users, u, user) end
-        if syncing then redis.call('SADD', guild .. ':sy', padded) end
+        if user ~= '' then
+          userSet[#userSet + 1] = u
+          userSet[#userSet + 1] = user
+        end
+        if syncing then syncAdd[#syncAdd + 1] = padded end
       end
     end
   end
 end
+flush()
 return changed
 `;
 
