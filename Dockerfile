@@ -27,4 +27,5 @@ EXPOSE 9464
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.GATEHOUSE_HTTP_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "dist/src/cli.js", "start"]
+# Node flags as in src/runtime/node-flags.ts (a test keeps them in step): a 2 MiB young generation.
+CMD ["node", "--max-semi-space-size=2", "dist/src/cli.js", "start"]

@@ -40,6 +40,7 @@ import type { ChildConfig, ChildMessage, DoneMessage, ReadyMessage, StateMessage
 import { BENCH_TOKEN, IngestServer, type RunTrace } from './ingest/server.js';
 import { IngestWorkload, QUICK_INGEST_WORKLOAD, type ExpectedState } from './ingest/workload.js';
 import { redisAnswers } from './lib/redis-probe.js';
+import { NODE_FLAGS } from '../src/runtime/node-flags.js';
 import { fmtInt, fmtRatio, markdownTable } from './lib/report.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -177,7 +178,9 @@ async function runOne(
   if (entry.subject !== 'floor') server.begin(frames);
   const root = entry.root ?? ROOT;
   const runCompiled = compiled && entry.root === undefined;
-  const nodeArgs = ['--expose-gc', ...(entry.nodeFlags ?? []), ...(runCompiled ? [] : ['--conditions=gatehouse-source', '--import', 'tsx'])];
+  // gatehouse runs with the flags its launchers (Docker CMD, npm start) give it; --node-flags come after, so they win.
+  const ownFlags = entry.subject === 'gatehouse' || entry.subject === 'gatehouse-redis' ? NODE_FLAGS : [];
+  const nodeArgs = ['--expose-gc', ...ownFlags, ...(entry.nodeFlags ?? []), ...(runCompiled ? [] : ['--conditions=gatehouse-source', '--import', 'tsx'])];
   const childFile = runCompiled ? join(root, 'dist-bench', 'bench', 'ingest', 'child.js') : join(root, 'bench', 'ingest', 'child.ts');
   const child = spawn(process.execPath, [...nodeArgs, childFile, JSON.stringify(cfg)], {
     cwd: root,
@@ -414,6 +417,7 @@ async function main(): Promise<void> {
       ? '- code: compiled by tsc (dist-bench/, tsconfig.bench.json), run by plain node, as the Docker image runs gatehouse'
       : '- code: TypeScript run through tsx, as `npm start` runs gatehouse (--compiled: tsc output, as in the Docker image)',
   );
+  console.log(`- node flags of the gatehouse subjects: ${NODE_FLAGS.join(' ')} (src/runtime/node-flags.ts: what the Docker image and \`npm start\` run it with); discord.js and the floor run with Node's defaults`);
   if (compiled) {
     const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.bench.json')], { stdio: 'inherit' });
     if (tsc.status !== 0) throw new Error('tsc -p tsconfig.bench.json failed');
