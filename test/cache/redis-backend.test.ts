@@ -5,6 +5,7 @@ import { CacheWriteError, RedisCache, createCache, type CacheWriteFailure, type 
 import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { BOT_ID, GUILD_A, GUILD_B, ROLE_MOD, ROLE_VIP, USER_1, USER_2, guildCreate, guildOnShard, member, ready, user } from './fixtures.js';
 import { dropPrefix } from './redis-cleanup.js';
+import type { Scripted } from '../../src/cache/redis/scripts.js';
 import { ClusterKeys } from '../../src/cluster/keys.js';
 import { RedisSessionStore } from '../../src/cluster/session-store.js';
 import type { SessionState } from '../../src/gateway/shard.js';
@@ -231,6 +232,25 @@ describeWithRedis('redis backend specifics', () => {
     expect(await sessions.load(0)).toEqual(session(6));
     expect(await redis.smembers(`${p}:cache:stale`)).toEqual([GUILD_A]);
     await cache.close();
+  });
+
+  it('opens a member sync for a complete GUILD_CREATE only where cached members could have left', async () => {
+    const cache = new RedisCache(redis, { prefix: prefix() });
+    const k = cache.keys;
+    const scripted = redis as unknown as Scripted;
+    const put = (id: string, mode: 'u' | 'c', token: string): Promise<unknown> =>
+      scripted.ghGuildPut(k.clock, k.guilds, k.prefix, id, mode, mode === 'c' ? '2' : '', token, 60_000, 0, '0');
+    // READY lists the guild unavailable: it gets a generation but no member, so its list has nothing to replace
+    // (and a sync would mark every member of it and then sweep them all for nothing).
+    await put(GUILD_A, 'u', '');
+    await put(GUILD_A, 'c', 'list:a');
+    expect(await redis.exists(k.syncToken(GUILD_A))).toBe(0);
+    // A guild with cached members back from an outage: its complete list opens a sync, which removes who left.
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_B, [member(USER_1), member(USER_2)]));
+    await cache.settled();
+    await put(GUILD_B, 'u', '');
+    await put(GUILD_B, 'c', 'list:b');
+    expect(await redis.get(k.syncToken(GUILD_B))).toBe('list:b');
   });
 
   it('namespaces keys by application id: two bots sharing one Redis and prefix never share a guild', async () => {

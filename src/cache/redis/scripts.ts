@@ -130,8 +130,13 @@ end
 export const MEMBERS = `${STRIP}${RELEASE_USER}${TRANSITION}
 local users, refs, prefix = KEYS[1], KEYS[2], ARGV[1]
 local now, window, maxT, counting, full = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == '1', ARGV[6] == '1'
--- The bot's own member is never capped (its id is stored at READY, for processes that only RESUME).
-local self = redis.call('GET', prefix .. ':self')
+-- The bot's own member is never capped (its id is stored at READY, for processes that only RESUME). Read only
+-- when a cap applies: most calls have none, and every command a script runs costs Redis time.
+local self = nil
+local function isSelf(u)
+  if self == nil then self = redis.call('GET', prefix .. ':self') end
+  return u == self
+end
 -- The records come as one JSON array (ARGV[7]): one argument instead of twenty a member spares the client
 -- most of its encoding work and garbage.
 local R = cjson.decode(ARGV[7])
@@ -179,14 +184,26 @@ while i <= #R do
         changed = changed + 1
       end
     else
-      -- A whole member replaces what is there: its DEL also tells whether it existed.
-      local created
-      if mode == 'f' then created = redis.call('DEL', key) == 0 else created = redis.call('EXISTS', key) == 0 end
+      local set = {'k', '1', 'e', epoch}
+      for j = setFrom, setFrom + 2 * n - 1 do set[#set + 1] = R[j] end
+      -- A whole member replaces what is there: its DEL also tells whether it existed. Without a cap, a partial
+      -- member is written at once and its HSET tells: every field new means 'k' was new, and a cached member
+      -- always has 'k' (one command instead of an EXISTS and the HSET).
+      local created, written = nil, false
+      if mode == 'f' then
+        created = redis.call('DEL', key) == 0
+      elseif cap == 0 then
+        created = redis.call('HSET', key, unpack(set)) == #set / 2
+        written = true
+      else
+        created = redis.call('EXISTS', key) == 0
+      end
       if count == '1' and counting then transition(guild, u, true, current, now, window, maxT, full) end
       local store = true
       if created then
-        if cap > 0 and u ~= self then flush() end
-        if cap > 0 and u ~= self and redis.call('ZCARD', index) >= cap then
+        local capped = cap > 0 and not isSelf(u)
+        if capped then flush() end
+        if capped and redis.call('ZCARD', index) >= cap then
           store = false
         else
           zadd[#zadd + 1] = 0
@@ -196,9 +213,7 @@ while i <= #R do
         end
       end
       if store then
-        local set = {'k', '1', 'e', epoch}
-        for j = setFrom, setFrom + 2 * n - 1 do set[#set + 1] = R[j] end
-        redis.call('HSET', key, unpack(set))
+        if not written then redis.call('HSET', key, unpack(set)) end
         if m > 0 then redis.call('HDEL', key, unpack(R, delFrom, delFrom + m - 1)) end
         if user ~= '' then
           userSet[#userSet + 1] = u
@@ -244,8 +259,8 @@ return 1
  * when a complete role list follows, role id / JSON pairs.
  * A new guild gets a generation; every write stamps `ts`. A GUILD_CREATE's member_count is the baseline (the
  * transition record starts over and the epoch `ep` moves on) only when the guild was new or unavailable; then,
- * for a guild that was cached, a complete member list opens a member sync under the token (committed once its
- * members are written).
+ * for a guild with cached members, a complete member list opens a member sync under the token (committed once
+ * its members are written).
  */
 export const GUILD_PUT = `
 local prefix, id, mode, count, token, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
@@ -272,8 +287,9 @@ if mode == 'c' and (fresh or wasUnavailable) then
     redis.call('HINCRBY', guild, 'ep', 1)
     redis.call('UNLINK', guild .. ':t')
   end
-  -- A new guild has no cached member to remove.
-  if token ~= '' and not fresh then
+  -- A guild with no cached member (new, or only listed unavailable by READY) has none to remove: no sync, so
+  -- no seen marks for its members and no sweep over them.
+  if token ~= '' and not fresh and redis.call('EXISTS', guild .. ':' .. gen .. ':mi') == 1 then
     redis.call('SET', guild .. ':sync', token, 'PX', ttl)
     redis.call('DEL', guild .. ':sy')
     redis.call('SADD', guild .. ':sy', '')
