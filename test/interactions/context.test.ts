@@ -3,7 +3,6 @@
  * transport, against an HTTP server on 127.0.0.1 that can hold a callback in flight (the races need a slow
  * service, which the sandbox does not offer).
  */
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { APIChatInputApplicationCommandInteraction } from 'discord-api-types/v10';
 import { CommandContext } from '../../src/interactions/context.js';
@@ -13,17 +12,11 @@ import { RestClient } from '../../src/rest/index.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { interactionTransport } from '../../src/runtime/rest-adapters.js';
 import { startFakeApi, type FakeApi, type RecordedRequest } from '../rest/helpers/fake-api.js';
+import { LogSink } from '../helpers/log-sink.js';
 
 const APP = '100000000000000001';
 const TOKEN = 'interaction-token-abc';
 
-class LogSink extends Writable {
-  readonly lines: Array<Record<string, unknown>> = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
-    cb();
-  }
-}
 
 function interaction(owners: Record<string, string> = { '0': '200000000000000001' }): APIChatInputApplicationCommandInteraction {
   return {

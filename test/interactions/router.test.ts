@@ -1,5 +1,4 @@
 /** Routing: scope (guild before global), command type, subcommand path, and the answers the router gives itself. */
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { APIInteraction } from 'discord-api-types/v10';
 import { InteractionRouter } from '../../src/interactions/router.js';
@@ -7,14 +6,8 @@ import { RestClient } from '../../src/rest/index.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { interactionTransport } from '../../src/runtime/rest-adapters.js';
 import { startFakeApi, type FakeApi } from '../rest/helpers/fake-api.js';
+import { LogSink } from '../helpers/log-sink.js';
 
-class LogSink extends Writable {
-  readonly lines: Array<Record<string, unknown>> = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
-    cb();
-  }
-}
 
 const open: Array<{ close(): unknown }> = [];
 afterEach(async () => {

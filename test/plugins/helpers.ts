@@ -1,23 +1,15 @@
 /** Starting the runtime against a sandbox as a bot owner runs it, with its log lines kept for assertions. */
 import { resolve } from 'node:path';
-import { Writable } from 'node:stream';
 import { createSandbox, type InteractionRecord, type Sandbox } from '../../src/sandbox/index.js';
 import { loadConfig, type ConfigInput } from '../../src/runtime/config.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Runtime } from '../../src/runtime/runtime.js';
+import { LogSink } from '../helpers/log-sink.js';
+
+export { LogSink };
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
-export class LogSink extends Writable {
-  readonly lines: Array<Record<string, unknown>> = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
-    cb();
-  }
-  messages(level?: number): string[] {
-    return this.lines.filter((l) => level === undefined || l.level === level).map((l) => String(l.msg));
-  }
-}
 
 export async function newSandbox(options: { roomyBuckets?: boolean } = {}): Promise<Sandbox> {
   // Roomy buckets for tests that make many requests of one route (a bot answering every event alike).
@@ -79,3 +71,4 @@ export async function settled(record: InteractionRecord, quietMs = 150, timeoutM
     await new Promise((r) => setTimeout(r, quietMs));
   }
 }
+

@@ -1,16 +1,9 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { PluginHost, type SharedServices } from '../../src/plugins/host.js';
 import type { PluginDefinition } from '../../src/plugins/types.js';
 import { createLogger } from '../../src/runtime/logger.js';
+import { LogSink } from '../helpers/log-sink.js';
 
-class LogSink extends Writable {
-  readonly lines: Array<Record<string, unknown>> = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
-    cb();
-  }
-}
 
 /** The host hands these to plugins; the lifecycle under test never calls them. */
 const services = { applicationId: '1', cache: {}, rest: {}, requestMembers: async () => ({}) } as unknown as SharedServices;

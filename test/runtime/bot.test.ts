@@ -4,7 +4,6 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type InteractionRecord, type Sandbox } from '../../src/sandbox/index.js';
 import { loadConfig, type ConfigInput } from '../../src/runtime/config.js';
@@ -13,20 +12,11 @@ import { Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
 import type { SessionStore } from '../../src/gateway/manager.js';
 import type { SessionState } from '../../src/gateway/shard.js';
 import { loadZstdNapi } from '../../src/util/zstd.js';
+import { LogSink } from '../helpers/log-sink.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = 'test/fixtures/plugins';
 
-class LogSink extends Writable {
-  readonly lines: Array<Record<string, unknown>> = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
-    cb();
-  }
-  find(pred: (l: Record<string, unknown>) => boolean): Record<string, unknown> | undefined {
-    return this.lines.find(pred);
-  }
-}
 
 async function newSandbox(): Promise<Sandbox> {
   return createSandbox({

@@ -4,7 +4,6 @@
  * signature gate and reach the runtime exactly as a malformed payload from the service would.
  */
 import { resolve } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { loadConfig } from '../../src/runtime/config.js';
@@ -12,16 +11,10 @@ import { createLogger } from '../../src/runtime/logger.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { prototypeSnapshot } from '../helpers/prototypes.js';
 import { WebhookDelivery } from '../../src/sandbox/delivery/webhooks.js';
+import { LogSink } from '../helpers/log-sink.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-class LogSink extends Writable {
-  readonly lines: Array<Record<string, unknown>> = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
-    cb();
-  }
-}
 
 let sandbox: Sandbox;
 let runtime: Runtime;

@@ -5,22 +5,17 @@
  * and the field), while the connection keeps going and the cache stays consistent.
  */
 import { resolve } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { loadConfig } from '../../src/runtime/config.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { prototypeSnapshot } from '../helpers/prototypes.js';
+import { LogSink } from '../helpers/log-sink.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-class LogSink extends Writable {
-  readonly lines: Array<Record<string, unknown>> = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
-    cb();
-  }
+class GatewayLogSink extends LogSink {
   warnings(event: string): Array<Record<string, unknown>> {
     return this.lines.filter((l) => l.level === 40 && l.component === 'protocol' && l.event === event);
   }
@@ -36,14 +31,14 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
 
 let sandbox: Sandbox;
 let runtime: Runtime;
-let logs: LogSink;
+let logs: GatewayLogSink;
 let guildId: string;
 const before = prototypeSnapshot();
 
 beforeAll(async () => {
   sandbox = await createSandbox({ seed: { guilds: 1, membersPerGuild: 5 }, gateway: { identifyWindowMs: 50, heartbeatIntervalMs: 5_000 } });
   guildId = sandbox.state.guildIds[0]!;
-  logs = new LogSink();
+  logs = new GatewayLogSink();
   const config = loadConfig({ cwd: ROOT, env: {}, overrides: { plugins: { dirs: ['test/fixtures/plugins/hostile'] }, http: { enabled: false } } });
   runtime = new Runtime({
     config,

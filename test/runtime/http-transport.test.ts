@@ -4,22 +4,15 @@
  * over a real socket, then records the answers. The same plugins answer as over the gateway.
  */
 import { resolve } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type InteractionRecord, type Sandbox } from '../../src/sandbox/index.js';
 import { loadConfig, type ConfigInput } from '../../src/runtime/config.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Runtime } from '../../src/runtime/runtime.js';
+import { LogSink } from '../helpers/log-sink.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-class LogSink extends Writable {
-  readonly lines: Array<Record<string, unknown>> = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
-    cb();
-  }
-}
 
 async function newSandbox(): Promise<Sandbox> {
   return createSandbox({

@@ -4,7 +4,6 @@
  * that goes away and comes back (logged once, /readyz 503 meanwhile, normal service after).
  */
 import { resolve } from 'node:path';
-import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type InteractionRecord, type Sandbox } from '../../src/sandbox/index.js';
@@ -14,19 +13,10 @@ import { Runtime } from '../../src/runtime/runtime.js';
 import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { redisProxy, type RedisProxy } from '../helpers/redis-proxy.js';
 import { dropPrefix } from '../cache/redis-cleanup.js';
+import { LogSink } from '../helpers/log-sink.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-class LogSink extends Writable {
-  readonly lines: Array<Record<string, unknown>> = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
-    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') this.lines.push(JSON.parse(line) as Record<string, unknown>);
-    cb();
-  }
-  matching(pattern: RegExp): Array<Record<string, unknown>> {
-    return this.lines.filter((l) => pattern.test(String(l.msg)));
-  }
-}
 
 const running: Runtime[] = [];
 
