@@ -11,13 +11,7 @@
  */
 import type { CliIo } from './io.js';
 import { int, parseVerb, str, UsageError, type Values, type VerbSpec } from './args.js';
-import { defaultStateFilePath, processAlive, readStateFile } from '../sandbox/statefile.js';
-
-/** Where the running sandbox is: every verb here takes these. */
-const TARGET = {
-  url: { type: 'string', value: 'ADMIN_URL', help: 'the sandbox admin API (default: from the state file)' },
-  'state-file': { type: 'string', value: 'PATH', help: 'the state file of the sandbox (default: per checkout)' },
-} as const;
+import { admin, AdminError, findSandbox, TARGET_OPTIONS, type SandboxTarget } from './sandbox-client.js';
 
 export const WEBHOOKS: VerbSpec = {
   verb: 'sandbox webhooks',
@@ -28,7 +22,7 @@ export const WEBHOOKS: VerbSpec = {
     types: { type: 'string', value: 'A,B', help: 'the event types posted to the events URL' },
     'also-gateway': { type: 'boolean', help: 'interactions also go over the gateway' },
     'no-also-gateway': { type: 'boolean', help: 'interactions go over HTTP only' },
-    ...TARGET,
+    ...TARGET_OPTIONS,
   },
   notes: ['  gatehouse sandbox webhooks fault ...    gatehouse sandbox webhooks deliveries    (each takes --help)'],
 };
@@ -41,14 +35,14 @@ export const WEBHOOKS_FAULT: VerbSpec = {
   options: {
     count: { type: 'string', value: 'N', help: 'how many deliveries (default 1)' },
     age: { type: 'string', value: 'SECONDS', help: 'how stale the timestamp is (stale-timestamp)' },
-    ...TARGET,
+    ...TARGET_OPTIONS,
   },
 };
 
 export const WEBHOOKS_DELIVERIES: VerbSpec = {
   verb: 'sandbox webhooks deliveries',
   summary: 'List the signed deliveries the sandbox made, with their attempts and answers.',
-  options: { ...TARGET },
+  options: { ...TARGET_OPTIONS },
 };
 
 export const APP_INSTALL: VerbSpec = {
@@ -58,14 +52,14 @@ export const APP_INSTALL: VerbSpec = {
     guild: { type: 'string', value: 'ID', id: true, help: 'the guild installing it' },
     user: { type: 'string', value: 'ID', id: true, help: 'the user installing it' },
     scopes: { type: 'string', value: 'a,b', help: 'the OAuth2 scopes granted' },
-    ...TARGET,
+    ...TARGET_OPTIONS,
   },
 };
 
 export const APP_DEAUTHORIZE: VerbSpec = {
   verb: 'sandbox app deauthorize',
   summary: 'A user removes the app (APPLICATION_DEAUTHORIZED by webhook).',
-  options: { user: { type: 'string', value: 'ID', id: true, help: 'the user (required)' }, ...TARGET },
+  options: { user: { type: 'string', value: 'ID', id: true, help: 'the user (required)' }, ...TARGET_OPTIONS },
 };
 
 export const APP_ENTITLE: VerbSpec = {
@@ -75,22 +69,12 @@ export const APP_ENTITLE: VerbSpec = {
     sku: { type: 'string', value: 'ID', id: true, help: 'the SKU (required)' },
     user: { type: 'string', value: 'ID', id: true, help: 'the user it belongs to' },
     guild: { type: 'string', value: 'ID', id: true, help: 'the guild it belongs to' },
-    ...TARGET,
+    ...TARGET_OPTIONS,
   },
 };
 
 function list(v: string | undefined): string[] | undefined {
   return v?.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
-}
-
-async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text.length > 0 ? (JSON.parse(text) as unknown) : undefined };
 }
 
 interface DeliveryView {
@@ -110,136 +94,103 @@ function describeDelivery(d: DeliveryView | null): string {
   return `delivery ${d.id}: ${d.kind} ${d.subject} to ${d.url}: ${d.state} [${attempts || 'in flight'}]${answer}`;
 }
 
-function adminBase(values: Values): string | null {
-  const url = str(values, 'url');
-  if (url !== undefined) return url.replace(/\/+$/, '');
-  const state = readStateFile(str(values, 'state-file') ?? defaultStateFilePath());
-  if (state === null || !processAlive(state.pid)) return null;
-  return state.adminUrl.replace(/\/+$/, '');
-}
+type Action = (target: SandboxTarget, values: Values, positionals: string[], io: CliIo) => Promise<number>;
 
-function failed(r: { status: number; body: unknown }): string {
-  const e = r.body as { message?: string } | undefined;
-  return e?.message ?? `the admin API answered ${r.status}`;
-}
-
-type Action = (base: string, values: Values, positionals: string[], io: CliIo) => Promise<number>;
-
-/** Parse by the verb's table, find the sandbox, act; usage errors exit 2, an unreachable sandbox 1. */
+/** Parse by the verb's table, find the sandbox, act; usage errors exit 2, a refusal or an unreachable sandbox 1. */
 function verb(spec: VerbSpec, action: Action): (args: string[], io: CliIo) => Promise<number> {
   return async (args, io) => {
     const parsed = parseVerb(spec, args, io);
     if (typeof parsed === 'number') return parsed;
-    const base = adminBase(parsed.values);
-    if (base === null) {
-      io.err(`gatehouse ${spec.verb}: no running sandbox found; start one with 'gatehouse sandbox' or pass --url`);
-      return 1;
-    }
+    const target = findSandbox(parsed.values, io, spec.verb);
+    if (target === null) return 1;
     try {
-      return await action(base, parsed.values, parsed.positionals, io);
+      return await action(target, parsed.values, parsed.positionals, io);
     } catch (err) {
       if (err instanceof UsageError) {
         io.err(`gatehouse ${spec.verb}: ${err.message}`);
         return 2;
       }
-      io.err(`gatehouse ${spec.verb}: cannot reach the sandbox admin API at ${base} (${err instanceof Error ? err.message : String(err)})`);
+      if (err instanceof AdminError) {
+        io.err(`gatehouse ${spec.verb}: ${err.message}`);
+        return 1;
+      }
+      io.err(`gatehouse ${spec.verb}: cannot reach the sandbox admin API at ${target.adminUrl} (${err instanceof Error ? err.message : String(err)})`);
       return 1;
     }
   };
 }
 
-export const webhooksFault = verb(WEBHOOKS_FAULT, async (base, values, positionals, io) => {
+export const webhooksFault = verb(WEBHOOKS_FAULT, async (target, values, positionals, io) => {
   const fault = positionals[0];
   if (fault !== 'bad-signature' && fault !== 'stale-timestamp' && fault !== 'clear') throw new UsageError('name the fault: bad-signature, stale-timestamp or clear');
   const count = int(values, 'count', 1);
   const age = int(values, 'age', 0);
-  const r = await call(base, 'POST', '/webhooks/faults', { fault, ...(count !== undefined ? { count } : {}), ...(age !== undefined ? { ageSeconds: age } : {}) });
-  if (r.status !== 204) {
-    io.err(`gatehouse sandbox webhooks: ${failed(r)}`);
-    return 1;
-  }
+  await admin(target, 'POST', '/webhooks/faults', { fault, ...(count !== undefined ? { count } : {}), ...(age !== undefined ? { ageSeconds: age } : {}) });
   io.out(fault === 'clear' ? 'faults cleared' : `the next ${count ?? 1} deliveries: ${fault}`);
   return 0;
 });
 
-export const webhooksDeliveries = verb(WEBHOOKS_DELIVERIES, async (base, _values, _positionals, io) => {
-  const r = await call(base, 'GET', '/webhooks/deliveries');
-  for (const d of r.body as DeliveryView[]) io.out(describeDelivery(d));
+export const webhooksDeliveries = verb(WEBHOOKS_DELIVERIES, async (target, _values, _positionals, io) => {
+  for (const d of await admin<DeliveryView[]>(target, 'GET', '/webhooks/deliveries')) io.out(describeDelivery(d));
   return 0;
 });
 
-export const webhooks = verb(WEBHOOKS, async (base, values, _positionals, io) => {
+export const webhooks = verb(WEBHOOKS, async (target, values, _positionals, io) => {
   const off = (v: string): string | null => (/^(off|none)$/i.test(v) ? null : v);
   const interactions = str(values, 'interactions');
   const alsoGateway = values['also-gateway'] === true;
   const noAlsoGateway = values['no-also-gateway'] === true;
   if (interactions !== undefined || alsoGateway || noAlsoGateway) {
-    const current = (await call(base, 'GET', '/webhooks')).body as { interactionsEndpointUrl: string | null };
+    const current = await admin<{ interactionsEndpointUrl: string | null }>(target, 'GET', '/webhooks');
     const body: Record<string, unknown> = { url: interactions !== undefined ? off(interactions) : current.interactionsEndpointUrl };
     if (alsoGateway) body.alsoGateway = true;
     if (noAlsoGateway) body.alsoGateway = false;
-    const r = await call(base, 'PUT', '/webhooks/interactions', body);
-    if (r.status !== 204) {
-      io.err(`gatehouse sandbox webhooks: ${failed(r)}`);
-      return 1;
-    }
+    await admin(target, 'PUT', '/webhooks/interactions', body);
   }
   const events = str(values, 'events');
   const types = list(str(values, 'types'));
   if (events !== undefined || types !== undefined) {
-    const current = (await call(base, 'GET', '/webhooks')).body as { eventsUrl: string | null };
-    const r = await call(base, 'PUT', '/webhooks/events', { url: events !== undefined ? off(events) : current.eventsUrl, ...(types !== undefined ? { types } : {}) });
-    if (r.status !== 204) {
-      io.err(`gatehouse sandbox webhooks: ${failed(r)}`);
-      return 1;
-    }
+    const current = await admin<{ eventsUrl: string | null }>(target, 'GET', '/webhooks');
+    await admin(target, 'PUT', '/webhooks/events', { url: events !== undefined ? off(events) : current.eventsUrl, ...(types !== undefined ? { types } : {}) });
   }
-  const info = (await call(base, 'GET', '/webhooks')).body as {
+  const info = await admin<{
     publicKey: string;
     interactionsEndpointUrl: string | null;
     eventsUrl: string | null;
     eventTypes: string[];
     alsoGateway: boolean;
-  };
+  }>(target, 'GET', '/webhooks');
   io.out(`public key (verify_key):    ${info.publicKey}`);
   io.out(`interactions endpoint URL:  ${info.interactionsEndpointUrl ?? '(none: interactions go over the gateway)'}${info.alsoGateway ? ' (and over the gateway)' : ''}`);
   io.out(`webhook events URL:         ${info.eventsUrl ?? '(none)'}${info.eventTypes.length > 0 ? ` (${info.eventTypes.join(', ')})` : ''}`);
   return 0;
 });
 
-async function delivered(r: { status: number; body: unknown }, io: CliIo): Promise<number> {
-  if (r.status !== 201) {
-    io.err(`gatehouse sandbox app: ${failed(r)}`);
-    return 1;
-  }
-  const delivery = (r.body as { delivery: DeliveryView | null }).delivery;
+function delivered(answer: { delivery: DeliveryView | null }, io: CliIo): number {
+  const delivery = answer.delivery;
   io.out(describeDelivery(delivery));
   return delivery === null || delivery.state === 'delivered' ? 0 : 1;
 }
 
-export const appInstall = verb(APP_INSTALL, async (base, values, _positionals, io) => {
+export const appInstall = verb(APP_INSTALL, async (target, values, _positionals, io) => {
   const user = str(values, 'user');
   const guild = str(values, 'guild');
   const scopes = list(str(values, 'scopes'));
-  return delivered(await call(base, 'POST', '/app/install', { ...(guild !== undefined ? { guildId: guild } : {}), ...(user !== undefined ? { userId: user } : {}), ...(scopes ? { scopes } : {}), wait: 5_000 }), io);
+  return delivered(await admin(target, 'POST', '/app/install', { ...(guild !== undefined ? { guildId: guild } : {}), ...(user !== undefined ? { userId: user } : {}), ...(scopes ? { scopes } : {}), wait: 5_000 }), io);
 });
 
-export const appDeauthorize = verb(APP_DEAUTHORIZE, async (base, values, _positionals, io) => {
+export const appDeauthorize = verb(APP_DEAUTHORIZE, async (target, values, _positionals, io) => {
   const user = str(values, 'user');
   if (user === undefined) throw new UsageError('deauthorize needs --user ID');
-  return delivered(await call(base, 'POST', '/app/deauthorize', { userId: user, wait: 5_000 }), io);
+  return delivered(await admin(target, 'POST', '/app/deauthorize', { userId: user, wait: 5_000 }), io);
 });
 
-export const appEntitle = verb(APP_ENTITLE, async (base, values, _positionals, io) => {
+export const appEntitle = verb(APP_ENTITLE, async (target, values, _positionals, io) => {
   const user = str(values, 'user');
   const guild = str(values, 'guild');
   const sku = str(values, 'sku');
   if (sku === undefined || (user === undefined) === (guild === undefined)) throw new UsageError('entitle needs --sku ID and one of --user ID or --guild ID');
-  const r = await call(base, 'POST', '/entitlements', { skuId: sku, ...(user !== undefined ? { userId: user } : { guildId: guild }) });
-  if (r.status !== 201) {
-    io.err(`gatehouse sandbox app: ${failed(r)}`);
-    return 1;
-  }
-  io.out(`entitlement ${(r.body as { id: string }).id} granted: ENTITLEMENT_CREATE goes out by gateway, and by webhook when an events URL is set`);
+  const granted = await admin<{ id: string }>(target, 'POST', '/entitlements', { skuId: sku, ...(user !== undefined ? { userId: user } : { guildId: guild }) });
+  io.out(`entitlement ${granted.id} granted: ENTITLEMENT_CREATE goes out by gateway, and by webhook when an events URL is set`);
   return 0;
 });
