@@ -25,7 +25,7 @@
  *          --redis (adds gatehouse-redis)  --profile (CPU profile of gatehouse's live-events phase, summarized)
  *          --budget=<seconds> (stop starting runs after this long; default 1800)
  *          --baseline=<dir> (an earlier checkout's Runtime as one more subject)  --node-flags="<flags>" (the Runtime
- *          once more with these node flags)  --compiled (tsc output run by plain node, as the Docker image does)
+ *          once more with these node flags; NAME=value words set, NAME= unsets, an environment variable)  --compiled (tsc output run by plain node, as the Docker image does)
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -40,7 +40,7 @@ import type { ChildConfig, ChildMessage, DoneMessage, ReadyMessage, StateMessage
 import { BENCH_TOKEN, IngestServer, type RunTrace } from './ingest/server.js';
 import { IngestWorkload, QUICK_INGEST_WORKLOAD, type ExpectedState } from './ingest/workload.js';
 import { redisAnswers } from './lib/redis-probe.js';
-import { NODE_FLAGS } from '../src/runtime/node-flags.js';
+import { LAUNCH_ENV, NODE_FLAGS } from '../src/runtime/node-flags.js';
 import { fmtInt, fmtRatio, markdownTable } from './lib/report.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -56,6 +56,8 @@ interface Entry {
   root?: string;
   /** Extra node flags for this subject's process (--node-flags). */
   nodeFlags?: string[];
+  /** Environment changes for this subject's process (--node-flags' NAME=value words; '' unsets). */
+  nodeEnv?: Record<string, string>;
 }
 
 const ENTRIES: Record<Transport, Entry[]> = {
@@ -124,7 +126,10 @@ const nodeFlags = arg('node-flags');
 if (nodeFlags !== undefined) {
   for (const t of ['zlib-stream', 'json', 'zstd-stream'] as const) {
     const own = ENTRIES[t].find((e) => e.key === 'gatehouse')!;
-    ENTRIES[t].splice(1, 0, { ...own, key: 'gatehouse-flags', label: `${own.label} [${nodeFlags}]`, nodeFlags: nodeFlags.split(/\s+/).filter(Boolean) });
+    const words = nodeFlags.split(/\s+/).filter(Boolean);
+    const isEnv = (w: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w);
+    const nodeEnv = Object.fromEntries(words.filter(isEnv).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+    ENTRIES[t].splice(1, 0, { ...own, key: 'gatehouse-flags', label: `${own.label} [${nodeFlags}]`, nodeFlags: words.filter((w) => !isEnv(w)), nodeEnv });
   }
 }
 /**
@@ -178,14 +183,18 @@ async function runOne(
   if (entry.subject !== 'floor') server.begin(frames);
   const root = entry.root ?? ROOT;
   const runCompiled = compiled && entry.root === undefined;
-  // gatehouse runs with the flags its launchers (Docker CMD, npm start) give it; --node-flags come after, so they win.
-  const ownFlags = entry.subject === 'gatehouse' || entry.subject === 'gatehouse-redis' ? NODE_FLAGS : [];
+  // gatehouse runs with the flags and environment its launchers (Docker image, npm start) give it; --node-flags
+  // come after, so they win.
+  const own = entry.subject === 'gatehouse' || entry.subject === 'gatehouse-redis';
+  const ownFlags = own ? NODE_FLAGS : [];
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(own ? LAUNCH_ENV : {}), ...entry.nodeEnv, NODE_ENV: 'production' };
+  for (const [name, value] of Object.entries(entry.nodeEnv ?? {})) if (value === '') delete env[name];
   const nodeArgs = ['--expose-gc', ...ownFlags, ...(entry.nodeFlags ?? []), ...(runCompiled ? [] : ['--conditions=gatehouse-source', '--import', 'tsx'])];
   const childFile = runCompiled ? join(root, 'dist-bench', 'bench', 'ingest', 'child.js') : join(root, 'bench', 'ingest', 'child.ts');
   const child = spawn(process.execPath, [...nodeArgs, childFile, JSON.stringify(cfg)], {
     cwd: root,
     stdio: ['ignore', logFd, 'inherit', 'ipc'],
-    env: { ...process.env, NODE_ENV: 'production' },
+    env,
   });
   closeSync(logFd);
   const problems: string[] = [];
@@ -417,7 +426,8 @@ async function main(): Promise<void> {
       ? '- code: compiled by tsc (dist-bench/, tsconfig.bench.json), run by plain node, as the Docker image runs gatehouse'
       : '- code: TypeScript run through tsx, as `npm start` runs gatehouse (--compiled: tsc output, as in the Docker image)',
   );
-  console.log(`- node flags of the gatehouse subjects: ${NODE_FLAGS.join(' ')} (src/runtime/node-flags.ts: what the Docker image and \`npm start\` run it with); discord.js and the floor run with Node's defaults`);
+  const launchEnv = Object.entries(LAUNCH_ENV).map(([k, v]) => `${k}=${v}`).join(' ');
+  console.log(`- node flags and environment of the gatehouse subjects: ${NODE_FLAGS.join(' ')}, ${launchEnv} (src/runtime/node-flags.ts: what the Docker image and \`npm start\` run it with); discord.js and the floor run with Node's and glibc's defaults`);
   if (compiled) {
     const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.bench.json')], { stdio: 'inherit' });
     if (tsc.status !== 0) throw new Error('tsc -p tsconfig.bench.json failed');
