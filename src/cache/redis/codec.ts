@@ -130,28 +130,41 @@ function wellFormed(s: string): string {
 }
 
 /**
- * The hash fields a member payload sets and deletes. With `partial`, fields absent from the payload are
- * in neither list; a field present with null is deleted. Otherwise every field is written or deleted.
+ * The hash fields a member payload sets and deletes, appended to `out` as the MEMBERS script reads them:
+ * the number of fields set, field and value for each, the number deleted, then each deleted field. With
+ * `partial`, fields absent from the payload are in neither list; a field present with null is deleted.
+ * Otherwise every field is written or deleted. Appends in place, so that a tick's records build one array.
  */
-export function memberFields(m: MemberPayload, guildId: string, partial: boolean): { set: string[]; del: string[] } {
-  const set: string[] = [];
-  const del: string[] = [];
-  const put = (field: string, value: string | null): void => {
-    if (value === null) {
-      if (partial) del.push(field);
-    } else {
-      set.push(field, value);
-    }
-  };
-  if (!partial || m.nick !== undefined) put('n', str(m.nick));
-  if (!partial || m.roles !== undefined) put('r', encodeRoles(m.roles, guildId));
-  if (!partial || m.joined_at !== undefined) put('j', timestampField(m.joined_at));
-  if (!partial || m.communication_disabled_until !== undefined) put('c', timestampField(m.communication_disabled_until));
-  if (!partial || m.flags !== undefined) put('f', typeof m.flags === 'number' && (m.flags | 0) !== 0 ? String(m.flags | 0) : null);
-  if (!partial || m.pending !== undefined) put('p', m.pending === true ? '1' : null);
-  if (!partial || m.avatar !== undefined) put('a', str(m.avatar));
-  if (!partial || m.banner !== undefined) put('b', str(m.banner));
-  return { set, del };
+export function pushMemberFields(out: (string | number)[], m: MemberPayload, guildId: string, partial: boolean): void {
+  const countAt = out.length;
+  out.push(0);
+  const deleted = DELETED;
+  deleted.length = 0;
+  let set = 0;
+  if (!partial || m.nick !== undefined) set += putField(out, partial, 'n', str(m.nick));
+  if (!partial || m.roles !== undefined) set += putField(out, partial, 'r', encodeRoles(m.roles, guildId));
+  if (!partial || m.joined_at !== undefined) set += putField(out, partial, 'j', timestampField(m.joined_at));
+  if (!partial || m.communication_disabled_until !== undefined) set += putField(out, partial, 'c', timestampField(m.communication_disabled_until));
+  if (!partial || m.flags !== undefined) set += putField(out, partial, 'f', typeof m.flags === 'number' && (m.flags | 0) !== 0 ? String(m.flags | 0) : null);
+  if (!partial || m.pending !== undefined) set += putField(out, partial, 'p', m.pending === true ? '1' : null);
+  if (!partial || m.avatar !== undefined) set += putField(out, partial, 'a', str(m.avatar));
+  if (!partial || m.banner !== undefined) set += putField(out, partial, 'b', str(m.banner));
+  out[countAt] = set;
+  out.push(deleted.length);
+  for (let i = 0; i < deleted.length; i++) out.push(deleted[i]!);
+}
+
+/** Fields a partial member payload deletes, gathered while its set fields are appended (reused: no allocation). */
+const DELETED: string[] = [];
+
+/** Append a set field (returns 1), or note a deleted one. */
+function putField(out: (string | number)[], partial: boolean, field: string, value: string | null): number {
+  if (value !== null) {
+    out.push(field, value);
+    return 1;
+  }
+  if (partial) DELETED.push(field);
+  return 0;
 }
 
 function timestampField(v: unknown): string | null {
@@ -162,9 +175,18 @@ function timestampField(v: unknown): string | null {
 
 /** ",id,id," (leading and trailing commas let a script find ",id," without parsing); duplicates dropped. */
 export function encodeRoles(roles: unknown, guildId: string): string {
+  if (!Array.isArray(roles)) return ',';
+  const list = roles as unknown[];
+  // The common case, every id a snowflake other than @everyone and none twice, is one join.
+  let plain = list.length <= 64;
+  for (let i = 0; plain && i < list.length; i++) {
+    const id = list[i];
+    if (!isSnowflake(id) || id === guildId) plain = false;
+    else for (let j = 0; j < i; j++) if (list[j] === id) plain = false;
+  }
+  if (plain) return list.length === 0 ? ',' : `,${list.join(',')},`;
   let out = ',';
-  if (!Array.isArray(roles)) return out;
-  for (const id of roles as unknown[]) {
+  for (const id of list) {
     if (!isSnowflake(id) || id === guildId || out.includes(`,${id},`)) continue;
     out += `${id},`;
   }

@@ -55,7 +55,7 @@ import {
   encodeRole,
   encodeMemberRecords,
   encodeUser,
-  memberFields,
+  pushMemberFields,
 } from './codec.js';
 import { compareRoles } from '../memory/guilds.js';
 import { BackgroundJobs } from './jobs.js';
@@ -308,10 +308,12 @@ export class RedisCache implements Cache, CacheSink {
       if (join) this.writes.command(guildId).ghCount(this.keys.guild(guildId), userId, '1', this.now(), TRANSITION_WINDOW_MS, MAX_TRANSITIONS);
       return;
     }
-    const { set, del } = memberFields(m, guildId, partial);
     const user = this.options.users && typeof m.user.username === 'string' ? encodeUser(m.user) : '';
     const cap = this.options.maxMembersPerGuild;
-    this.writes.memberRecord(guildId, [guildId, userId, padSnowflake(userId), partial ? 'p' : 'f', cap, join ? '1' : '0', user, set.length / 2, ...set, del.length, ...del]);
+    const record = this.writes.openMemberRecord();
+    record.push(guildId, userId, padSnowflake(userId), partial ? 'p' : 'f', cap, join ? '1' : '0', user);
+    pushMemberFields(record, m, guildId, partial);
+    this.writes.closeMemberRecord(guildId);
   }
 
   memberRemove(guildId: string, user: APIUser): void {
@@ -320,7 +322,8 @@ export class RedisCache implements Cache, CacheSink {
       return;
     }
     const encoded = this.options.users && typeof user.username === 'string' ? encodeUser(user) : '';
-    this.writes.memberRecord(guildId, [guildId, user.id, padSnowflake(user.id), 'r', 0, '1', encoded, 0, 0]);
+    this.writes.openMemberRecord().push(guildId, user.id, padSnowflake(user.id), 'r', 0, '1', encoded, 0, 0);
+    this.writes.closeMemberRecord(guildId);
   }
 
   roleUpsert(guildId: string, role: APIRole): void {

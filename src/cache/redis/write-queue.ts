@@ -50,9 +50,15 @@ export class WriteQueue {
     return pipe;
   }
 
-  /** Add one member record (see scripts.ts MEMBERS); records go out together. */
-  memberRecord(guildId: string, record: (string | number)[]): void {
-    for (let i = 0; i < record.length; i++) this.records.push(record[i]!);
+  /**
+   * The array to append one member record to (see scripts.ts MEMBERS), then `closeMemberRecord`; records
+   * go out together. Nothing else may be queued between the two calls.
+   */
+  openMemberRecord(): (string | number)[] {
+    return this.records;
+  }
+
+  closeMemberRecord(guildId: string): void {
     this.recordGuilds.push(guildId);
     this.recordEvents.push(this.event);
     // A record weighs one command against pipelineSize, so a pipeline stays a bounded size.

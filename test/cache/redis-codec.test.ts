@@ -1,0 +1,76 @@
+/**
+ * The Redis backend's member encodings, compared with plain reference versions: the role field (one join in
+ * the common case, a walk otherwise) and the field list a member record carries (set fields, then deleted ones).
+ */
+import { describe, expect, it } from 'vitest';
+import { encodeRoles, pushMemberFields } from '../../src/cache/redis/codec.js';
+import type { MemberPayload } from '../../src/cache/reducer.js';
+import { isSnowflake } from '../../src/cache/wire.js';
+
+const GUILD = '100000000000000001';
+
+/** The rule in one obvious walk: snowflakes other than the guild's own id, first occurrence only. */
+function referenceRoles(roles: unknown, guildId: string): string {
+  if (!Array.isArray(roles)) return ',';
+  const kept: string[] = [];
+  for (const id of roles as unknown[]) if (isSnowflake(id) && id !== guildId && !kept.includes(id)) kept.push(id);
+  return `,${kept.map((id) => `${id},`).join('')}`;
+}
+
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+describe('encodeRoles', () => {
+  it('matches the reference on random role lists, clean and hostile', () => {
+    const pool: unknown[] = ['200000000000000001', '200000000000000002', '200000000000000003', '300000000000000004', GUILD, '12', 'x', 7, null, ''];
+    for (let seed = 1; seed <= 400; seed++) {
+      const rnd = seeded(seed);
+      const n = Math.floor(rnd() * 8);
+      const clean = rnd() < 0.5;
+      const roles = Array.from({ length: n }, (_, i) => (clean ? String(400000000000000000n + BigInt(i)) : pool[Math.floor(rnd() * pool.length)]));
+      expect(encodeRoles(roles, GUILD), JSON.stringify(roles)).toBe(referenceRoles(roles, GUILD));
+    }
+  });
+
+  it('drops duplicates, @everyone and non-snowflakes, and keeps order', () => {
+    expect(encodeRoles(['200000000000000002', GUILD, '200000000000000001', '200000000000000002'], GUILD)).toBe(',200000000000000002,200000000000000001,');
+    expect(encodeRoles([], GUILD)).toBe(',');
+    expect(encodeRoles('200000000000000001', GUILD)).toBe(',');
+    expect(encodeRoles(['__proto__', 'constructor'], GUILD)).toBe(',');
+  });
+
+  it('long lists take the walk and agree', () => {
+    const roles = Array.from({ length: 100 }, (_, i) => String(500000000000000000n + BigInt(i % 70)));
+    expect(encodeRoles(roles, GUILD)).toBe(referenceRoles(roles, GUILD));
+  });
+});
+
+describe('pushMemberFields', () => {
+  const user = { id: '600000000000000001', username: 'u' };
+
+  it('appends set fields, then deleted ones, after what is already there', () => {
+    const out: (string | number)[] = ['head'];
+    const m = { user, nick: null, roles: ['200000000000000001'], avatar: null, flags: 2 } as unknown as MemberPayload;
+    pushMemberFields(out, m, GUILD, true);
+    expect(out).toEqual(['head', 2, 'r', ',200000000000000001,', 'f', '2', 2, 'n', 'a']);
+  });
+
+  it('a full payload sets what it has and deletes nothing', () => {
+    const out: (string | number)[] = [];
+    const m = { user, nick: 'nick', roles: [], joined_at: '2020-01-01T00:00:00.000Z', pending: true } as unknown as MemberPayload;
+    pushMemberFields(out, m, GUILD, false);
+    expect(out).toEqual([4, 'n', 'nick', 'r', ',', 'j', String(Date.UTC(2020, 0, 1)), 'p', '1', 0]);
+  });
+
+  it('deleted fields of one record do not leak into the next', () => {
+    const out: (string | number)[] = [];
+    pushMemberFields(out, { user, nick: null, banner: null } as unknown as MemberPayload, GUILD, true);
+    pushMemberFields(out, { user, nick: 'n' } as unknown as MemberPayload, GUILD, true);
+    expect(out).toEqual([0, 2, 'n', 'b', 1, 'n', 'n', 0]);
+  });
+});
