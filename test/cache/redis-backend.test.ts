@@ -114,6 +114,21 @@ describeWithRedis('redis backend specifics', () => {
     expect((await cache.getMember(GUILD_A, userId(2)))?.nick).toBe('x\ufffd');
   });
 
+  it('a member payload that throws while its record is being written leaves no half record for the records after it', async () => {
+    const cache = new RedisCache(redis, { prefix: prefix() });
+    cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(userId(1), { nick: 'one' }), member(userId(2), { nick: 'two' })]));
+    await cache.flush();
+    // The banner is the last field a record reads: everything before it is already in the queue's array.
+    const hostile = { user: user(userId(2)), nick: 'half' } as Record<string, unknown>;
+    Object.defineProperty(hostile, 'banner', { enumerable: true, get: () => { throw new Error('hostile getter'); } });
+    cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(userId(1)), nick: 'before' });
+    expect(() => cache.memberUpsert(GUILD_A, hostile as unknown as Parameters<RedisCache['memberUpsert']>[1], true, false)).toThrow('hostile getter');
+    cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(userId(1)), nick: 'after' });
+    await cache.flush();
+    expect((await cache.getMember(GUILD_A, userId(1)))?.nick).toBe('after');
+    expect((await cache.getMember(GUILD_A, userId(2)))?.nick).toBe('two');
+  });
+
   it('stays consistent with two processes writing different guilds that share users', async () => {
     const p = prefix();
     const other = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });

@@ -311,8 +311,15 @@ export class RedisCache implements Cache, CacheSink {
     const user = this.options.users && typeof m.user.username === 'string' ? encodeUser(m.user) : '';
     const cap = this.options.maxMembersPerGuild;
     const record = this.writes.openMemberRecord();
-    record.push(guildId, userId, padSnowflake(userId), partial ? 'p' : 'f', cap, join ? '1' : '0', user);
-    pushMemberFields(record, m, guildId, partial);
+    const start = record.length;
+    try {
+      record.push(guildId, userId, padSnowflake(userId), partial ? 'p' : 'f', cap, join ? '1' : '0', user);
+      pushMemberFields(record, m, guildId, partial);
+    } catch (error) {
+      // A half-written record would shift every record after it in the script's reading.
+      record.length = start;
+      throw error;
+    }
     this.writes.closeMemberRecord(guildId);
   }
 
