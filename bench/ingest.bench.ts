@@ -188,6 +188,8 @@ async function runOne(
   const own = entry.subject === 'gatehouse' || entry.subject === 'gatehouse-redis';
   const ownFlags = own ? NODE_FLAGS : [];
   const env: NodeJS.ProcessEnv = { ...process.env, ...(own ? LAUNCH_ENV : {}), ...entry.nodeEnv, NODE_ENV: 'production' };
+  // discord.js and the floor run with glibc's defaults, whatever the shell that started the bench had set.
+  if (!own) for (const name of Object.keys(LAUNCH_ENV)) delete env[name];
   for (const [name, value] of Object.entries(entry.nodeEnv ?? {})) if (value === '') delete env[name];
   const nodeArgs = ['--expose-gc', ...ownFlags, ...(entry.nodeFlags ?? []), ...(runCompiled ? [] : ['--conditions=gatehouse-source', '--import', 'tsx'])];
   const childFile = runCompiled ? join(root, 'dist-bench', 'bench', 'ingest', 'child.js') : join(root, 'bench', 'ingest', 'child.ts');
