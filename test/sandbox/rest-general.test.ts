@@ -81,6 +81,11 @@ describe('errors and routing', () => {
       // A modelled path with a method the sandbox does not model.
       ['DELETE', '/gateway/bot'],
       ['PATCH', `/applications/${sb.applicationId}/commands`],
+      // The service's literal segments where a modelled route has an id: not "search is not a snowflake".
+      ['GET', `/guilds/${sb.state.guildIds[0]!}/members/search`],
+      ['GET', `/guilds/${sb.state.guildIds[0]!}/roles/member-counts`],
+      ['GET', `/channels/${sb.state.guildIds[0]!}/messages/pins`],
+      ['POST', `/channels/${sb.state.guildIds[0]!}/messages/bulk-delete`],
     ] as const) {
       const r = await api(sb.restUrl, method, path, { token: sb.botToken });
       expect([method, path, r.status]).toEqual([method, path, 501]);
@@ -95,6 +100,13 @@ describe('errors and routing', () => {
     const hook = await api(sb.restUrl, 'PUT', `/webhooks/${sb.applicationId}/secret-token/messages/@original`, { token: sb.botToken });
     expect(hook.status).toBe(501);
     expect(JSON.stringify(hook.body)).not.toContain('secret-token');
+  });
+
+  it('still answers a bad id in those positions as the service does (50035 at the parameter)', async () => {
+    const sb = await start();
+    const r = await api(sb.restUrl, 'GET', `/guilds/${sb.state.guildIds[0]!}/members/searching`, { token: sb.botToken });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ code: 50035, errors: { user_id: { _errors: [{ code: 'NUMBER_TYPE_COERCE' }] } } });
   });
 
   it('percent-decodes fixed path segments like the service (/users/%40me is /users/@me)', async () => {

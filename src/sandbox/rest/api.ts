@@ -13,7 +13,8 @@ import { bucketHeaders, type RateLimiter } from '../ratelimit.js';
 import type { OAuthStore } from '../state/oauth.js';
 import { parseBody, readRaw, refuseRestOfBody } from './body.js';
 import { journalPath, type RequestJournal } from './journal.js';
-import { Router } from './router.js';
+import { decodeSegments, Router } from './router.js';
+import { isServiceOnlyPath } from './service-literals.js';
 import type { Auth, HttpMethod, RestContext, RestResult, RouteDef } from './types.js';
 
 export interface RestDeps {
@@ -133,6 +134,7 @@ export class RestApi {
     // Anything else the router cannot place is not modelled: the marker error, never a plausible service answer
     // (the sandbox cannot tell a route the service lacks from one it does not model).
     if (match.kind !== 'found' || !METHODS.has(method)) throw unmodelled(method, maskTokens(path));
+    if (isServiceOnlyPath(decodeSegments(path) ?? [])) throw unmodelled(method, maskTokens(path));
     const { route, params } = match;
     seen.path = journalPath(route.path, params);
 

@@ -56,7 +56,7 @@ function literalScore(c: Compiled): number {
  * `@me` when it is passed explicitly, and discord.js sends `/guilds/{id}/members/%40me`). Splitting comes first,
  * so an encoded slash stays inside its segment. null when a segment is not valid percent-encoding.
  */
-function decodeSegments(path: string): string[] | null {
+export function decodeSegments(path: string): string[] | null {
   const out: string[] = [];
   for (const raw of path.split('/')) {
     if (raw.length === 0) continue;
