@@ -206,6 +206,29 @@ describe('channel messages', () => {
     expect(admin.map((r) => r.id)).toEqual([sent.body.id, second.body.id]);
   });
 
+  it('spec §7 and §8 limits: 25 fields an embed, 5 action rows, 40 components with IS_COMPONENTS_V2', async () => {
+    const sb = await start({ seed: { guilds: 1, membersPerGuild: 5 }, rest: { buckets: { 'messages.create': { limit: 100, windowMs: 1000 } } } });
+    const channel = await firstText(sb, sb.state.guildIds[0]!);
+    const fields = (n: number): unknown[] => Array.from({ length: n }, (_, i) => ({ name: `f${i}`, value: 'v' }));
+    const button = (i: number): unknown => ({ type: 2, style: 1, label: `b${i}`, custom_id: `b${i}` });
+    const rows = (n: number): unknown[] => Array.from({ length: n }, (_, i) => ({ type: 1, components: [button(i)] }));
+    const send = (body: unknown) => call(sb, 'POST', `/channels/${channel}/messages`, body);
+    expect((await send({ embeds: [{ title: 'ok', fields: fields(25) }] })).status).toBe(200);
+    const manyFields = await send({ embeds: [{ title: 'ok' }, { title: 'x', fields: fields(26) }] });
+    expect(manyFields.body.errors).toEqual({ embeds: { 1: { fields: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 25 or fewer in length.' }] } } } });
+    expect((await send({ content: 'x', components: rows(5) })).status).toBe(200);
+    const sixRows = await send({ content: 'x', components: rows(6) });
+    expect(sixRows.body.errors).toEqual({ components: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 5 or fewer in length.' }] } });
+    // With IS_COMPONENTS_V2 the top level is not limited, the total is: 20 rows of one button are 40 components.
+    const v2 = 1 << 15;
+    expect((await send({ flags: v2, components: rows(20) })).status).toBe(200);
+    expect((await send({ flags: v2, components: [...rows(20), { type: 10, content: 'one more' }] })).status).toBe(400);
+    // Nested deeper than any layout allows counts as over, not as a stack overflow.
+    let deep: unknown = { type: 10, content: 'x' };
+    for (let i = 0; i < 1_000; i++) deep = { type: 17, components: [deep] };
+    expect((await send({ flags: v2, components: [deep] })).status).toBe(400);
+  });
+
   it('the service errors: 10003, 50006, content over 2000, unknown reply target, a voice channel is fine', async () => {
     const sb = await start({ seed: { guilds: 1, membersPerGuild: 5 } });
     const g = sb.state.guildIds[0]!;

@@ -19,6 +19,11 @@ const EDITABLE_FLAGS = MessageFlags.SUPPRESS_EMBEDS | MessageFlags.IS_COMPONENTS
 
 const MAX_CONTENT = 2000;
 const MAX_EMBEDS = 10;
+/** Spec §7 and §8: more than 25 fields in an embed is an error. */
+const MAX_EMBED_FIELDS = 25;
+/** Spec §8: a legacy message has at most 5 action rows; with IS_COMPONENTS_V2, 40 components in all. */
+const MAX_ACTION_ROWS = 5;
+const MAX_V2_COMPONENTS = 40;
 
 export type Json = Record<string, unknown>;
 
@@ -30,6 +35,8 @@ export interface MessageCheck {
   allowedFlags?: number;
   /** Files that came with a multipart body. */
   files?: number;
+  /** An edit: the message's flags so far (an edit that does not restate IS_COMPONENTS_V2 keeps it). */
+  existingFlags?: number;
 }
 
 /** Validate message fields; throws the service's errors. Returns the data (an object). */
@@ -52,9 +59,26 @@ export function checkMessage(data: unknown, check: MessageCheck): Json {
   if (embeds !== undefined && embeds !== null) {
     if (!Array.isArray(embeds)) addTreeError(tree, [...at, 'embeds'], { code: 'LIST_TYPE_CONVERT', message: 'Only iterables may be used in a ListType' });
     else if (embeds.length > MAX_EMBEDS) addTreeError(tree, [...at, 'embeds'], { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MAX_EMBEDS} or fewer in length.` });
+    else {
+      for (let i = 0; i < embeds.length; i++) {
+        const fields: unknown = isObject(embeds[i]) ? (embeds[i] as Json).fields : undefined;
+        if (Array.isArray(fields) && fields.length > MAX_EMBED_FIELDS) {
+          addTreeError(tree, [...at, 'embeds', String(i), 'fields'], { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MAX_EMBED_FIELDS} or fewer in length.` });
+        }
+      }
+    }
   }
-  if (components !== undefined && components !== null && !Array.isArray(components)) {
-    addTreeError(tree, [...at, 'components'], { code: 'LIST_TYPE_CONVERT', message: 'Only iterables may be used in a ListType' });
+  if (components !== undefined && components !== null) {
+    if (!Array.isArray(components)) {
+      addTreeError(tree, [...at, 'components'], { code: 'LIST_TYPE_CONVERT', message: 'Only iterables may be used in a ListType' });
+    } else {
+      const v2 = ((typeof flags === 'number' ? flags : (check.existingFlags ?? 0)) & MessageFlags.IS_COMPONENTS_V2) !== 0;
+      if (!v2 && components.length > MAX_ACTION_ROWS) {
+        addTreeError(tree, [...at, 'components'], { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${MAX_ACTION_ROWS} or fewer in length.` });
+      } else if (v2 && countComponents(components, 0) > MAX_V2_COMPONENTS) {
+        addTreeError(tree, [...at, 'components'], { code: 'BASE_TYPE_MAX_LENGTH', message: `Must have ${MAX_V2_COMPONENTS} or fewer components in total.` });
+      }
+    }
   }
   if (flags !== undefined && flags !== null) {
     const allowed = check.allowedFlags ?? SENDABLE_FLAGS;
@@ -71,6 +95,24 @@ export function checkMessage(data: unknown, check: MessageCheck): Json {
     (check.files ?? 0) > 0;
   if (check.requireContent && !hasContent) throw Errors.emptyMessage();
   return data;
+}
+
+/**
+ * Components in a tree, nested ones (rows, containers, a section's accessory) included. Depth is bounded: past
+ * a nesting no layout allows, the rest counts as over the limit rather than being walked.
+ */
+function countComponents(list: readonly unknown[], depth: number): number {
+  if (depth > 8) return Number.POSITIVE_INFINITY;
+  let n = 0;
+  for (const c of list) {
+    n++;
+    if (!isObject(c)) continue;
+    const inner: unknown = (c as Json).components;
+    if (Array.isArray(inner)) n += countComponents(inner, depth + 1);
+    if (isObject((c as Json).accessory)) n += countComponents([(c as Json).accessory], depth + 1);
+    if (n > MAX_V2_COMPONENTS) return n;
+  }
+  return n;
 }
 
 export function editableFlags(): number {
