@@ -170,6 +170,20 @@ export function cacheConformance(name: string, factory: CacheBackendFactory, des
         expect(await cache.getMember(GUILD_A, USER_1)).toBeDefined();
       });
 
+      it('a member_count that is not a whole number is no count, on every backend', async () => {
+        const cache = await factory.create();
+        cache.apply('GUILD_CREATE', { ...guildCreate(GUILD_A, []), member_count: 1.5 });
+        expect(await cache.memberCount(GUILD_A)).toBeUndefined();
+      });
+
+      it('a guild with 10,000 roles keeps them all, and its members keep theirs', async () => {
+        const cache = await factory.create();
+        const ids = Array.from({ length: 10_000 }, (_, i) => String(800000000000000000n + BigInt(i + 1)));
+        cache.apply('GUILD_CREATE', { ...guildCreate(GUILD_A, [member(USER_1, { roles: ids.slice(0, 3) })]), roles: [role(GUILD_A, 0), ...ids.map((id, i) => role(id, i + 1))] });
+        expect((await cache.getRoles(GUILD_A)).length).toBe(10_001);
+        expect((await cache.getMember(GUILD_A, USER_1))!.roles).toEqual(ids.slice(0, 3));
+      });
+
       it('GUILD_UPDATE changes guild fields and replaces the role list, keeping member_count', async () => {
         const cache = await seeded();
         cache.apply('GUILD_UPDATE', {

@@ -220,7 +220,7 @@ export class MemoryCache implements Cache, CacheSink {
     if (this.options.guilds) {
       if (typeof p.name === 'string') g.name = p.name;
       if (typeof p.owner_id === 'string') g.ownerId = p.owner_id;
-      if (baseline && typeof p.member_count === 'number' && p.member_count >= 0) {
+      if (baseline && typeof p.member_count === 'number' && Number.isSafeInteger(p.member_count) && p.member_count >= 0) {
         g.memberCount = p.member_count;
         g.transitions = null;
         g.epoch = (g.epoch + 1) & 255;

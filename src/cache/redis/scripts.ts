@@ -299,7 +299,11 @@ end
 local r = 8 + 2 * nf
 if ARGV[r] == '1' then
   redis.call('DEL', guild .. ':r')
-  if #ARGV > r then redis.call('HSET', guild .. ':r', unpack(ARGV, r + 1, #ARGV)) end
+  -- unpack gives at most 8000 values (Lua's C stack), and a script's writes before an error stay: a list of
+  -- thousands of roles would leave the guild with none. In chunks of 1,000 roles (id and JSON each).
+  for from = r + 1, #ARGV, 2000 do
+    redis.call('HSET', guild .. ':r', unpack(ARGV, from, math.min(from + 1999, #ARGV)))
+  end
 end
 return 1
 `;
