@@ -28,7 +28,7 @@
  */
 import type { APIEntitlement, APIGuildMember, APIRole, APIUser } from 'discord-api-types/v10';
 import { kindOf } from './shared.js';
-import { isSnowflake } from './wire.js';
+import { isSnowflake, timestampOrNaN } from './wire.js';
 
 /** A guild payload as the sink sees it: GUILD_CREATE / GUILD_UPDATE data (roles already checked). */
 export interface GuildPayload {
@@ -124,6 +124,12 @@ export function entitlementProblem(e: unknown): string | null {
   if (!isSnowflake(e.id)) return snowflakeProblem('id', e.id);
   if (!isSnowflake(e.sku_id)) return snowflakeProblem('sku_id', e.sku_id);
   if (!isSnowflake(e.user_id) && !isSnowflake(e.guild_id)) return `user_id, guild_id: expected a snowflake string in one of them, got ${kindOf(e.user_id)} and ${kindOf(e.guild_id)}`;
+  // An unreadable end would be stored as "never ends": an ended entitlement would grant access again. Refused,
+  // so the record keeps what it had (fail closed).
+  for (const key of ['starts_at', 'ends_at'] as const) {
+    const v = e[key];
+    if (v !== undefined && v !== null && Number.isNaN(timestampOrNaN(v))) return `${key}: expected an ISO8601 timestamp or null, got ${typeof v === 'string' ? 'an unreadable string' : kindOf(v)}`;
+  }
   return null;
 }
 

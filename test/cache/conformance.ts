@@ -389,6 +389,19 @@ export function cacheConformance(name: string, factory: CacheBackendFactory, des
       const start = ms('2024-10-01T00:00:00Z');
       const end = ms('2025-01-01T00:00:00Z');
 
+      it('an unreadable ends_at or starts_at is refused: an ended entitlement never reopens (fail closed)', async () => {
+        const cache = await factory.create();
+        cache.apply('ENTITLEMENT_CREATE', entitlement(E1, { ends_at: '2025-01-01T00:00:00.000000+00:00' }));
+        const after = new Date('2025-06-01');
+        expect(await cache.hasEntitlement({ userId: USER_1, skuId: SKU, at: after })).toBe(false);
+        for (const bad of ['garbage', 1767225600000, { toString: 1 }, []]) {
+          cache.apply('ENTITLEMENT_UPDATE', entitlement(E1, { ends_at: bad }));
+          cache.apply('ENTITLEMENT_UPDATE', entitlement(E1, { ends_at: null, starts_at: bad }));
+        }
+        expect(await cache.hasEntitlement({ userId: USER_1, skuId: SKU, at: after })).toBe(false);
+        expect((await cache.getEntitlement(E1))!.endsAt).toBe(end);
+      });
+
       it('an ongoing subscription (ends_at null) is active from its start on', async () => {
         const cache = await factory.create();
         cache.apply('ENTITLEMENT_CREATE', entitlement(E1));
