@@ -156,6 +156,12 @@ describe('invoke: the INTERACTION_CREATE payload', () => {
     expect(dm.context).toBe(1);
     expect(dm.channel.type).toBe(1);
     expect(dm.authorizing_integration_owners).toEqual({ '0': '0' });
+    // The one DM channel with that user: the one REST opens and serves, so the bot can answer in it.
+    const opened = await api(sb.restUrl, 'POST', '/users/@me/channels', { token: sb.botToken, body: { recipient_id: owner } });
+    expect(opened.body.id).toBe(dm.channel_id);
+    expect(dm.channel.id).toBe(dm.channel_id);
+    expect((await api(sb.restUrl, 'GET', `/channels/${dm.channel_id}`, { token: sb.botToken })).status).toBe(200);
+    expect((await api(sb.restUrl, 'POST', `/channels/${dm.channel_id}/messages`, { token: sb.botToken, body: { content: 'in the DM' } })).status).toBe(200);
     await sb.invoke({ name: 'roll', guildId, options: { sides: 6 }, integration: 'user' });
     const userInstall = (await client.nextDispatch('INTERACTION_CREATE')).d as any;
     expect(userInstall.authorizing_integration_owners).toEqual({ '1': owner });

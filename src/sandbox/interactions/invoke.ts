@@ -187,30 +187,15 @@ export function sceneOf(core: SandboxCore, guildId: string | null, userId: strin
 
 function sceneFor(core: SandboxCore, guild: GuildRecord | null, user: UserRecord, channelId: string | undefined): Scene {
   if (guild === null) {
-    const id = dmChannelId(core, user.id);
-    return { guild, user, channelId: id, channel: { id, type: 1, last_message_id: null, flags: 0, recipients: [userObject(user)] }, memberPermissions: 0n };
+    // The one DM channel between the bot and this user: the one REST opens and serves (a bot answers in it).
+    const id = core.store.messages.openDm(user.id).channel.id;
+    const channel = { id, type: 1, last_message_id: core.store.messages.lastMessageId(id), flags: 0, recipients: [userObject(user)] };
+    return { guild, user, channelId: id, channel, memberPermissions: 0n };
   }
   const channel = channelId !== undefined ? guild.channels.find((c) => c.id === channelId) : guild.channels.find((c) => c.type === 0) ?? guild.channels[0];
   if (!channel) throw new SandboxError('UNKNOWN_CHANNEL', `unknown channel ${channelId ?? '(none)'} in guild ${guild.id}`);
   const memberPermissions = core.store.permissionsOf(guild, user.id);
   return { guild, user, channelId: channel.id, channel: { ...channelObject(channel, guild.id), permissions: memberPermissions.toString() }, memberPermissions };
-}
-
-const dmChannels = new WeakMap<SandboxCore, Map<string, string>>();
-
-/** A stable DM channel id per user. */
-function dmChannelId(core: SandboxCore, userId: string): string {
-  let map = dmChannels.get(core);
-  if (!map) {
-    map = new Map();
-    dmChannels.set(core, map);
-  }
-  let id = map.get(userId);
-  if (!id) {
-    id = core.store.ids.next();
-    map.set(userId, id);
-  }
-  return id;
 }
 
 function appPermissions(core: SandboxCore, guild: GuildRecord | null): bigint {
