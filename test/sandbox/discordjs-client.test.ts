@@ -5,7 +5,19 @@
  * error codes for unknown things, the unmodelled marker, and op 9 `true` resumed on the same socket with every
  * event delivered exactly once.
  */
-import { Client, DiscordAPIError, Events, GatewayIntentBits, HTTPError, Routes, type Guild, type TextChannel } from 'discord.js';
+import {
+  AttachmentBuilder,
+  Client,
+  DiscordAPIError,
+  Events,
+  GatewayIntentBits,
+  HTTPError,
+  Routes,
+  type ChatInputCommandInteraction,
+  type Guild,
+  type Interaction,
+  type TextChannel,
+} from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 
@@ -117,6 +129,89 @@ describe('discord.js Client against the sandbox', () => {
       [general.id, 'edited', 1, true],
       [dm.id, 'psst', 0, false],
     ]);
+  });
+
+  it('deferReply then editReply with a file: the file is an attachment of the reply, and a follow-up edit swaps its files', async () => {
+    const { sb, client, guild } = await start();
+    await client.application.commands.set([{ name: 'chart', description: 'Draws a chart' }]);
+    const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
+      client.once(Events.InteractionCreate, (i: Interaction) => {
+        const run = async (): Promise<Record<string, unknown>> => {
+          const interaction = i as ChatInputCommandInteraction;
+          await interaction.deferReply();
+          const edited = await interaction.editReply({ content: 'here it is', files: [new AttachmentBuilder(Buffer.from('PNGDATA'), { name: 'chart.png' })] });
+          const stored = (await client.rest.get(Routes.webhookMessage(client.application.id, interaction.token, '@original'))) as Record<string, unknown>;
+          const followup = await interaction.followUp({ content: 'more', files: [new AttachmentBuilder(Buffer.from('abc'), { name: 'b.txt' })] });
+          // discord.js lists only the new file: b.txt goes, c.txt comes.
+          const swapped = await interaction.webhook.editMessage(followup.id, { files: [new AttachmentBuilder(Buffer.from('defg'), { name: 'c.txt' })] });
+          return { edited, stored, followup, swapped };
+        };
+        run().then(resolve, reject);
+      });
+    });
+    const record = await sb.invoke({ name: 'chart', guildId: guild.id });
+    const { edited, stored, followup, swapped } = (await answered) as {
+      edited: { attachments: Map<string, { name: string; size: number; url: string }> };
+      stored: { attachments: Array<Record<string, unknown>> };
+      followup: { attachments: Map<string, { name: string }> };
+      swapped: { attachments: Map<string, { name: string; size: number }> };
+    };
+
+    const [file] = [...edited.attachments.values()];
+    expect(file).toMatchObject({ name: 'chart.png', size: 7, url: expect.stringMatching(/^https:\/\/.+\/chart\.png$/) });
+    expect(stored.attachments).toEqual([expect.objectContaining({ filename: 'chart.png', size: 7, url: file!.url })]);
+    expect(record.original!.attachments).toEqual(stored.attachments);
+    expect([...followup.attachments.values()].map((a) => a.name)).toEqual(['b.txt']);
+    expect([...swapped.attachments.values()].map((a) => [a.name, a.size])).toEqual([['c.txt', 4]]);
+    expect(record.followups.map((m) => (m.attachments as Array<{ filename: string }>).map((a) => a.filename))).toEqual([['c.txt']]);
+  });
+
+  it('the first follow-up after deferReply carries its files onto the loading message (legacy edit)', async () => {
+    const { sb, client, guild } = await start();
+    await client.application.commands.set([{ name: 'report', description: 'Sends a report' }]);
+    const answered = new Promise<{ id: string; names: string[] }>((resolve, reject) => {
+      client.once(Events.InteractionCreate, (i: Interaction) => {
+        const interaction = i as ChatInputCommandInteraction;
+        interaction
+          .deferReply()
+          .then(() => interaction.followUp({ files: [new AttachmentBuilder(Buffer.from('report'), { name: 'report.txt' })] }))
+          .then((m) => resolve({ id: m.id, names: [...m.attachments.values()].map((a) => a.name) }), reject);
+      });
+    });
+    const record = await sb.invoke({ name: 'report', guildId: guild.id });
+    const { id, names } = await answered;
+    expect(id).toBe(record.original!.id);
+    expect(names).toEqual(['report.txt']);
+    expect(record.original!.attachments).toEqual([expect.objectContaining({ filename: 'report.txt', size: 6, url: expect.any(String) })]);
+  });
+
+  it('message.edit with files: listed attachments stay as they were, unlisted ones go, the files are added', async () => {
+    const { client, guild } = await start();
+    const general = guild.channels.cache.find((c) => c.name === 'general') as TextChannel;
+    const sent = await general.send({ content: 'a', files: [new AttachmentBuilder(Buffer.from('1'), { name: 'one.txt' })] });
+    const [one] = [...sent.attachments.values()];
+    expect(one).toMatchObject({ name: 'one.txt', size: 1 });
+
+    // Only the new file listed (discord.js sends `attachments: [{ id: "0" }]`): one.txt is removed.
+    const swapped = await sent.edit({ content: 'b', files: [new AttachmentBuilder(Buffer.from('22'), { name: 'two.txt' })] });
+    const [two] = [...swapped.attachments.values()];
+    expect(swapped.attachments.map((a) => [a.name, a.size])).toEqual([['two.txt', 2]]);
+    expect(two!.id).not.toBe(one!.id);
+
+    // The kept one listed with a new file: it stays as stored (same id, name and URL), three.txt is added.
+    const grown = await sent.edit({ content: 'c', attachments: [...swapped.attachments.values()], files: [new AttachmentBuilder(Buffer.from('333'), { name: 'three.txt' })] });
+    expect(grown.attachments.map((a) => [a.name, a.size])).toEqual([
+      ['two.txt', 2],
+      ['three.txt', 3],
+    ]);
+    expect(grown.attachments.get(two!.id)?.url).toBe(two!.url);
+    const raw = (await client.rest.get(Routes.channelMessage(general.id, sent.id))) as { attachments: Array<Record<string, unknown>> };
+    expect(raw.attachments.map((a) => a.filename)).toEqual(['two.txt', 'three.txt']);
+    expect(raw.attachments.every((a) => typeof a.url === 'string' && typeof a.size === 'number')).toBe(true);
+
+    // Listing none removes them all.
+    const bare = await sent.edit({ content: 'd', attachments: [] });
+    expect(bare.attachments.size).toBe(0);
   });
 
   it('edits itself: setUsername, its nick through /members/%40me, and the application', async () => {

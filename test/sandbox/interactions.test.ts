@@ -360,6 +360,45 @@ describe('@original and follow-ups', () => {
     expect((await api(sb.restUrl, 'POST', `/webhooks/${sb.applicationId}/not-a-token`, { body: { content: 'x' } })).body.code).toBe(50027);
   });
 
+  it('PATCH @original and follow-ups with files: uploads become attachments, `attachments` names what stays, unknown ids are 50035', async () => {
+    const { sb, guildId } = await setup();
+    const a = await sb.invoke({ name: 'roll', guildId, options: { sides: 6 } });
+    await callback(sb, a.id, a.token, { type: 5 });
+    const patch = (target: string, payload: unknown, files: Array<[string, number]>) => {
+      const form = new FormData();
+      form.append('payload_json', JSON.stringify(payload));
+      files.forEach(([name, size], n) => form.append(`files[${n}]`, new Blob([new Uint8Array(size)], { type: 'image/png' }), name));
+      return fetch(`${sb.restUrl}${webhook(sb, a.token, `/messages/${target}`)}`, { method: 'PATCH', body: form }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    };
+
+    const edited = await patch('@original', { content: 'chart', attachments: [{ id: 0, description: 'a chart' }] }, [['chart.png', 2048]]);
+    expect(edited.status).toBe(200);
+    const chart = edited.body.attachments[0];
+    expect(edited.body.attachments).toEqual([
+      { id: expect.any(String), filename: 'chart.png', size: 2048, url: expect.stringContaining('/chart.png'), proxy_url: expect.any(String), content_type: 'image/png', description: 'a chart' },
+    ]);
+    expect((await api(sb.restUrl, 'GET', webhook(sb, a.token, '/messages/@original'))).body.attachments).toEqual([chart]);
+
+    const unknown = await patch('@original', { attachments: [{ id: chart.id }, { id: '123456789012345678' }] }, []);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({
+      message: 'Invalid Form Body',
+      code: 50035,
+      errors: { attachments: { 1: { _errors: [{ code: 'ATTACHMENT_NOT_FOUND', message: 'Attachment data not found' }] } } },
+    });
+    expect(a.original!.attachments).toEqual([chart]);
+
+    // A follow-up: without `attachments` the files are added; with it, what is not named goes.
+    const f = await api(sb.restUrl, 'POST', webhook(sb, a.token), { body: { content: 'more' } });
+    const more = await patch(f.body.id, { content: 'more files' }, [['b.png', 10]]);
+    expect(more.body.attachments.map((x: { filename: string }) => x.filename)).toEqual(['b.png']);
+    const swapped = await patch(f.body.id, { attachments: [{ id: '0' }] }, [['c.png', 20]]);
+    expect(swapped.body.attachments).toEqual([expect.objectContaining({ filename: 'c.png', size: 20 })]);
+    expect(a.followups[0]!.attachments).toEqual(swapped.body.attachments);
+    // The per-file upload limit of the create path holds here too.
+    expect((await patch(f.body.id, {}, [['huge.bin', 10 * 1024 * 1024 + 1]])).status).toBe(413);
+  });
+
   it('the first follow-up after a deferral edits the loading message (legacy behaviour)', async () => {
     const { sb, guildId } = await setup();
     const a = await sb.invoke({ name: 'roll', guildId, options: { sides: 6 } });

@@ -270,6 +270,54 @@ describe('channel messages', () => {
   });
 });
 
+/** A multipart body as clients send files: `payload_json` plus `files[n]` parts. */
+function multipart(payload: unknown, files: Array<[string, string]>): FormData {
+  const form = new FormData();
+  form.append('payload_json', JSON.stringify(payload));
+  files.forEach(([name, text], n) => form.append(`files[${n}]`, new Blob([text], { type: 'text/plain' }), name));
+  return form;
+}
+
+describe('channel message attachments on edit', () => {
+  const send = async (sb: Sandbox, method: string, path: string, form: FormData) => {
+    const res = await fetch(`${sb.restUrl}${path}`, { method, headers: { authorization: `Bot ${sb.botToken}` }, body: form });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('files without `attachments` are added; `attachments` keeps what it names; an unknown id is 50035 and changes nothing', async () => {
+    const sb = await start({ seed: { guilds: 1, membersPerGuild: 5 } });
+    const channel = await firstText(sb, sb.state.guildIds[0]!);
+    const created = await send(sb, 'POST', `/channels/${channel}/messages`, multipart({ content: 'a' }, [['one.txt', '1']]));
+    expect(created.status).toBe(200);
+    const path = `/channels/${channel}/messages/${created.body.id}`;
+    const one = created.body.attachments[0];
+
+    // No `attachments` key: the message keeps its own and gains the upload.
+    const added = await send(sb, 'PATCH', path, multipart({ content: 'b' }, [['two.txt', '22']]));
+    expect(added.status).toBe(200);
+    expect(added.body.attachments).toEqual([one, expect.objectContaining({ filename: 'two.txt', size: 2, url: expect.any(String), proxy_url: expect.any(String) })]);
+    const two = added.body.attachments[1];
+
+    // An id that is neither an attachment of the message nor an uploaded part is refused.
+    const unknown = await send(sb, 'PATCH', path, multipart({ content: 'c', attachments: [{ id: one.id }, { id: '123456789012345678' }] }, []));
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({
+      message: 'Invalid Form Body',
+      code: 50035,
+      errors: { attachments: { 1: { _errors: [{ code: 'ATTACHMENT_NOT_FOUND', message: 'Attachment data not found' }] } } },
+    });
+    const noPart = await send(sb, 'PATCH', path, multipart({ attachments: [{ id: 0 }, { id: 1 }] }, [['three.txt', '333']]));
+    expect(noPart.body.errors).toEqual({ attachments: { 1: { _errors: [{ code: 'ATTACHMENT_NOT_FOUND', message: 'Attachment data not found' }] } } });
+    expect((await call(sb, 'GET', path)).body).toMatchObject({ content: 'b', attachments: [one, two] });
+
+    // Listed: two kept (with a description), one dropped, the part `files[0]` (id 0) added.
+    const kept = await send(sb, 'PATCH', path, multipart({ attachments: [{ id: two.id, description: 'the second' }, { id: 0 }] }, [['three.txt', '333']]));
+    expect(kept.status).toBe(200);
+    expect(kept.body.attachments).toEqual([{ ...two, description: 'the second' }, expect.objectContaining({ filename: 'three.txt', size: 3 })]);
+    expect((await call(sb, 'GET', path)).body.attachments).toEqual(kept.body.attachments);
+  });
+});
+
 describe('the application', () => {
   it('PATCH /applications/@me edits the given fields; limited intent flags switch the privileged intents', async () => {
     const sb = await start();

@@ -124,6 +124,8 @@ export interface UploadedFile {
   filename: string;
   size: number;
   contentType: string;
+  /** `n` of its `files[n]` part (what an `attachments` entry's `id` names); its position when the part is named otherwise. */
+  index?: number;
 }
 
 export interface MessageContext {
@@ -202,12 +204,77 @@ export function messageObject(ctx: MessageContext, data: Json, extraFlags = 0): 
   return msg;
 }
 
-/** Apply an edit (v10 semantics: given fields replace; attachments lists what stays). */
-export function editMessage(msg: Json, patch: Json): Json {
+/** The files that came with an edit, and how the create path turns them into attachment objects. */
+export interface EditUploads {
+  uploads: readonly UploadedFile[];
+  /** Attachment objects for these uploads, built as on create (`attachmentObjects` with the message's channel). */
+  attach: (uploads: readonly UploadedFile[]) => Json[];
+}
+
+const NO_UPLOADS: EditUploads = { uploads: [], attach: () => [] };
+
+/**
+ * The attachments of a message after an edit (v10). With `attachments` in the body it lists everything the
+ * message keeps: an entry names an attachment of the message by its `id` (kept as stored; a `description`
+ * given replaces its own) or an uploaded part by its index (`id` n, number or digits, for `files[n]`), which
+ * becomes a new attachment as on create; an entry naming neither is 50035 ATTACHMENT_NOT_FOUND at its index,
+ * and attachments not listed are removed (null removes all). Without `attachments` the message keeps its own
+ * and any uploaded files are added.
+ */
+export function editedAttachments(current: unknown, patch: Json, files: EditUploads = NO_UPLOADS, at: readonly string[] = []): Json[] {
+  const existing = Array.isArray(current) ? current.filter(isObject) : [];
+  const listed = patch.attachments;
+  if (listed === undefined) return files.uploads.length > 0 ? [...existing, ...files.attach(files.uploads)] : existing;
+  if (listed === null) return [];
+  const tree = emptyErrorTree();
+  if (!Array.isArray(listed)) {
+    addTreeError(tree, [...at, 'attachments'], { code: 'LIST_TYPE_CONVERT', message: 'Only iterables may be used in a ListType' });
+    throw invalidFormBody(tree);
+  }
+  const stored = new Map(existing.map((a) => [String(a.id), a]));
+  const uploaded = new Map(files.uploads.map((f, i) => [f.index ?? i, f]));
+  const taken = new Set<string>();
+  const out: Json[] = [];
+  listed.forEach((entry: unknown, i) => {
+    if (!isObject(entry)) {
+      addTreeError(tree, [...at, 'attachments', i], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
+      return;
+    }
+    const id = entry.id;
+    if (typeof id !== 'string' && typeof id !== 'number') {
+      addTreeError(tree, [...at, 'attachments', i, 'id'], { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' });
+      return;
+    }
+    const key = String(id);
+    const kept = stored.get(key);
+    const upload = kept === undefined && /^\d+$/.test(key) ? uploaded.get(Number(key)) : undefined;
+    if (kept === undefined && upload === undefined) {
+      // What the service answers for an entry whose attachment data it cannot find.
+      addTreeError(tree, [...at, 'attachments', i], { code: 'ATTACHMENT_NOT_FOUND', message: 'Attachment data not found' });
+      return;
+    }
+    const which = kept !== undefined ? `kept:${key}` : `new:${key}`;
+    if (taken.has(which)) return;
+    taken.add(which);
+    const attachment: Json = kept !== undefined ? { ...kept } : files.attach([upload!])[0]!;
+    if (typeof entry.description === 'string') attachment.description = entry.description;
+    else if (entry.description === null && kept !== undefined) delete attachment.description;
+    out.push(attachment);
+  });
+  if (Object.keys(tree).length > 0) throw invalidFormBody(tree);
+  return out;
+}
+
+/**
+ * Apply an edit (v10 semantics: given fields replace; attachments as `editedAttachments` resolves them against
+ * the message's own and the files of the request). `at` is the body's path prefix for errors.
+ */
+export function editMessage(msg: Json, patch: Json, files: EditUploads = NO_UPLOADS, at: readonly string[] = []): Json {
   const out: Json = { ...msg };
-  for (const key of ['content', 'embeds', 'components', 'attachments', 'allowed_mentions', 'poll'] as const) {
+  for (const key of ['content', 'embeds', 'components', 'allowed_mentions', 'poll'] as const) {
     if (patch[key] !== undefined) out[key] = patch[key] ?? (key === 'content' ? '' : key === 'poll' ? undefined : []);
   }
+  out.attachments = editedAttachments(msg.attachments, patch, files, at);
   let flags = typeof msg.flags === 'number' ? msg.flags : 0;
   // Editing a deferred response makes it a real message.
   flags &= ~MessageFlags.LOADING;

@@ -7,7 +7,7 @@ import { InteractionResponseType, InteractionType as DiscordInteractionType } fr
 import type { SnowflakeGenerator } from '../../api/snowflake.js';
 import type { InteractionRecord } from '../contract.js';
 import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../errors.js';
-import { checkMessage, editableFlags, editMessage, MessageFlags, messageObject, type Json, type MessageContext } from './messages.js';
+import { attachmentObjects, checkMessage, editableFlags, editMessage, MessageFlags, messageObject, type EditUploads, type Json, type MessageContext } from './messages.js';
 import { isObject } from '../../util/is-object.js';
 
 // Values from the wire-types dependency; the keys are the reference's names, which the sandbox's errors quote.
@@ -177,8 +177,11 @@ export class SandboxInteraction implements InteractionRecord {
         break;
       case CallbackType.UPDATE_MESSAGE: {
         const d = checkMessage(data, { at: ['data'], requireContent: false, files });
-        const source = this.meta.sourceMessage ?? messageObject({ ...msg(0), uploads: [] }, {});
-        message = editMessage(source, d);
+        const ctx = files > 0 || !this.meta.sourceMessage ? msg(0) : null;
+        const source = this.meta.sourceMessage ?? messageObject({ ...ctx!, uploads: [] }, {});
+        // An update edits the message: its files and `attachments` as for PATCH @original.
+        const uploads: EditUploads | undefined = ctx ? { uploads: ctx.uploads, attach: (u) => attachmentObjects(ctx.channelId, u, ctx.nextId) } : undefined;
+        message = editMessage(source, d, uploads, ['data']);
         this.setOriginal(message);
         // The message the component sits on changes where it lives, too.
         this.meta.source?.record.replaceMessage(this.meta.source.messageId, message);
@@ -297,10 +300,11 @@ export class SandboxInteraction implements InteractionRecord {
     return target;
   }
 
-  editMessage(id: string, patch: unknown): Json {
+  /** Edit a message of this interaction; `files` are the request's uploads (kept or dropped as `attachments` says). */
+  editMessage(id: string, patch: unknown, files?: EditUploads): Json {
     const current = this.message(id);
     const d = checkMessage(patch, { at: [], requireContent: false, allowedFlags: editableFlags() | MessageFlags.EPHEMERAL });
-    const edited = editMessage(current, d);
+    const edited = editMessage(current, d, files);
     this.messages.set(edited.id as string, edited);
     if (current === this.original) {
       this.original = edited;
@@ -336,7 +340,7 @@ export class SandboxInteraction implements InteractionRecord {
     if (this.deferredLoading) {
       // Legacy behaviour: the first follow-up after a deferral edits the loading message (ephemeral ignored).
       const { flags: _ignored, ...rest } = d;
-      return this.editMessage('@original', rest);
+      return this.editMessage('@original', rest, { uploads: ctx.uploads, attach: (u) => attachmentObjects(ctx.channelId, u, ctx.nextId) });
     }
     if (this.meta.userInstallOnly && this.followups.length >= MAX_USER_INSTALL_FOLLOWUPS) throw Errors.maxFollowups();
     const message = messageObject(ctx, d);

@@ -132,8 +132,8 @@ export function channelRoutes(core: SandboxCore): RouteDef[] {
     if ((record.message.author as { id?: unknown } | undefined)?.id !== botId) throw Errors.cannotEditOthersMessage();
     const uploads = uploadsOf(ctx);
     const patch = checkMessage(jsonValue(ctx.body) ?? {}, { at: [], requireContent: false, allowedFlags: editableFlags(), files: uploads.length });
-    const next = editMessage(record.message, patch);
-    if (uploads.length > 0) next.attachments = [...(Array.isArray(next.attachments) ? next.attachments : []), ...uploaded(record.channelId, uploads)];
+    // `attachments` lists what stays (kept by id, uploads by index); without it the files are added (editedAttachments).
+    const next = editMessage(record.message, patch, { uploads, attach: (u) => uploaded(record.channelId, u) });
     if (!hasContent(next)) throw Errors.emptyMessage();
     messages.edit(record, next);
     store.emit(record.guildId, 'MESSAGE_UPDATE', dispatchJson(place, next));

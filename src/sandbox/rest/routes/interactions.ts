@@ -4,7 +4,7 @@
  */
 import type { SandboxCore } from '../../core.js';
 import { ApiError, Errors } from '../../errors.js';
-import type { MessageContext, UploadedFile } from '../../interactions/messages.js';
+import { attachmentObjects, type EditUploads, type MessageContext, type UploadedFile } from '../../interactions/messages.js';
 import type { SandboxInteraction } from '../../interactions/store.js';
 import { userObject } from '../../state/serialize.js';
 import { jsonValue } from '../body.js';
@@ -17,7 +17,11 @@ const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 /** Files of a multipart body; any over the per-attachment limit is 413 / 40005. */
 export function uploadsOf(ctx: RestContext): UploadedFile[] {
   if (ctx.body.kind !== 'multipart') return [];
-  const files = ctx.body.files.map((f) => ({ filename: f.filename, size: f.size, contentType: f.contentType }));
+  const files = ctx.body.files.map((f, i): UploadedFile => {
+    // `files[n]` is what an `attachments` entry's id names; a part named otherwise counts by its position.
+    const n = /^files\[(\d+)\]$/.exec(f.field);
+    return { filename: f.filename, size: f.size, contentType: f.contentType, index: n ? Number(n[1]) : i };
+  });
   if (files.some((f) => f.size > MAX_ATTACHMENT_BYTES)) throw new ApiError(413, 40005, 'Request entity too large');
   return files;
 }
@@ -129,7 +133,12 @@ export function interactionRoutes(core: SandboxCore): RouteDef[] {
       major: webhookMajor,
       auth: 'none',
       global: false,
-      handler: (ctx) => ({ status: 200, body: byWebhook(ctx).editMessage(ctx.params.messageId!, jsonValue(ctx.body)) }),
+      handler: (ctx) => {
+        const record = byWebhook(ctx);
+        // Files of the edit become attachments as on create; `attachments` says which stay (editedAttachments).
+        const files: EditUploads = { uploads: uploadsOf(ctx), attach: (u) => attachmentObjects(record.meta.channelId, u, () => store.ids.next()) };
+        return { status: 200, body: record.editMessage(ctx.params.messageId!, jsonValue(ctx.body), files) };
+      },
     },
     {
       method: 'DELETE',
