@@ -101,6 +101,9 @@ describe('invoke: the INTERACTION_CREATE payload', () => {
     });
     expect(d.member.user.id).toBe(owner);
     expect(typeof d.member.permissions).toBe('string');
+    // The owner has every defined bit (reference §12.5: 0-46 and 48-52; 47 is not one).
+    const defined = ((1n << 53n) - 1n) & ~(1n << 47n);
+    expect(BigInt(d.member.permissions)).toBe(defined);
     expect(typeof d.app_permissions).toBe('string');
     expect(d.guild_locale).toEqual(expect.any(String));
     expect(d.channel).toMatchObject({ id: d.channel_id, type: 0 });

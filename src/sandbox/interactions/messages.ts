@@ -115,6 +115,12 @@ function countComponents(list: readonly unknown[], depth: number): number {
   return n;
 }
 
+/** A stored message's flags (0 when it has none or is missing). */
+export function flagsOf(message: Json | undefined | null): number {
+  const flags = message?.flags;
+  return typeof flags === 'number' ? flags : 0;
+}
+
 export function editableFlags(): number {
   return EDITABLE_FLAGS;
 }

@@ -7,7 +7,7 @@ import { InteractionResponseType, InteractionType as DiscordInteractionType } fr
 import type { SnowflakeGenerator } from '../../api/snowflake.js';
 import type { InteractionRecord } from '../contract.js';
 import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../errors.js';
-import { attachmentObjects, checkMessage, editableFlags, editMessage, MessageFlags, messageObject, type EditUploads, type Json, type MessageContext } from './messages.js';
+import { attachmentObjects, checkMessage, editableFlags, editMessage, flagsOf, MessageFlags, messageObject, type EditUploads, type Json, type MessageContext } from './messages.js';
 import { isObject } from '../../util/is-object.js';
 
 // Values from the wire-types dependency; the keys are the reference's names, which the sandbox's errors quote.
@@ -176,7 +176,7 @@ export class SandboxInteraction implements InteractionRecord {
         if (this.meta.sourceMessage) this.setOriginal(this.meta.sourceMessage);
         break;
       case CallbackType.UPDATE_MESSAGE: {
-        const d = checkMessage(data, { at: ['data'], requireContent: false, files });
+        const d = checkMessage(data, { at: ['data'], requireContent: false, files, existingFlags: flagsOf(this.meta.sourceMessage) });
         const ctx = files > 0 || !this.meta.sourceMessage ? msg(0) : null;
         const source = this.meta.sourceMessage ?? messageObject({ ...ctx!, uploads: [] }, {});
         // An update edits the message: its files and `attachments` as for PATCH @original.
@@ -303,7 +303,7 @@ export class SandboxInteraction implements InteractionRecord {
   /** Edit a message of this interaction; `files` are the request's uploads (kept or dropped as `attachments` says). */
   editMessage(id: string, patch: unknown, files?: EditUploads): Json {
     const current = this.message(id);
-    const d = checkMessage(patch, { at: [], requireContent: false, allowedFlags: editableFlags() | MessageFlags.EPHEMERAL });
+    const d = checkMessage(patch, { at: [], requireContent: false, allowedFlags: editableFlags() | MessageFlags.EPHEMERAL, existingFlags: flagsOf(current) });
     const edited = editMessage(current, d, files);
     this.messages.set(edited.id as string, edited);
     if (current === this.original) {

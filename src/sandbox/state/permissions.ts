@@ -28,8 +28,11 @@ export const P = {
   USE_EXTERNAL_APPS: 1n << 50n,
 } as const;
 
-/** Every defined bit up to BYPASS_SLOWMODE (1 << 52); ADMINISTRATOR resolves to this. */
-export const ALL_PERMISSIONS = (1n << 53n) - 1n;
+/**
+ * Every defined bit up to BYPASS_SLOWMODE (1 << 52); ADMINISTRATOR resolves to this. Bit 47 is not defined
+ * (reference §12.5 goes from SEND_VOICE_MESSAGES 1 << 46 to SET_VOICE_CHANNEL_STATUS 1 << 48).
+ */
+export const ALL_PERMISSIONS = ((1n << 53n) - 1n) & ~(1n << 47n);
 
 /** What @everyone gets in a fresh guild (a usual default set). */
 export const EVERYONE_DEFAULT =

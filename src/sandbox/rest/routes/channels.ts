@@ -8,7 +8,7 @@
  */
 import type { SandboxCore } from '../../core.js';
 import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../../errors.js';
-import { attachmentObjects, baseMessage, checkMessage, editableFlags, editMessage, keptAttachments, MessageFlags, type UploadedFile } from '../../interactions/messages.js';
+import { attachmentObjects, baseMessage, checkMessage, editableFlags, editMessage, flagsOf, keptAttachments, MessageFlags, type UploadedFile } from '../../interactions/messages.js';
 import type { MessageRecord } from '../../state/messages.js';
 import type { ChannelRecord, GuildRecord } from '../../state/model.js';
 import { P } from '../../state/permissions.js';
@@ -131,7 +131,7 @@ export function channelRoutes(core: SandboxCore): RouteDef[] {
     const { place, record } = found(ctx);
     if ((record.message.author as { id?: unknown } | undefined)?.id !== botId) throw Errors.cannotEditOthersMessage();
     const uploads = uploadsOf(ctx);
-    const patch = checkMessage(jsonValue(ctx.body) ?? {}, { at: [], requireContent: false, allowedFlags: editableFlags(), files: uploads.length });
+    const patch = checkMessage(jsonValue(ctx.body) ?? {}, { at: [], requireContent: false, allowedFlags: editableFlags(), files: uploads.length, existingFlags: flagsOf(record.message) });
     // `attachments` lists what stays (kept by id, uploads by index); without it the files are added (editedAttachments).
     const next = editMessage(record.message, patch, { uploads, attach: (u) => uploaded(record.channelId, u) });
     if (!hasContent(next)) throw Errors.emptyMessage();
