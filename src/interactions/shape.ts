@@ -26,6 +26,7 @@ function isObj(v: unknown): v is Obj {
 function kind(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
+  if (v === undefined) return 'nothing';
   return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 

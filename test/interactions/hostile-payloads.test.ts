@@ -108,5 +108,7 @@ describe('interactionProblem', () => {
   it('says what was expected and what came', () => {
     const p = interactionProblem(JSON.parse(JSON.stringify(withData({ options: [{ type: 3, name: '__proto__', value: { admin: true } }] }))));
     expect(p).toEqual({ path: 'data.options[0].value', reason: 'expected a string (STRING), got an object' });
+    const { token: _token, ...tokenless } = valid as Record<string, unknown>;
+    expect(interactionProblem(tokenless)?.reason).toBe('expected a string, got nothing');
   });
 });
