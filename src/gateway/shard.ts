@@ -632,8 +632,20 @@ export class Shard {
     const t = payload.t;
     if (t === null) return;
     // A dispatch without seq (not expected from the service) is delivered but does not move the seq.
-    const s = payload.s ?? this.seq;
-    if (payload.s !== null) {
+    let s = payload.s;
+    if (s === null) {
+      s = this.seq;
+    } else if (!Number.isSafeInteger(s) || s < 0) {
+      // A seq is a count from 1 (reference §5.2: int). Any other number (1e300, 2.5, -3) cannot be the session's
+      // position: taken as one, a huge value made every later dispatch look like a replay duplicate (dropped)
+      // and went out in heartbeats and RESUME. It is a malformed field, treated like the others the gateway
+      // reports (README, logging): the payload is still delivered, as a dispatch without seq is, since its `d`
+      // may be sound and dropping it would lose an event for a broken envelope; the seq does not move (the hook
+      // gets the last good one), so duplicate detection, heartbeats and RESUME keep counting from real seqs.
+      // Reported through the anomaly log, so a peer that sends thousands makes one line per minute.
+      this.reportBadSeq(t, s);
+      s = this.seq;
+    } else {
       if (s <= this.seq) {
         this.debug(`dropping duplicate dispatch ${t} s=${s} (last ${this.seq})`);
         return;
@@ -706,6 +718,15 @@ export class Shard {
     // opens, so that requests still waiting in it (never written) are not sent twice.
     this.members.restartAll();
     this.onLive(false);
+  }
+
+  /** One kind for every dispatch name, so that made-up names cannot multiply the lines. */
+  private reportBadSeq(t: string, s: number): void {
+    this.anomalies?.report({
+      event: 'DISPATCH',
+      field: 's',
+      reason: `expected a non-negative safe integer, got ${s} (in ${t.length > 64 ? `${t.slice(0, 64)}...` : t}); delivered without moving the seq of shard ${this.id} (last ${this.seq})`,
+    });
   }
 
   private reportShape(event: string, problem: ShapeProblem | null): void {

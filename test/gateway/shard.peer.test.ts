@@ -11,6 +11,7 @@ import { Shard, type ShardOptions } from '../../src/gateway/shard.js';
 import { LocalIdentifyQueue } from '../../src/gateway/identify-queue.js';
 import { GatewayError } from '../../src/gateway/errors.js';
 import type { InflatePreference } from '../../src/gateway/inflate.js';
+import { AnomalyLog } from '../../src/util/anomaly-log.js';
 import { DispatchRecorder, eventually, sleep } from './helpers/sandbox.js';
 import { ZlibStreamWriter } from './helpers/zlib-stream.js';
 import { expectConsecutivePerSession } from './helpers/acceptance-suite.js';
@@ -446,5 +447,44 @@ describe('Shard against a peer that breaks the protocol', () => {
     expect(gap(1), 'second zombie in a row: backed off').toBeGreaterThanOrEqual(500);
     expect(gap(2), 'zombie after a stable connection: at once').toBeLessThan(500);
     await eventually(() => shard.status === 'ready', 'resumed');
+  });
+
+  it('a dispatch whose seq is not a non-negative safe integer is delivered without moving the seq, reported once', async () => {
+    const lines: string[] = [];
+    const anomalies = new AnomalyLog({ warn: (_fields, message) => void lines.push(message) });
+    const { peer, shard, recorder } = await setup({ anomalies });
+    const started = shard.start();
+    const c = await peer.connection(0);
+    await c.hello();
+    await c.next(2);
+    await c.send(
+      READY(),
+      c.dispatch('A', 2),
+      c.dispatch('HUGE', 1e300),
+      c.dispatch('C', 3),
+      c.dispatch('FRACTION', 3.5),
+      c.dispatch('D', 4),
+      c.dispatch('NEGATIVE', -1),
+      c.dispatch('E', 5),
+    );
+    await started;
+    await eventually(() => recorder.all.length >= 8, 'eight dispatches', 5000);
+    // Each malformed one goes to the hook with the last good seq.
+    expect(recorder.all.map((r) => [r.t, r.s])).toEqual([
+      ['READY', 1], ['A', 2], ['HUGE', 2], ['C', 3], ['FRACTION', 3], ['D', 4], ['NEGATIVE', 4], ['E', 5],
+    ]);
+    expect(shard.sequence).toBe(5);
+    // Three reports, one line (the fourth report is READY's empty resume_gateway_url).
+    expect(anomalies.count).toBe(4);
+    const seqLines = lines.filter((l) => l.includes('DISPATCH s:'));
+    expect(seqLines.length).toBe(1);
+    expect(seqLines[0]).toMatch(/DISPATCH s: expected a non-negative safe integer, got 1e\+300/);
+    // Heartbeats and RESUME carry the real seq.
+    await c.send({ op: 1, d: null });
+    expect((await c.next(1)).d).toBe(5);
+    await c.close(4000);
+    const next = await peer.connection(1);
+    await next.hello();
+    expect((await next.next(6)).d).toMatchObject({ session_id: 'sess-1', seq: 5 });
   });
 });
