@@ -5,6 +5,26 @@
  * a send, and the timer stops.
  */
 
+/** Node's timers hold at most 2^31-1 ms; a longer delay is silently run after 1 ms (TimeoutOverflowWarning). */
+export const MAX_HEARTBEAT_INTERVAL_MS = 2 ** 31 - 1;
+
+/**
+ * The shortest interval the heartbeater keeps, whatever HELLO asked for (real HELLOs say 41250-45000 ms).
+ * The zombie verdict gives each heartbeat one interval for its ACK: below about a second that is shorter than a
+ * round trip over a slow link or through a busy event loop, so a healthy connection would be declared dead
+ * and dropped on every beat (a reconnect storm). It is also what the send limit affords: at 120 sends per 60 s,
+ * one beat a second already takes half of every window (the send queue keeps those slots for heartbeats), and
+ * faster ones would queue behind the limit and then be found unanswered. Beating slower than a (nonsensical)
+ * HELLO asks risks the service closing the connection for a late heartbeat; the shard then resumes with the
+ * backoff it has for any close, instead of tearing the connection down itself in a loop.
+ */
+export const MIN_HEARTBEAT_INTERVAL_MS = 1000;
+
+/** Whether a HELLO `heartbeat_interval` is usable at all: a finite number of ms within [1, 2^31-1]. */
+export function isValidHeartbeatInterval(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 1 && value <= MAX_HEARTBEAT_INTERVAL_MS;
+}
+
 export interface HeartbeatHooks {
   /** Write a heartbeat (op 1 with the last seq) now. */
   send(): void;
@@ -45,11 +65,23 @@ export class Heartbeater {
     return this.timer !== null;
   }
 
+  /** The interval in use (HELLO's, raised to MIN_HEARTBEAT_INTERVAL_MS), 0 before `start`. */
+  get interval(): number {
+    return this.intervalMs;
+  }
+
+  /**
+   * Start beating every `intervalMs` (HELLO's heartbeat_interval, which the caller has checked with
+   * `isValidHeartbeatInterval`), raised to MIN_HEARTBEAT_INTERVAL_MS.
+   */
   start(intervalMs: number): void {
+    if (!isValidHeartbeatInterval(intervalMs)) {
+      throw new RangeError(`heartbeat interval must be a finite number of ms within [1, ${MAX_HEARTBEAT_INTERVAL_MS}] (got ${intervalMs})`);
+    }
     this.stop();
-    this.intervalMs = intervalMs;
+    this.intervalMs = Math.max(MIN_HEARTBEAT_INTERVAL_MS, intervalMs);
     this.acked = true;
-    const first = Math.floor(intervalMs * this.random());
+    const first = Math.floor(this.intervalMs * this.random());
     this.timer = setTimeout(this.tick, first);
   }
 

@@ -21,7 +21,14 @@ export { Cutover, eventKey, receivingShard, MAX_BUFFERED_PER_SHARD, type Cutover
 export { LocalIdentifyQueue, type IdentifyQueue, type LocalIdentifyQueueOptions } from './identify-queue.js';
 export { DEFAULT_MAX_QUEUED_SENDS, SendQueue, type SendQueueOptions } from './send-queue.js';
 export { PayloadDecoder, type DecoderSink } from './decoder.js';
-export { Heartbeater, type HeartbeatHooks, type HeartbeatOptions } from './heartbeat.js';
+export {
+  Heartbeater,
+  isValidHeartbeatInterval,
+  MAX_HEARTBEAT_INTERVAL_MS,
+  MIN_HEARTBEAT_INTERVAL_MS,
+  type HeartbeatHooks,
+  type HeartbeatOptions,
+} from './heartbeat.js';
 export {
   createInflater,
   endsWithSyncFlush,

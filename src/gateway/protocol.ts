@@ -54,6 +54,7 @@ export function encodePayload(op: number, d: unknown): string {
 export interface ReceivedPayload {
   op: number;
   d: unknown;
+  /** Any JSON number: whether it is a usable seq (a non-negative safe integer) is the shard's check. */
   s: number | null;
   t: string | null;
 }

@@ -26,7 +26,7 @@ import {
   ShardFencedError,
 } from './errors.js';
 import type { DispatchHook, GatewayEventMap, ShardStatus } from './events.js';
-import { Heartbeater } from './heartbeat.js';
+import { Heartbeater, isValidHeartbeatInterval } from './heartbeat.js';
 import type { ShardFence } from './fence.js';
 import type { IdentifyBudget } from './identify-budget.js';
 import { LocalIdentifyQueue, type IdentifyQueue } from './identify-queue.js';
@@ -53,7 +53,10 @@ export interface ShardTiming {
   invalidSessionDelayMs?: () => number;
   /** Cap of that doubled wait. Default 300000 (5 min). */
   invalidSessionMaxDelayMs?: number;
-  /** A session that lasts this long since READY resets the doubling. Default 60000. */
+  /**
+   * A session that lasts this long since READY resets the doubling; a connection that stays live (READY or
+   * RESUMED) this long ends a row of zombie closes (see zombieDelay). Default 60000.
+   */
   stableSessionMs?: number;
   /** Reconnect backoff: first retry immediate, then base * 2^n with jitter, capped. Defaults 1000 / 30000. */
   reconnectBaseMs?: number;
@@ -174,6 +177,10 @@ export class Shard {
   /** performance.now() of the last READY (null before the first). */
   private readyAt: number | null = null;
   private resumeUrlFailures = 0;
+  /** performance.now() when the current connection reached READY/RESUMED (null before, and for a new one). */
+  private liveSince: number | null = null;
+  /** Zombie closes since a connection last stayed live for `stableSessionMs`. */
+  private zombieStreak = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private identifyAbort: AbortController | null = null;
   private ending = false;
@@ -343,6 +350,7 @@ export class Shard {
     this.setStatus('connecting');
     this.debug(`connecting to ${url}${this.sessionId ? ' (to resume)' : ''}`);
     const id = ++this.connectionCounter;
+    this.liveSince = null;
     const ws = new WebSocket(url, {
       perMessageDeflate: false,
       skipUTF8Validation: true,
@@ -469,8 +477,13 @@ export class Shard {
 
   /** No delay for the first reconnect since the last READY/RESUMED, then exponential with jitter, capped. */
   private backoffDelay(): number {
-    if (this.reconnectAttempts === 0) return 0;
-    const exp = Math.min(this.timing.reconnectMaxMs, this.timing.reconnectBaseMs * 2 ** (this.reconnectAttempts - 1));
+    return this.backoffFor(this.reconnectAttempts);
+  }
+
+  /** 0 for n = 0, else reconnectBaseMs * 2^(n-1) capped at reconnectMaxMs, times a jitter in [0.5, 1). */
+  private backoffFor(n: number): number {
+    if (n === 0) return 0;
+    const exp = Math.min(this.timing.reconnectMaxMs, this.timing.reconnectBaseMs * 2 ** Math.min(30, n - 1));
     return Math.round(exp * (0.5 + this.random() / 2));
   }
 
@@ -619,8 +632,20 @@ export class Shard {
     const t = payload.t;
     if (t === null) return;
     // A dispatch without seq (not expected from the service) is delivered but does not move the seq.
-    const s = payload.s ?? this.seq;
-    if (payload.s !== null) {
+    let s = payload.s;
+    if (s === null) {
+      s = this.seq;
+    } else if (!Number.isSafeInteger(s) || s < 0) {
+      // A seq is a count from 1 (reference §5.2: int). Any other number (1e300, 2.5, -3) cannot be the session's
+      // position: taken as one, a huge value made every later dispatch look like a replay duplicate (dropped)
+      // and went out in heartbeats and RESUME. It is a malformed field, treated like the others the gateway
+      // reports (README, logging): the payload is still delivered, as a dispatch without seq is, since its `d`
+      // may be sound and dropping it would lose an event for a broken envelope; the seq does not move (the hook
+      // gets the last good one), so duplicate detection, heartbeats and RESUME keep counting from real seqs.
+      // Reported through the anomaly log, so a peer that sends thousands makes one line per minute.
+      this.reportBadSeq(t, s);
+      s = this.seq;
+    } else {
       if (s <= this.seq) {
         this.debug(`dropping duplicate dispatch ${t} s=${s} (last ${this.seq})`);
         return;
@@ -695,12 +720,22 @@ export class Shard {
     this.onLive(false);
   }
 
+  /** One kind for every dispatch name, so that made-up names cannot multiply the lines. */
+  private reportBadSeq(t: string, s: number): void {
+    this.anomalies?.report({
+      event: 'DISPATCH',
+      field: 's',
+      reason: `expected a non-negative safe integer, got ${s} (in ${t.length > 64 ? `${t.slice(0, 64)}...` : t}); delivered without moving the seq of shard ${this.id} (last ${this.seq})`,
+    });
+  }
+
   private reportShape(event: string, problem: ShapeProblem | null): void {
     if (problem !== null) this.anomalies?.report({ event, field: problem.field, reason: `${problem.reason} (shard ${this.id})` });
   }
 
   private onLive(resumed: boolean): void {
     this.reconnectAttempts = 0;
+    this.liveSince = performance.now();
     this.resumeUrlFailures = 0;
     this.setStatus('ready');
     this.sendQueue.open();
@@ -719,13 +754,28 @@ export class Shard {
       connection.helloTimer = null;
     }
     const interval = (d as { heartbeat_interval?: unknown } | null)?.heartbeat_interval;
-    if (typeof interval !== 'number' || !(interval > 0)) {
-      this.onDecodeError(connection, new GatewayDecodeError('HELLO without a valid heartbeat_interval'));
+    // HELLO is the one place the service says how often to heartbeat (reference §7.1-7.2), so a HELLO without a
+    // usable interval is a broken connection, like one that cannot be decoded: give it up and reconnect with the
+    // ordinary backoff (no READY/RESUMED comes in between, so the waits grow to reconnectMaxMs instead of
+    // looping). "Usable" is a finite number of ms Node's timers can hold, within [1, 2^31-1]: a longer delay
+    // (1e12) is run after 1 ms, and a sub-millisecond one (0.001) is as good as none; either made the next beat
+    // find the last one unanswered and drop the connection as a zombie on every beat. Values in range but
+    // below a second are raised to MIN_HEARTBEAT_INTERVAL_MS by the heartbeater (see there for why).
+    if (!isValidHeartbeatInterval(interval)) {
+      this.onDecodeError(
+        connection,
+        new GatewayDecodeError(
+          `HELLO without a valid heartbeat_interval (expected a number of ms within [1, 2^31-1], got ${
+            typeof interval === 'number' ? interval : describe(interval)
+          })`,
+        ),
+      );
       return;
     }
-    // Keep every window's heartbeats (plus server-requested ones and IDENTIFY/RESUME) out of ordinary sends.
-    this.sendQueue.setReserved(Math.ceil((this.sendQueue.windowMs + this.sendQueue.marginMs) / interval) + 2);
     this.heartbeater.start(interval);
+    // Keep every window's heartbeats (plus server-requested ones and IDENTIFY/RESUME) out of ordinary sends.
+    const beatMs = this.heartbeater.interval;
+    this.sendQueue.setReserved(Math.ceil((this.sendQueue.windowMs + this.sendQueue.marginMs) / beatMs) + 2);
     if (this.sessionId !== null && this.resumeUrl !== null) void this.resume(connection);
     else void this.identify(connection);
   }
@@ -821,7 +871,24 @@ export class Shard {
 
   private onZombie(): void {
     this.debug('no heartbeat ACK since the last heartbeat: zombie connection');
-    this.reconnect(this.sessionId ? 'resume' : 'identify', CLIENT_CLOSE.zombie, 'zombie connection');
+    this.reconnect(this.sessionId ? 'resume' : 'identify', CLIENT_CLOSE.zombie, 'zombie connection', this.zombieDelay());
+  }
+
+  /**
+   * The wait before reconnecting after a zombie close. The reference (§7.2) says to drop a zombied connection
+   * and resume. The first time that happens after a connection that worked, the shard does so at once: the link
+   * died and the session is waiting to be resumed. But RESUMED resets the ordinary backoff, so a peer that resumes the session and then
+   * never ACKs (or ACKs too late) would get an immediate reconnect every interval for ever. So zombie closes
+   * count, like sessionEndedDelay's ends: the first of a row reconnects at once, each further one waits the
+   * ordinary backoff (reconnectBaseMs doubling, jittered, capped at reconnectMaxMs); a connection that stays
+   * live for `stableSessionMs` ends the row.
+   */
+  private zombieDelay(): number {
+    if (this.liveSince !== null && performance.now() - this.liveSince >= this.timing.stableSessionMs) this.zombieStreak = 0;
+    this.zombieStreak++;
+    const delay = this.backoffFor(this.zombieStreak - 1);
+    if (this.zombieStreak > 1) this.debug(`zombie connection ${this.zombieStreak} times in a row; reconnecting in ${delay} ms`);
+    return delay;
   }
 
   // ---- state ------------------------------------------------------------------------------------------------

@@ -71,6 +71,27 @@ describe('Heartbeater', () => {
     expect(zombies).toEqual([]);
   });
 
+  it('raises an interval below a second to one, so an ACK always has a second to come back', () => {
+    hb.start(10);
+    expect(hb.interval).toBe(1000);
+    vi.advanceTimersByTime(250);
+    vi.advanceTimersByTime(990); // an ACK 990 ms after its beat is still in time
+    expect(zombies).toEqual([]);
+    hb.ack();
+    vi.advanceTimersByTime(10);
+    expect(sends).toEqual([250, 1250]);
+    expect(zombies).toEqual([]);
+  });
+
+  it('refuses an interval its timer cannot hold (over 2^31-1 ms, below 1 ms, not finite)', () => {
+    for (const bad of [2 ** 31, 1e12, 0.001, 0, -5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => hb.start(bad), String(bad)).toThrow(RangeError);
+    }
+    expect(hb.running).toBe(false);
+    vi.advanceTimersByTime(10_000);
+    expect(sends).toEqual([]);
+  });
+
   it('restarts cleanly on a new connection', () => {
     hb.start(1000);
     vi.advanceTimersByTime(250); // one unacked beat

@@ -11,7 +11,8 @@ import { Shard, type ShardOptions } from '../../src/gateway/shard.js';
 import { LocalIdentifyQueue } from '../../src/gateway/identify-queue.js';
 import { GatewayError } from '../../src/gateway/errors.js';
 import type { InflatePreference } from '../../src/gateway/inflate.js';
-import { DispatchRecorder, eventually } from './helpers/sandbox.js';
+import { AnomalyLog } from '../../src/util/anomaly-log.js';
+import { DispatchRecorder, eventually, sleep } from './helpers/sandbox.js';
 import { ZlibStreamWriter } from './helpers/zlib-stream.js';
 import { expectConsecutivePerSession } from './helpers/acceptance-suite.js';
 
@@ -22,6 +23,9 @@ class PeerConnection {
   readonly received: Array<{ op: number; d: unknown }> = [];
   readonly compressed: boolean;
   closeCode: number | null = null;
+  /** performance.now() when the peer accepted the socket, and when it closed. */
+  readonly openedAt = performance.now();
+  closedAt: number | null = null;
   private readonly writer: ZlibStreamWriter | null;
   private chain: Promise<void> = Promise.resolve();
 
@@ -34,6 +38,7 @@ class PeerConnection {
     ws.on('message', (data: Buffer) => this.received.push(JSON.parse(data.toString()) as { op: number; d: unknown }));
     ws.on('close', (code) => {
       this.closeCode = code;
+      this.closedAt = performance.now();
       this.writer?.close();
     });
   }
@@ -72,13 +77,17 @@ class PeerConnection {
 
 class ScriptedPeer {
   readonly connections: PeerConnection[] = [];
+  /** Run on every new connection, for peers that answer on their own (see `autoAnswer`). */
+  onConnection: ((c: PeerConnection) => void) | null = null;
   private readonly wss: WebSocketServer;
   private waiters: Array<() => void> = [];
 
   constructor() {
     this.wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     this.wss.on('connection', (ws, req) => {
-      this.connections.push(new PeerConnection(ws, req.url ?? '/'));
+      const c = new PeerConnection(ws, req.url ?? '/');
+      this.connections.push(c);
+      this.onConnection?.(c);
       for (const w of this.waiters.splice(0)) w();
     });
   }
@@ -136,6 +145,28 @@ const READY = (s = 1) => ({
   s,
   d: { v: 10, session_id: 'sess-1', resume_gateway_url: '', user: { id: '1' }, guilds: [], application: { id: '1' } },
 });
+
+/**
+ * A peer that runs the handshake on its own: HELLO with `intervalMs` (sent as is, whatever it is), READY for
+ * IDENTIFY, RESUMED for RESUME, and an ACK for every heartbeat while `ack` says so. Returns the times (performance.now())
+ * the heartbeats arrived.
+ */
+function autoAnswer(c: PeerConnection, intervalMs: number, ack: () => boolean = () => true): number[] {
+  const beats: number[] = [];
+  void c.hello(intervalMs);
+  c.ws.on('message', (data: Buffer) => {
+    const p = JSON.parse(data.toString()) as { op: number; d: unknown };
+    if (p.op === 1) {
+      beats.push(performance.now());
+      if (ack()) void c.send({ op: 11, d: null, s: null, t: null });
+    } else if (p.op === 2) {
+      void c.send(READY());
+    } else if (p.op === 6) {
+      void c.send(c.dispatch('RESUMED', (p.d as { seq: number }).seq + 1));
+    }
+  });
+  return beats;
+}
 
 const GUILD = '81384788765712384';
 
@@ -344,5 +375,116 @@ describe('Shard against a scripted peer', () => {
     await started;
     expect(delays.length).toBe(1);
     expect(recorder.all.map((r) => r.t)).toEqual(['READY']);
+  });
+});
+
+describe('Shard against a peer that breaks the protocol', () => {
+  // 1e12 ms is more than Node's timers hold (run after 1 ms, with a TimeoutOverflowWarning), 0.001 fires before
+  // any ACK can come back: before the fix each made 100-200 connections in these 2.5 s. 2^31 is the first value
+  // out of range; its first, jittered beat still fits a timer (the storm would start with the second), so before
+  // the fix this one failed on the accepted HELLO (IDENTIFY sent, no reconnect).
+  for (const interval of [1e12, 2 ** 31, 0.001]) {
+    it(`a HELLO with heartbeat_interval ${interval} is refused like a missing one: backed-off reconnects, no storm`, async () => {
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => void warnings.push(w.name);
+      process.on('warning', onWarning);
+      cleanups.push(async () => process.off('warning', onWarning));
+      const { peer, shard } = await setup({ timing: { closeGraceMs: 200, reconnectBaseMs: 400, reconnectMaxMs: 10_000 } });
+      peer.onConnection = (c) => void autoAnswer(c, interval);
+      const errors: string[] = [];
+      shard.events.on('error', (_id, e) => void errors.push(e.message));
+      void shard.start().catch(() => {});
+      await sleep(2500);
+      // Connections at 0, at once, then 400, 800, 1600 ms apart (jitter 0.99): 4 in 2.5 s.
+      expect(peer.connections.length).toBeGreaterThanOrEqual(2);
+      expect(peer.connections.length).toBeLessThanOrEqual(8);
+      expect(peer.connections.some((c) => c.received.some((p) => p.op === 2 || p.op === 1))).toBe(false);
+      expect(errors.length).toBeGreaterThanOrEqual(1);
+      for (const e of errors) expect(e).toMatch(/HELLO without a valid heartbeat_interval/);
+      expect(shard.status).not.toBe('ready');
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+    });
+  }
+
+  it('a HELLO heartbeat_interval below a second is raised to one: a peer that ACKs every beat is not taken for a zombie', async () => {
+    const { peer, shard } = await setup({ random: () => 0 });
+    let beats: number[] = [];
+    peer.onConnection = (c) => void (beats = autoAnswer(c, 1));
+    await shard.start();
+    await sleep(2500);
+    // Beats at 0, 1000 and 2000 ms; before the fix, one every millisecond until the send limit held them back
+    // and the next one found the last unanswered.
+    expect(peer.connections.length).toBe(1);
+    expect(peer.connections[0]!.closeCode).toBeNull();
+    expect(shard.status).toBe('ready');
+    expect(beats.length).toBeGreaterThanOrEqual(2);
+    expect(beats.length).toBeLessThanOrEqual(6);
+    for (let i = 1; i < beats.length; i++) expect(beats[i]! - beats[i - 1]!, `gap before beat ${i + 1}`).toBeGreaterThanOrEqual(500);
+  });
+
+  it('reconnects at once after a zombie close, but backs off when the next connection is a zombie too', async () => {
+    // random 0: first beat right after HELLO, so each unanswered connection is a zombie 1 s later, and backoff
+    // jitter 0.5: the second zombie in a row waits reconnectBaseMs * 0.5 = 1000 ms.
+    const { peer, shard } = await setup({
+      random: () => 0,
+      timing: { closeGraceMs: 200, reconnectBaseMs: 2000, reconnectMaxMs: 10_000, stableSessionMs: 2000 },
+    });
+    // Connections 0 and 1 never ACK; 2 ACKs for its first 2.5 s (beats at 0, 1 and 2 s), so it is a zombie at 4 s,
+    // after being live twice stableSessionMs: that ends the row, and its zombie reconnects at once again.
+    peer.onConnection = (c) => {
+      const index = peer.connections.length - 1;
+      void autoAnswer(c, 1000, () => index >= 2 && performance.now() - c.openedAt < 2500);
+    };
+    await shard.start();
+    const c = await Promise.all([0, 1, 2, 3].map((i) => peer.connection(i)));
+    await c[3]!.next(6);
+    for (const i of [0, 1, 2]) {
+      await eventually(() => c[i]!.closedAt !== null, `connection #${i + 1} closed`);
+      expect(c[i]!.closeCode).toBe(4900);
+    }
+    const gap = (i: number) => c[i + 1]!.openedAt - c[i]!.closedAt!;
+    expect(gap(0), 'first zombie: at once').toBeLessThan(500);
+    expect(gap(1), 'second zombie in a row: backed off').toBeGreaterThanOrEqual(500);
+    expect(gap(2), 'zombie after a stable connection: at once').toBeLessThan(500);
+    await eventually(() => shard.status === 'ready', 'resumed');
+  });
+
+  it('a dispatch whose seq is not a non-negative safe integer is delivered without moving the seq, reported once', async () => {
+    const lines: string[] = [];
+    const anomalies = new AnomalyLog({ warn: (_fields, message) => void lines.push(message) });
+    const { peer, shard, recorder } = await setup({ anomalies });
+    const started = shard.start();
+    const c = await peer.connection(0);
+    await c.hello();
+    await c.next(2);
+    await c.send(
+      READY(),
+      c.dispatch('A', 2),
+      c.dispatch('HUGE', 1e300),
+      c.dispatch('C', 3),
+      c.dispatch('FRACTION', 3.5),
+      c.dispatch('D', 4),
+      c.dispatch('NEGATIVE', -1),
+      c.dispatch('E', 5),
+    );
+    await started;
+    await eventually(() => recorder.all.length >= 8, 'eight dispatches', 5000);
+    // Each malformed one goes to the hook with the last good seq.
+    expect(recorder.all.map((r) => [r.t, r.s])).toEqual([
+      ['READY', 1], ['A', 2], ['HUGE', 2], ['C', 3], ['FRACTION', 3], ['D', 4], ['NEGATIVE', 4], ['E', 5],
+    ]);
+    expect(shard.sequence).toBe(5);
+    // Three reports, one line (the fourth report is READY's empty resume_gateway_url).
+    expect(anomalies.count).toBe(4);
+    const seqLines = lines.filter((l) => l.includes('DISPATCH s:'));
+    expect(seqLines.length).toBe(1);
+    expect(seqLines[0]).toMatch(/DISPATCH s: expected a non-negative safe integer, got 1e\+300/);
+    // Heartbeats and RESUME carry the real seq.
+    await c.send({ op: 1, d: null });
+    expect((await c.next(1)).d).toBe(5);
+    await c.close(4000);
+    const next = await peer.connection(1);
+    await next.hello();
+    expect((await next.next(6)).d).toMatchObject({ session_id: 'sess-1', seq: 5 });
   });
 });
