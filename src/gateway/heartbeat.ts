@@ -10,15 +10,14 @@ export const MAX_HEARTBEAT_INTERVAL_MS = 2 ** 31 - 1;
 
 /**
  * The shortest interval the heartbeater keeps, whatever HELLO asked for (real HELLOs say 41250-45000 ms).
- * The zombie verdict gives each heartbeat one interval for its ACK: below about a second that is shorter than a
- * round trip over a slow link or through a busy event loop, so a healthy connection would be declared dead
- * and dropped on every beat (a reconnect storm). It is also what the send limit affords: at 120 sends per 60 s,
- * one beat a second already takes half of every window (the send queue keeps those slots for heartbeats), and
- * faster ones would queue behind the limit and then be found unanswered. Beating slower than a (nonsensical)
- * HELLO asks risks the service closing the connection for a late heartbeat; the shard then resumes with the
- * backoff it has for any close, instead of tearing the connection down itself in a loop.
+ * The zombie verdict gives each heartbeat one interval for its ACK: at a fraction of a millisecond that is
+ * shorter than any round trip, so a healthy connection would be declared dead and dropped on every beat (a
+ * reconnect storm). 100 ms still leaves a loopback round trip room, and keeps the cadence of test servers that
+ * ask for sub-second beats (a gateway that closes late heartbeaters would close us if we beat slower than it
+ * asked). A server that asks for beats faster than its own send limit allows (120 per 60 s) gets them late;
+ * the shard then resumes with the backoff it has for repeated zombie closes instead of looping.
  */
-export const MIN_HEARTBEAT_INTERVAL_MS = 1000;
+export const MIN_HEARTBEAT_INTERVAL_MS = 100;
 
 /** Whether a HELLO `heartbeat_interval` is usable at all: a finite number of ms within [1, 2^31-1]. */
 export function isValidHeartbeatInterval(value: unknown): value is number {

@@ -760,7 +760,7 @@ export class Shard {
     // looping). "Usable" is a finite number of ms Node's timers can hold, within [1, 2^31-1]: a longer delay
     // (1e12) is run after 1 ms, and a sub-millisecond one (0.001) is as good as none; either made the next beat
     // find the last one unanswered and drop the connection as a zombie on every beat. Values in range but
-    // below a second are raised to MIN_HEARTBEAT_INTERVAL_MS by the heartbeater (see there for why).
+    // below 100 ms are raised to MIN_HEARTBEAT_INTERVAL_MS by the heartbeater (see there for why).
     if (!isValidHeartbeatInterval(interval)) {
       this.onDecodeError(
         connection,

@@ -406,20 +406,22 @@ describe('Shard against a peer that breaks the protocol', () => {
     });
   }
 
-  it('a HELLO heartbeat_interval below a second is raised to one: a peer that ACKs every beat is not taken for a zombie', async () => {
+  it('a HELLO heartbeat_interval of 1 ms is raised to 100 ms: a peer that ACKs every beat gets no reconnect storm', async () => {
     const { peer, shard } = await setup({ random: () => 0 });
-    let beats: number[] = [];
-    peer.onConnection = (c) => void (beats = autoAnswer(c, 1));
+    const perConnection: number[][] = [];
+    peer.onConnection = (c) => void perConnection.push(autoAnswer(c, 1));
     await shard.start();
-    await sleep(2500);
-    // Beats at 0, 1000 and 2000 ms; before the fix, one every millisecond until the send limit held them back
-    // and the next one found the last unanswered.
-    expect(peer.connections.length).toBe(1);
-    expect(peer.connections[0]!.closeCode).toBeNull();
-    expect(shard.status).toBe('ready');
-    expect(beats.length).toBeGreaterThanOrEqual(2);
-    expect(beats.length).toBeLessThanOrEqual(6);
-    for (let i = 1; i < beats.length; i++) expect(beats[i]! - beats[i - 1]!, `gap before beat ${i + 1}`).toBeGreaterThanOrEqual(500);
+    await sleep(1500);
+    // Beats every 100 ms (timers never fire early); before the fix, one every millisecond until the send limit
+    // held them back and the next one found the last unanswered: 173 connections in 2.5 s. A loaded machine may
+    // miss an ACK's 100 ms now and then, so a reconnect or two is allowed, a storm is not.
+    expect(peer.connections.length).toBeLessThanOrEqual(3);
+    const beats = perConnection.flat();
+    expect(beats.length).toBeGreaterThanOrEqual(3);
+    expect(beats.length).toBeLessThanOrEqual(16);
+    for (const list of perConnection) {
+      for (let i = 1; i < list.length; i++) expect(list[i]! - list[i - 1]!, `gap before beat ${i + 1}`).toBeGreaterThanOrEqual(50);
+    }
   });
 
   it('reconnects at once after a zombie close, but backs off when the next connection is a zombie too', async () => {
