@@ -66,7 +66,9 @@ export function asReceivedPayload(value: unknown): ReceivedPayload | null {
   if (typeof p.op !== 'number') return null;
   if (p.s === undefined) (p as { s: null }).s = null;
   if (p.t === undefined) (p as { t: null }).t = null;
-  if (p.s !== null && typeof p.s !== 'number') return null;
+  // A seq that is not a number at all is as unusable as 1e300: the shard delivers the payload without moving
+  // its seq and reports it once (NaN fails its check), instead of dropping the connection over it.
+  if (p.s !== null && typeof p.s !== 'number') (p as { s: number }).s = Number.NaN;
   if (p.t !== null && typeof p.t !== 'string') return null;
   return value as ReceivedPayload;
 }

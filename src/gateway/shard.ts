@@ -725,7 +725,7 @@ export class Shard {
     this.anomalies?.report({
       event: 'DISPATCH',
       field: 's',
-      reason: `expected a non-negative safe integer, got ${s} (in ${t.length > 64 ? `${t.slice(0, 64)}...` : t}); delivered without moving the seq of shard ${this.id} (last ${this.seq})`,
+      reason: `expected a non-negative safe integer, got ${Number.isNaN(s) ? 'something that is not a number' : s} (in ${t.length > 64 ? `${t.slice(0, 64)}...` : t}); delivered without moving the seq of shard ${this.id} (last ${this.seq})`,
     });
   }
 

@@ -467,17 +467,19 @@ describe('Shard against a peer that breaks the protocol', () => {
       c.dispatch('FRACTION', 3.5),
       c.dispatch('D', 4),
       c.dispatch('NEGATIVE', -1),
+      { ...c.dispatch('TEXT', 0), s: '5' as unknown as number },
       c.dispatch('E', 5),
     );
     await started;
-    await eventually(() => recorder.all.length >= 8, 'eight dispatches', 5000);
-    // Each malformed one goes to the hook with the last good seq.
+    await eventually(() => recorder.all.length >= 9, 'nine dispatches', 5000);
+    // Each malformed one goes to the hook with the last good seq; a seq that is not a number drops no connection.
     expect(recorder.all.map((r) => [r.t, r.s])).toEqual([
-      ['READY', 1], ['A', 2], ['HUGE', 2], ['C', 3], ['FRACTION', 3], ['D', 4], ['NEGATIVE', 4], ['E', 5],
+      ['READY', 1], ['A', 2], ['HUGE', 2], ['C', 3], ['FRACTION', 3], ['D', 4], ['NEGATIVE', 4], ['TEXT', 4], ['E', 5],
     ]);
+    expect(peer.connections.length).toBe(1);
     expect(shard.sequence).toBe(5);
-    // Three reports, one line (the fourth report is READY's empty resume_gateway_url).
-    expect(anomalies.count).toBe(4);
+    // Four reports, one line (the fifth report is READY's empty resume_gateway_url).
+    expect(anomalies.count).toBe(5);
     const seqLines = lines.filter((l) => l.includes('DISPATCH s:'));
     expect(seqLines.length).toBe(1);
     expect(seqLines[0]).toMatch(/DISPATCH s: expected a non-negative safe integer, got 1e\+300/);
