@@ -911,12 +911,20 @@ export class Runtime {
     this.options.observeDispatch?.(shardId, t, d, s);
   }
 
+  /**
+   * Keep who the bot is and how many guilds the shard has. The payload comes from the peer and may be anything
+   * (null, an id that is an object): only strings are taken, and nothing here may throw, or the event would
+   * never reach plugins. What is wrong with it was reported by the cache's checks (once per kind, see
+   * dispatchProblem); a field this cannot read keeps the shard's previous value.
+   */
   private noteReady(shardId: number, d: unknown): void {
-    const ready = d as { user?: { id?: unknown; username?: unknown }; guilds?: unknown };
+    const ready = typeof d === 'object' && d !== null ? (d as { user?: unknown; guilds?: unknown }) : {};
+    const user = typeof ready.user === 'object' && ready.user !== null ? (ready.user as { id?: unknown; username?: unknown }) : {};
+    const previous = this.readyShards.get(shardId);
     this.readyShards.set(shardId, {
-      userId: String(ready.user?.id ?? ''),
-      username: String(ready.user?.username ?? ''),
-      guilds: Array.isArray(ready.guilds) ? ready.guilds.length : 0,
+      userId: typeof user.id === 'string' ? user.id : (previous?.userId ?? ''),
+      username: typeof user.username === 'string' ? user.username : (previous?.username ?? ''),
+      guilds: Array.isArray(ready.guilds) ? ready.guilds.length : (previous?.guilds ?? 0),
     });
   }
 

@@ -78,3 +78,21 @@ it('a handler that throws on every event is logged once, with its plugin, event 
   expect(lines[0]).toMatchObject({ level: 50, plugin: 'always-throws', event: 'guildMemberRemove' });
   expect(String((lines[0]!.err as { stack?: unknown }).stack)).toMatch(/always-throws cannot handle a leave\n\s+at /);
 });
+
+it('a malformed READY (null, or a user id that is an object) is reported once per kind and still reaches raw listeners', async () => {
+  const { sandbox, runtime, logs } = await start('gateway');
+  const botId = runtime.readyInfo?.userId;
+  expect(botId).toBe(runtime.applicationId);
+  for (let i = 0; i < 50; i++) {
+    sandbox.faults.dispatch(0, 'READY', null);
+    sandbox.faults.dispatch(0, 'READY', { v: 10, user: { id: { toString: 1 }, username: 'bot' }, guilds: [], session_id: 's', resume_gateway_url: 'ws://127.0.0.1:1' });
+  }
+  await until(() => count(seen.raw, 'READY') === 100, '100 READY at raw listeners');
+  expect(deliveryThrows(logs, 'READY')).toBe(0);
+  expect(seen.typed.filter((t) => t.startsWith('ready'))).toEqual([]);
+  const byField = protocolWarnings(logs, 'READY').map((l) => l.field);
+  expect(byField.filter((f) => f === 'payload')).toHaveLength(1);
+  expect(byField.filter((f) => f === 'user.id')).toHaveLength(1);
+  // What could not be read did not replace what the bot knows of itself.
+  expect(runtime.readyInfo?.userId).toBe(botId);
+});
