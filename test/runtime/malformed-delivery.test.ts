@@ -5,11 +5,12 @@
  * event is lost for the plugins). A handler that fails on every event is logged once, not once per event.
  */
 import { resolve } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { loadConfig } from '../../src/runtime/config.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Runtime } from '../../src/runtime/runtime.js';
+import type { RecentKeys } from '../../src/transports/http/index.js';
 import { LogSink } from '../helpers/log-sink.js';
 import { seen } from '../fixtures/plugins/malformed/readme-member.js';
 
@@ -95,4 +96,40 @@ it('a malformed READY (null, or a user id that is an object) is reported once pe
   expect(byField.filter((f) => f === 'user.id')).toHaveLength(1);
   // What could not be read did not replace what the bot knows of itself.
   expect(runtime.readyInfo?.userId).toBe(botId);
+});
+
+it('transport "both": an entitlement event whose ends_at is an odd object reaches the cache and plugins, once per copy', async () => {
+  const { sandbox, runtime, logs } = await start('both');
+  const ids: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    const id = String(940000000000000000n + BigInt(i));
+    ids.push(id);
+    const e = { id, sku_id: '500000000000000001', application_id: runtime.applicationId, user_id: '81384788765712384', type: 8, starts_at: null, ends_at: { toString: 1 } };
+    // The same event twice (as by gateway and by webhook): plugins get it typed once.
+    sandbox.faults.dispatch(0, 'ENTITLEMENT_CREATE', e);
+    sandbox.faults.dispatch(0, 'ENTITLEMENT_CREATE', e);
+  }
+  await until(() => count(seen.raw, 'ENTITLEMENT_CREATE') === 100, '100 entitlement events at raw listeners');
+  expect(deliveryThrows(logs, 'ENTITLEMENT_CREATE')).toBe(0);
+  expect(seen.typed).toEqual(ids.map((id) => `entitlementCreate ${id}`));
+  expect(await runtime.cache.getEntitlement(ids[49]!)).toBeDefined();
+});
+
+it('transport "both": a throw in the duplicate check delivers the event (as a first copy) instead of dropping it', async () => {
+  const { sandbox, runtime, logs } = await start('both');
+  const keys = (runtime as unknown as { seenEntitlementEvents: RecentKeys }).seenEntitlementEvents;
+  vi.spyOn(keys, 'add').mockImplementation(() => {
+    throw new Error('the key store broke');
+  });
+  const ids = ['950000000000000001', '950000000000000002', '950000000000000003'];
+  for (const id of ids) {
+    sandbox.faults.dispatch(0, 'ENTITLEMENT_CREATE', { id, sku_id: '500000000000000001', application_id: runtime.applicationId, user_id: '81384788765712384', type: 8, starts_at: null, ends_at: null });
+  }
+  await until(() => count(seen.raw, 'ENTITLEMENT_CREATE') === 3, 'three entitlement events at raw listeners');
+  expect(deliveryThrows(logs, 'ENTITLEMENT_CREATE')).toBe(0);
+  expect(seen.typed).toEqual(ids.map((id) => `entitlementCreate ${id}`));
+  expect(await runtime.cache.getEntitlement(ids[2]!)).toBeDefined();
+  const warnings = protocolWarnings(logs, 'ENTITLEMENT_CREATE');
+  expect(warnings).toHaveLength(1);
+  expect(String(warnings[0]!.reason)).toContain('the duplicate check threw (the key store broke)');
 });
