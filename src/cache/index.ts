@@ -1,6 +1,6 @@
 /** The cache layer: compact records of guilds, members, users, roles and entitlements. */
 export * from './types.js';
-export { entitlementProblem, reduce, type CacheSink, type GuildPayload, type MemberPayload } from './reducer.js';
+export { dispatchProblem, entitlementProblem, reduce, type CacheSink, type GuildPayload, type MemberPayload } from './reducer.js';
 export { isEntitlementActive } from './entitlements.js';
 export { MemoryCache } from './memory/memory-cache.js';
 export { type CacheHooks, type CacheWriteFailure, MAX_PAGE, MAX_TRANSITIONS, TRANSITION_WINDOW_MS, shardOf } from './shared.js';

@@ -133,6 +133,79 @@ export function entitlementProblem(e: unknown): string | null {
   return null;
 }
 
+/** Why a GUILD_CREATE / _UPDATE / _DELETE payload cannot be applied, or null. */
+function guildProblem(d: unknown): string | null {
+  if (!isObj(d)) return `payload: expected a guild object, got ${kindOf(d)}`;
+  return isSnowflake(d.id) ? null : snowflakeProblem('id', d.id);
+}
+
+/**
+ * Why a GUILD_MEMBER_ADD (`join`: roles required) or GUILD_MEMBER_UPDATE payload cannot be applied, or null.
+ * `user.id` is parsed last, so on success it is in `scratchId` (wire.ts) for the sink.
+ */
+function memberEventProblem(d: unknown, join: boolean): string | null {
+  if (!isObj(d)) return `payload: expected an object, got ${kindOf(d)}`;
+  if (!isSnowflake(d.guild_id)) return snowflakeProblem('guild_id', d.guild_id);
+  return memberProblem(d, join);
+}
+
+/** Why a GUILD_MEMBER_REMOVE payload cannot be applied, or null (`user.id` parsed last, as above). */
+function memberRemoveProblem(d: unknown): string | null {
+  if (!isObj(d)) return `payload: expected an object, got ${kindOf(d)}`;
+  if (!isSnowflake(d.guild_id)) return snowflakeProblem('guild_id', d.guild_id);
+  const u = d.user;
+  if (!isObj(u)) return `user: expected a user object, got ${kindOf(u)}`;
+  return isSnowflake(u.id) ? null : snowflakeProblem('user.id', u.id);
+}
+
+/** Why an ENTITLEMENT_CREATE / _UPDATE / _DELETE payload cannot be applied, or null. */
+function entitlementEventProblem(d: unknown): string | null {
+  const problem = entitlementProblem(d);
+  return problem === null || problem.charCodeAt(0) !== 58 ? problem : `payload${problem}`;
+}
+
+/**
+ * Why a READY is not whole, or null. The cache still applies one whose `user` or `shard` is broken (its guild
+ * list counts), but rejects that part; a READY without a guild list it does not apply at all.
+ */
+function readyProblem(d: unknown): string | null {
+  if (!isObj(d)) return `payload: expected an object, got ${kindOf(d)}`;
+  if (!Array.isArray(d.guilds)) return `guilds: expected an array, got ${kindOf(d.guilds)}`;
+  const u = d.user;
+  if (!isObj(u)) return `user: expected a user object, got ${kindOf(u)}`;
+  if (!isSnowflake(u.id)) return snowflakeProblem('user.id', u.id);
+  return readyShard(d.shard) === null ? `shard: expected [shard_id, num_shards], got ${kindOf(d.shard)}; no guild removed` : null;
+}
+
+/**
+ * Why the cache rejects a dispatch's payload, or a part of it that is not an entry of a list (READY's `user`
+ * or `shard`), by the checks reduce() applies; null when it takes all of it but list entries (a GUILD_CREATE's
+ * members or roles, READY's guilds are checked one by one, and the rest is applied). Covers the events that
+ * have a typed plugin event, and GUILD_UPDATE; null for any other. Whoever hands payloads on as their
+ * documented type (plugin events) asks this, so that a handler never gets one the cache refused.
+ */
+export function dispatchProblem(t: string, d: unknown): string | null {
+  switch (t) {
+    case 'GUILD_MEMBER_ADD':
+    case 'GUILD_MEMBER_UPDATE':
+      return memberEventProblem(d, t === 'GUILD_MEMBER_ADD');
+    case 'GUILD_MEMBER_REMOVE':
+      return memberRemoveProblem(d);
+    case 'GUILD_CREATE':
+    case 'GUILD_UPDATE':
+    case 'GUILD_DELETE':
+      return guildProblem(d);
+    case 'ENTITLEMENT_CREATE':
+    case 'ENTITLEMENT_UPDATE':
+    case 'ENTITLEMENT_DELETE':
+      return entitlementEventProblem(d);
+    case 'READY':
+      return readyProblem(d);
+    default:
+      return null;
+  }
+}
+
 /** "members[3]." + "user.id: ..." -> "members[3].user.id: ...", and "members[3]" + ": expected ..." as is. */
 function at(prefix: string, problem: string): string {
   return problem.charCodeAt(0) === 58 ? `${prefix}${problem}` : `${prefix}.${problem}`;
@@ -217,30 +290,17 @@ export function reduce(sink: CacheSink, t: string, d: unknown): boolean {
   switch (t) {
     case 'GUILD_MEMBER_UPDATE':
     case 'GUILD_MEMBER_ADD': {
-      if (!isObj(d)) {
-        sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
-        return true;
-      }
-      const g = guildId(t, d, sink);
-      if (g === null) return true;
       const join = t === 'GUILD_MEMBER_ADD';
       // A join carries the whole member (roles included); an update may omit fields.
-      const problem = memberProblem(d, join);
-      if (problem === null) sink.memberUpsert(g, d as MemberPayload, !join, join);
+      const problem = memberEventProblem(d, join);
+      if (problem === null) sink.memberUpsert((d as Obj).guild_id as string, d as MemberPayload, !join, join);
       else sink.reject(t, problem);
       return true;
     }
     case 'GUILD_MEMBER_REMOVE': {
-      if (!isObj(d)) {
-        sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
-        return true;
-      }
-      const g = guildId(t, d, sink);
-      if (g === null) return true;
-      const u = d.user;
-      if (!isObj(u)) sink.reject(t, `user: expected a user object, got ${kindOf(u)}`);
-      else if (!isSnowflake(u.id)) sink.reject(t, snowflakeProblem('user.id', u.id));
-      else sink.memberRemove(g, u as unknown as APIUser);
+      const problem = memberRemoveProblem(d);
+      if (problem === null) sink.memberRemove((d as Obj).guild_id as string, (d as Obj).user as APIUser);
+      else sink.reject(t, problem);
       return true;
     }
     case 'GUILD_MEMBERS_CHUNK':
@@ -251,27 +311,26 @@ export function reduce(sink: CacheSink, t: string, d: unknown): boolean {
       }
       return true;
     case 'GUILD_CREATE':
-      if (!isObj(d) || !isSnowflake(d.id)) {
-        sink.reject(t, isObj(d) ? snowflakeProblem('id', d.id) : `payload: expected a guild object, got ${kindOf(d)}`);
-      } else if (d.unavailable === true) {
-        sink.guildUnavailable(d.id);
-      } else {
-        const list = d.members;
-        const complete = Array.isArray(list) && list.length === d.member_count;
-        sink.guildUpsert(guildPayload(t, d, sink, true), true, complete);
-        members(t, d.id, list, sink);
-        if (complete) sink.guildMembersListed(d.id);
+    case 'GUILD_UPDATE':
+    case 'GUILD_DELETE': {
+      const problem = guildProblem(d);
+      if (problem !== null) {
+        sink.reject(t, problem);
+        return true;
+      }
+      const g = d as Obj & { id: string };
+      if (t === 'GUILD_UPDATE') sink.guildUpsert(guildPayload(t, g, sink, false), false, false);
+      else if (g.unavailable === true) sink.guildUnavailable(g.id);
+      else if (t === 'GUILD_DELETE') sink.guildRemove(g.id);
+      else {
+        const list = g.members;
+        const complete = Array.isArray(list) && list.length === g.member_count;
+        sink.guildUpsert(guildPayload(t, g, sink, true), true, complete);
+        members(t, g.id, list, sink);
+        if (complete) sink.guildMembersListed(g.id);
       }
       return true;
-    case 'GUILD_UPDATE':
-      if (isObj(d) && isSnowflake(d.id)) sink.guildUpsert(guildPayload(t, d, sink, false), false, false);
-      else sink.reject(t, isObj(d) ? snowflakeProblem('id', d.id) : `payload: expected a guild object, got ${kindOf(d)}`);
-      return true;
-    case 'GUILD_DELETE':
-      if (!isObj(d) || !isSnowflake(d.id)) sink.reject(t, isObj(d) ? snowflakeProblem('id', d.id) : `payload: expected a guild object, got ${kindOf(d)}`);
-      else if (d.unavailable === true) sink.guildUnavailable(d.id);
-      else sink.guildRemove(d.id);
-      return true;
+    }
     case 'GUILD_ROLE_CREATE':
     case 'GUILD_ROLE_UPDATE': {
       if (!isObj(d)) {
@@ -299,8 +358,8 @@ export function reduce(sink: CacheSink, t: string, d: unknown): boolean {
     case 'ENTITLEMENT_CREATE':
     case 'ENTITLEMENT_UPDATE':
     case 'ENTITLEMENT_DELETE': {
-      const problem = entitlementProblem(d);
-      if (problem !== null) sink.reject(t, problem.charCodeAt(0) === 58 ? `payload${problem}` : problem);
+      const problem = entitlementEventProblem(d);
+      if (problem !== null) sink.reject(t, problem);
       else if (t === 'ENTITLEMENT_DELETE') sink.entitlementRemove(d as APIEntitlement);
       else sink.entitlementUpsert(d as APIEntitlement, false);
       return true;

@@ -17,8 +17,10 @@ import {
   type Problem,
   type ValidateDefinitionsOptions,
 } from '../commands/index.js';
+import { dispatchProblem } from '../cache/reducer.js';
 import { compileCustomId, CustomIdTable } from '../interactions/custom-id.js';
 import type { InteractionRouter, RoutableCommand, RoutableComponent, RoutableModal } from '../interactions/router.js';
+import { WarnLimiter } from '../interactions/warn-limiter.js';
 import { own } from '../util/dict.js';
 import { closest } from '../util/did-you-mean.js';
 import { envName, resolveSection, type PluginEnvSetting } from './config-section.js';
@@ -86,6 +88,12 @@ export interface PluginHostOptions {
   /** Plugin names not to load. */
   disabled?: readonly string[];
   cwd?: string;
+  /**
+   * An event handler that fails is logged with its stack the first time, then at most once per this window (per
+   * plugin version and event), with the count of failures held back since. Default 60000.
+   */
+  eventFailureWindowMs?: number;
+  now?: () => number;
 }
 
 type AnyEventHandler = (payload: unknown, ctx: PluginContext) => unknown;
@@ -96,6 +104,8 @@ interface EventListener {
   readonly event: PluginEventName;
   readonly handler: AnyEventHandler;
   readonly onRejected: (err: unknown) => void;
+  /** This plugin version's and event's key in the failure limiter (a reloaded version starts afresh). */
+  readonly failureKey: string;
 }
 
 const CUSTOM_ID_LISTS = ['components', 'modals'] as const;
@@ -110,9 +120,16 @@ export class PluginHost {
   /** Names of plugins skipped by configuration (their config sections are not unknown). */
   private readonly disabledNames = new Set<string>();
   private readonly log: Logger;
+  /** Event handler failures: a handler that throws on every event must not write a line per event. */
+  private readonly handlerFailures: WarnLimiter;
+  private readonly now: () => number;
+  /** Plugin versions committed so far (each version's listeners get their own failure keys). */
+  private versions = 0;
 
   constructor(private readonly options: PluginHostOptions) {
     this.log = options.log;
+    this.handlerFailures = new WarnLimiter(options.eventFailureWindowMs ?? 60_000);
+    this.now = options.now ?? Date.now;
   }
 
   get loaded(): readonly HostedPlugin[] {
@@ -198,16 +215,19 @@ export class PluginHost {
     // A new version keeps its place in load order (setup, teardown and events go in that order).
     if (at >= 0) this.plugins.splice(at, 0, hosted);
     else this.plugins.push(hosted);
+    const version = ++this.versions;
     for (const [event, handler] of Object.entries(hosted.definition.on ?? {})) {
       const name = event as PluginEventName;
       let list = this.listeners.get(name);
       if (list === undefined) this.listeners.set(name, (list = []));
-      list.push({
+      const listener: EventListener = {
         plugin: hosted,
         event: name,
         handler: handler as AnyEventHandler,
-        onRejected: (err: unknown) => this.eventFailed(hosted, name, err),
-      });
+        onRejected: (err: unknown) => this.eventFailed(listener, err),
+        failureKey: `${version}\u0000${name}`,
+      };
+      list.push(listener);
     }
     for (const list of CUSTOM_ID_LISTS) {
       for (const handler of hosted.definition[list] ?? []) this.customIds[list].add(hosted.name, compileCustomId(handler.customId), null);
@@ -353,14 +373,17 @@ export class PluginHost {
 
   /**
    * Deliver a dispatch to the plugins that listen for it. Call after the cache has applied it. `typed: false`
-   * delivers it to `raw` listeners only (the typed event already reached plugins another way). On the hot path:
-   * a Map lookup, the handlers, and nothing allocated unless a plugin listens to `ready` or `raw`.
+   * delivers it to `raw` listeners only (the typed event already reached plugins another way). A payload the
+   * cache's checks reject (a GUILD_MEMBER_ADD without `user`: see dispatchProblem) goes to `raw` listeners only,
+   * so a typed handler never gets one that is not its documented type; the cache reported it. On the hot path:
+   * a Map lookup, the shape checks when a plugin listens, the handlers, and nothing allocated unless a plugin
+   * listens to `ready` or `raw`.
    */
   dispatch(shardId: number, t: string, d: unknown, typed = true): void {
     const event = typed ? EVENT_OF_DISPATCH.get(t) : undefined;
     if (event !== undefined) {
       const list = this.listeners.get(event);
-      if (list !== undefined) {
+      if (list !== undefined && list.length > 0 && dispatchProblem(t, d) === null) {
         const payload = event === 'ready' ? { ...(d as PluginEventMap['ready']), shardId } : d;
         for (let i = 0; i < list.length; i++) this.invoke(list[i]!, payload);
       }
@@ -373,14 +396,14 @@ export class PluginHost {
   }
 
   /**
-   * Deliver a webhook event (call after the cache has applied it): the typed event when the type is known and
-   * its data an object (authorizations get the event's `timestamp` added), then `webhookEvent` with the event
-   * as received.
+   * Deliver a webhook event (call after the cache has applied it): the typed event when the type is known, its
+   * data an object and, for entitlements, one the cache's checks take (authorizations get the event's
+   * `timestamp` added), then `webhookEvent` with the event as received.
    */
   dispatchWebhookEvent(event: { type: string; timestamp: string; data: unknown }): void {
     const name = EVENT_OF_WEBHOOK.get(event.type);
     const data = event.data;
-    if (name !== undefined && typeof data === 'object' && data !== null && !Array.isArray(data)) {
+    if (name !== undefined && typeof data === 'object' && data !== null && !Array.isArray(data) && dispatchProblem(event.type, data) === null) {
       const list = this.listeners.get(name);
       if (list !== undefined) {
         const payload = name === 'applicationAuthorized' || name === 'applicationDeauthorized' ? { ...data, timestamp: event.timestamp } : data;
@@ -401,14 +424,22 @@ export class PluginHost {
     try {
       result = listener.handler(payload, plugin.context);
     } catch (err) {
-      this.eventFailed(plugin, listener.event, err);
+      this.eventFailed(listener, err);
       return;
     }
     if (result instanceof Promise) result.catch(listener.onRejected);
   }
 
-  private eventFailed(plugin: HostedPlugin, event: PluginEventName, err: unknown): void {
-    plugin.context.log.error({ err, plugin: plugin.name, event }, 'plugin event handler failed');
+  /**
+   * A handler threw (or its promise rejected): the first failure is logged with its stack, plugin and event;
+   * after it one line per window at most, with `repeats`, the failures held back since the last line.
+   */
+  private eventFailed(listener: EventListener, err: unknown): void {
+    const repeats = this.handlerFailures.take(listener.failureKey, this.now());
+    if (repeats === null) return;
+    const plugin = listener.plugin;
+    const fields = { err, plugin: plugin.name, event: listener.event };
+    plugin.context.log.error(repeats > 0 ? { ...fields, repeats } : fields, 'plugin event handler failed');
   }
 }
 

@@ -911,12 +911,20 @@ export class Runtime {
     this.options.observeDispatch?.(shardId, t, d, s);
   }
 
+  /**
+   * Keep who the bot is and how many guilds the shard has. The payload comes from the peer and may be anything
+   * (null, an id that is an object): only strings are taken, and nothing here may throw, or the event would
+   * never reach plugins. What is wrong with it was reported by the cache's checks (once per kind, see
+   * dispatchProblem); a field this cannot read keeps the shard's previous value.
+   */
   private noteReady(shardId: number, d: unknown): void {
-    const ready = d as { user?: { id?: unknown; username?: unknown }; guilds?: unknown };
+    const ready = typeof d === 'object' && d !== null ? (d as { user?: unknown; guilds?: unknown }) : {};
+    const user = typeof ready.user === 'object' && ready.user !== null ? (ready.user as { id?: unknown; username?: unknown }) : {};
+    const previous = this.readyShards.get(shardId);
     this.readyShards.set(shardId, {
-      userId: String(ready.user?.id ?? ''),
-      username: String(ready.user?.username ?? ''),
-      guilds: Array.isArray(ready.guilds) ? ready.guilds.length : 0,
+      userId: typeof user.id === 'string' ? user.id : (previous?.userId ?? ''),
+      username: typeof user.username === 'string' ? user.username : (previous?.username ?? ''),
+      guilds: Array.isArray(ready.guilds) ? ready.guilds.length : (previous?.guilds ?? 0),
     });
   }
 
@@ -940,12 +948,21 @@ export class Runtime {
     return handling;
   }
 
-  /** False for the second copy of an entitlement event (one by gateway, one by webhook). */
+  /**
+   * False for the second copy of an entitlement event (one by gateway, one by webhook). The key is built from
+   * the payload's fields without converting any object (`String({ toString: 1 })` throws); and should anything
+   * in here throw all the same, the event counts as a first copy: delivered twice rather than never.
+   */
   private firstEntitlementEvent(t: string, d: unknown): boolean {
     if (this.seenEntitlementEvents === null || typeof d !== 'object' || d === null) return true;
-    const e = d as { id?: unknown; ends_at?: unknown; deleted?: unknown; consumed?: unknown };
-    if (typeof e.id !== 'string') return true;
-    return this.seenEntitlementEvents.add(`${t}|${e.id}|${String(e.ends_at ?? '')}|${String(e.deleted === true)}|${String(e.consumed === true)}`);
+    try {
+      const e = d as { id?: unknown; ends_at?: unknown; deleted?: unknown; consumed?: unknown };
+      if (typeof e.id !== 'string') return true;
+      return this.seenEntitlementEvents.add(`${t}|${e.id}|${keyPart(e.ends_at)}|${e.deleted === true}|${e.consumed === true}`);
+    } catch (err) {
+      this.anomalies.report({ event: t, reason: `the duplicate check threw (${err instanceof Error ? err.message : 'not an Error'}); delivered as a first copy` });
+      return true;
+    }
   }
 
   /** The signed endpoint for transport "both" and "http"; its key comes from the configuration or the application. */
@@ -1124,4 +1141,15 @@ export class Runtime {
 function required<T>(value: T | null, name: string): T {
   if (value === null) throw new Error(`runtime: ${name} is not available before start()`);
   return value;
+}
+
+/**
+ * A payload field as part of a dedupe key: a string or number as it is, absent as '', anything else (an
+ * object, whose conversion may throw or be anything) one marker per type.
+ */
+function keyPart(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  if (v === null || v === undefined) return '';
+  return `\u0000${typeof v}`;
 }

@@ -13,6 +13,7 @@ import { openRedis } from '../util/redis-connection.js';
 import type { Logger } from 'pino';
 import type { Cache } from '../cache/index.js';
 import type { PluginHost } from '../plugins/host.js';
+import { WarnLimiter } from '../interactions/warn-limiter.js';
 import { RecentKeys, webhookEventKey, type WebhookEvent } from '../transports/http/index.js';
 
 /** How long, and how many, event keys are remembered (longer than the service's 10-minute retry window). */
@@ -98,6 +99,8 @@ const ENTITLEMENT_EVENTS: ReadonlySet<string> = new Set(['ENTITLEMENT_CREATE', '
 
 export class WebhookEventHandler {
   private pending = new Set<Promise<void>>();
+  /** A duplicate check that fails keeps failing: one line per minute, with the count of repeats. */
+  private readonly dedupeFailures = new WarnLimiter(60_000);
 
   constructor(private readonly options: WebhookEventHandlerOptions) {}
 
@@ -120,7 +123,7 @@ export class WebhookEventHandler {
       log.warn({ type: event.type, applicationId: event.applicationId }, 'webhook event for another application ignored');
       return;
     }
-    if (!(await this.options.seen.firstTime(webhookEventKey(event)))) {
+    if (!(await this.firstTime(event))) {
       log.debug({ type: event.type, timestamp: event.timestamp }, 'webhook event delivered again; already applied');
       return;
     }
@@ -132,5 +135,21 @@ export class WebhookEventHandler {
     }
     if (ENTITLEMENT_EVENTS.has(event.type)) this.options.cache()?.apply(event.type, event.data);
     this.options.host()?.dispatchWebhookEvent(event);
+  }
+
+  /**
+   * Whether the event is new. When the check itself throws (a key that cannot be made of the data, a key store
+   * that fails), the event counts as new: applied perhaps twice rather than lost.
+   */
+  private async firstTime(event: WebhookEvent): Promise<boolean> {
+    try {
+      return await this.options.seen.firstTime(webhookEventKey(event));
+    } catch (err) {
+      const repeats = this.dedupeFailures.take('dedupe', Date.now());
+      if (repeats !== null) {
+        this.options.log.warn({ err, type: event.type, ...(repeats > 0 ? { repeats } : {}) }, 'webhook event duplicate check failed; the event is applied as new');
+      }
+      return true;
+    }
   }
 }

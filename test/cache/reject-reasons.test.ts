@@ -3,7 +3,7 @@
  * what was wrong (the runtime logs it; the cache stays consistent and keeps going).
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryCache } from '../../src/cache/index.js';
+import { dispatchProblem, MemoryCache } from '../../src/cache/index.js';
 import { GUILD_A, USER_1, entitlement, guildCreate, member, ready, role, user } from './fixtures.js';
 
 function cacheWithReasons(): { cache: MemoryCache; reasons: Array<[string, string]> } {
@@ -42,6 +42,39 @@ describe('reject reasons name the field path', () => {
       expect(cache.getMemberSync(GUILD_A, USER_1)).toBeDefined();
       cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(USER_1), nick: 'still here' });
       expect(cache.getMemberSync(GUILD_A, USER_1)!.nick).toBe('still here');
+    });
+  }
+});
+
+describe('dispatchProblem: what the cache rejects, for whoever hands payloads on typed (plugin events)', () => {
+  // A list entry is rejected alone (the rest of the payload is applied): that is no problem of the payload.
+  const LIST_ENTRY = /^(members|roles|guilds|entitlements)\[/;
+  const cases: Array<[string, unknown, string | null]> = [
+    ['GUILD_MEMBER_ADD', { guild_id: GUILD_A, roles: [], joined_at: '2024-01-01T00:00:00Z' }, 'user: expected a user object, got undefined'],
+    ['GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(USER_1) }, null],
+    ['GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(USER_1) }, null],
+    ['GUILD_MEMBER_REMOVE', { guild_id: GUILD_A, user: { id: { toString: 1 } } }, 'user.id: expected a snowflake string, got object'],
+    ['GUILD_MEMBER_REMOVE', { guild_id: GUILD_A, user: user(USER_1) }, null],
+    ['GUILD_CREATE', { id: 5 }, 'id: expected a snowflake string, got number'],
+    ['GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1), { user: null }]), null],
+    ['GUILD_DELETE', null, 'payload: expected a guild object, got null'],
+    ['GUILD_DELETE', { id: GUILD_A, unavailable: true }, null],
+    ['READY', null, 'payload: expected an object, got null'],
+    ['READY', { ...ready([GUILD_A]), user: { id: { toString: 1 } } }, 'user.id: expected a snowflake string, got object'],
+    ['READY', { ...ready([]), guilds: [{ id: 5 }] }, null],
+    ['READY', ready([GUILD_A]), null],
+    ['ENTITLEMENT_CREATE', [], 'payload: expected an entitlement object, got an array'],
+    ['ENTITLEMENT_CREATE', entitlement('700000000000000001', { ends_at: { toString: 1 } }), null],
+    ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', null, null],
+  ];
+  for (const [t, d, problem] of cases) {
+    it(`${t} ${JSON.stringify(d)?.slice(0, 60)} -> ${problem ?? 'taken'}`, () => {
+      expect(dispatchProblem(t, d)).toBe(problem);
+      // The same checks as the cache's: it rejects exactly that (besides list entries), or nothing.
+      const { cache, reasons } = cacheWithReasons();
+      cache.apply(t, d);
+      const whole = reasons.filter(([, r]) => !LIST_ENTRY.test(r)).map(([, r]) => r);
+      expect(whole).toEqual(problem === null ? [] : [problem]);
     });
   }
 });

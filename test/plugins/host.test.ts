@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PluginHost, type SharedServices } from '../../src/plugins/host.js';
+import { PluginHost, type PluginHostOptions, type SharedServices } from '../../src/plugins/host.js';
 import type { PluginDefinition } from '../../src/plugins/types.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { LogSink } from '../helpers/log-sink.js';
@@ -8,9 +8,9 @@ import { LogSink } from '../helpers/log-sink.js';
 /** The host hands these to plugins; the lifecycle under test never calls them. */
 const services = { applicationId: '1', cache: {}, rest: {}, requestMembers: async () => ({}) } as unknown as SharedServices;
 
-function host(plugins: PluginDefinition[]): { host: PluginHost; logs: LogSink } {
+function host(plugins: PluginDefinition[], options: Partial<PluginHostOptions> = {}): { host: PluginHost; logs: LogSink } {
   const logs = new LogSink();
-  const h = new PluginHost({ log: createLogger({ level: 'debug', pretty: false, destination: logs }), services });
+  const h = new PluginHost({ log: createLogger({ level: 'debug', pretty: false, destination: logs }), services, ...options });
   for (const p of plugins) h.add(p, { file: `/plugins/${p.name}.ts`, label: `plugins/${p.name}.ts` });
   return { host: h, logs };
 }
@@ -87,5 +87,106 @@ describe('PluginHost lifecycle', () => {
   it('refuses a second plugin of the same name, naming both files', () => {
     const { host: h } = host([{ name: 'twin' }]);
     expect(() => h.add({ name: 'twin' }, { file: '/x/twin2.ts', label: 'x/twin2.ts' })).toThrow(/x\/twin2\.ts: name: "twin" is already used by plugins\/twin\.ts/);
+  });
+});
+
+describe('PluginHost events that break the protocol', () => {
+  const GUILD = '200000000000000001';
+  const USER = '300000000000000001';
+  const entitlement = { id: '400000000000000001', sku_id: '500000000000000001', application_id: '1', user_id: USER, type: 8, deleted: false };
+
+  it('hands typed listeners only payloads the cache takes; raw and webhookEvent listeners get every one', async () => {
+    const typed: string[] = [];
+    const raw: string[] = [];
+    const { host: h, logs } = host([
+      {
+        name: 'readme',
+        on: {
+          // README's example: it would throw on a member without `user`.
+          guildMemberAdd: (m) => void typed.push(`add ${m.user.id}`),
+          guildMemberRemove: (m) => void typed.push(`remove ${m.user.id}`),
+          guildDelete: (g) => void typed.push(`delete ${g.id}`),
+          ready: (r) => void typed.push(`ready ${r.user.id}`),
+          entitlementCreate: (e) => void typed.push(`entitlement ${e.id}`),
+          raw: (p) => void raw.push(p.t),
+          webhookEvent: (e) => void raw.push(`webhook ${e.type}`),
+        },
+      },
+    ]);
+    await h.setupAll();
+    h.dispatch(0, 'GUILD_MEMBER_ADD', { guild_id: GUILD, roles: [], joined_at: '2024-01-01T00:00:00Z' });
+    h.dispatch(0, 'GUILD_MEMBER_ADD', { guild_id: GUILD, roles: 'admin', user: { id: USER } });
+    h.dispatch(0, 'GUILD_MEMBER_REMOVE', { guild_id: 'x', user: { id: USER } });
+    h.dispatch(0, 'GUILD_DELETE', null);
+    h.dispatch(0, 'READY', null);
+    h.dispatch(0, 'READY', { user: { id: { toString: 1 } }, guilds: [] });
+    h.dispatch(0, 'ENTITLEMENT_CREATE', { ...entitlement, sku_id: 5 });
+    h.dispatchWebhookEvent({ type: 'ENTITLEMENT_CREATE', timestamp: '2025-01-01T00:00:00.000000', data: { ...entitlement, user_id: null } });
+    expect(typed).toEqual([]);
+    // The valid ones still go through.
+    h.dispatch(0, 'GUILD_MEMBER_ADD', { guild_id: GUILD, roles: [], user: { id: USER } });
+    h.dispatch(0, 'GUILD_MEMBER_REMOVE', { guild_id: GUILD, user: { id: USER } });
+    h.dispatch(0, 'GUILD_DELETE', { id: GUILD, unavailable: true });
+    h.dispatch(0, 'READY', { user: { id: USER }, guilds: [{ id: 5 }] });
+    h.dispatch(0, 'ENTITLEMENT_CREATE', entitlement);
+    h.dispatchWebhookEvent({ type: 'ENTITLEMENT_CREATE', timestamp: '2025-01-01T00:00:00.000000', data: entitlement });
+    expect(typed).toEqual([`add ${USER}`, `remove ${USER}`, `delete ${GUILD}`, `ready ${USER}`, `entitlement ${entitlement.id}`, `entitlement ${entitlement.id}`]);
+    expect(raw).toEqual([
+      ...['GUILD_MEMBER_ADD', 'GUILD_MEMBER_ADD', 'GUILD_MEMBER_REMOVE', 'GUILD_DELETE', 'READY', 'READY', 'ENTITLEMENT_CREATE', 'webhook ENTITLEMENT_CREATE'],
+      ...['GUILD_MEMBER_ADD', 'GUILD_MEMBER_REMOVE', 'GUILD_DELETE', 'READY', 'ENTITLEMENT_CREATE', 'webhook ENTITLEMENT_CREATE'],
+    ]);
+    expect(logs.lines.filter((l) => l.msg === 'plugin event handler failed')).toEqual([]);
+  });
+
+  it('logs a handler that fails on every event once per window, with its stack and the count held back', async () => {
+    let now = 1_000;
+    const thrower = (name: string): PluginDefinition => ({
+      name,
+      on: {
+        guildMemberRemove: () => {
+          throw new Error(`${name} fails`);
+        },
+        guildDelete: async () => {
+          throw new Error(`${name} rejects`);
+        },
+      },
+    });
+    const { host: h, logs } = host([thrower('a'), thrower('b')], { now: () => now, eventFailureWindowMs: 60_000 });
+    await h.setupAll();
+    const failures = (): Array<Record<string, unknown>> => logs.lines.filter((l) => l.msg === 'plugin event handler failed');
+    const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 100; i++) {
+      h.dispatch(0, 'GUILD_MEMBER_REMOVE', { guild_id: GUILD, user: { id: USER } });
+      h.dispatch(0, 'GUILD_DELETE', { id: GUILD });
+    }
+    await settle();
+    // The first failure of each plugin and event, with its stack; nothing of the other 99.
+    expect(failures().map((l) => [l.plugin, l.event, l.level, l.repeats])).toEqual([
+      ['a', 'guildMemberRemove', 50, undefined],
+      ['b', 'guildMemberRemove', 50, undefined],
+      ['a', 'guildDelete', 50, undefined],
+      ['b', 'guildDelete', 50, undefined],
+    ]);
+    const first = failures()[0]!.err as { message: string; stack: string };
+    expect(first.message).toBe('a fails');
+    expect(first.stack).toMatch(/a fails\n\s+at /);
+
+    // A window later the next failure is logged with the count of those held back.
+    now += 60_000;
+    h.dispatch(0, 'GUILD_MEMBER_REMOVE', { guild_id: GUILD, user: { id: USER } });
+    await settle();
+    expect(failures().slice(4).map((l) => [l.plugin, l.event, l.repeats])).toEqual([
+      ['a', 'guildMemberRemove', 99],
+      ['b', 'guildMemberRemove', 99],
+    ]);
+
+    // A new version of a plugin (dev reload) has its first failure logged at once.
+    const old = h.loaded.find((p) => p.name === 'a')!;
+    const replacement = h.prepare(thrower('a'), old.source, old);
+    h.commit(replacement, old);
+    await h.setup(replacement);
+    h.dispatch(0, 'GUILD_MEMBER_REMOVE', { guild_id: GUILD, user: { id: USER } });
+    await settle();
+    expect(failures().slice(6).map((l) => [l.plugin, l.event, l.repeats])).toEqual([['a', 'guildMemberRemove', undefined]]);
   });
 });

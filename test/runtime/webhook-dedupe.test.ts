@@ -7,12 +7,13 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCache } from '../../src/cache/index.js';
 import { PluginHost, type SharedServices } from '../../src/plugins/host.js';
-import { silentLogger } from '../../src/runtime/logger.js';
+import { createLogger, silentLogger } from '../../src/runtime/logger.js';
 import { MemorySeenKeys, RedisSeenKeys, WEBHOOK_DEDUPE_TTL_MS, WebhookEventHandler } from '../../src/runtime/webhook-events.js';
 import { RecentKeys, type WebhookEvent } from '../../src/transports/http/index.js';
 import { DEFAULT_CACHE_OPTIONS } from '../../src/cache/types.js';
 import { dropPrefix } from '../cache/redis-cleanup.js';
 import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { LogSink } from '../helpers/log-sink.js';
 
 const APP = '100000000000000001';
 
@@ -44,6 +45,28 @@ describe('webhook events in one process', () => {
     await p.handler.settled();
     expect(p.got.filter((g) => typeof g === 'object')).toHaveLength(3);
     expect((await p.cache.sizes()).entitlements).toBe(2);
+  });
+
+  it('applies an event whose duplicate check throws (as new, not lost), and says so once', async () => {
+    const cache = createCache({ ...DEFAULT_CACHE_OPTIONS, backend: 'memory', redisPrefix: 'unused' });
+    const got: string[] = [];
+    const host = new PluginHost({ log: silentLogger(), services: { applicationId: APP, cache, rest: {}, requestMembers: async () => ({}) } as unknown as SharedServices });
+    host.add({ name: 'rec', on: { entitlementCreate: (e) => void got.push(e.id) } }, { file: '/p/rec.ts', label: 'p/rec.ts' });
+    await host.setupAll();
+    const logs = new LogSink();
+    const broken = { firstTime: () => Promise.reject(new Error('the key store broke')), close: async () => {} };
+    const handler = new WebhookEventHandler({ applicationId: APP, seen: broken, cache: () => cache, host: () => host, log: createLogger({ level: 'debug', pretty: false, destination: logs }) });
+    const ids = Array.from({ length: 10 }, (_, i) => String(410000000000000000n + BigInt(i)));
+    for (const id of ids) handler.deliver(entitlement(id));
+    // A key that cannot be made at all (JSON.stringify of data nested too deep throws).
+    let deep: unknown = [];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    handler.deliver({ ...entitlement('410000000000000099'), data: { ...(entitlement('410000000000000099').data as object), deep } });
+    await handler.settled();
+    expect([...got].sort()).toEqual([...ids, '410000000000000099']);
+    expect((await cache.sizes()).entitlements).toBe(11);
+    expect(logs.lines.filter((l) => l.msg === 'webhook event handling failed')).toEqual([]);
+    expect(logs.lines.filter((l) => l.msg === 'webhook event duplicate check failed; the event is applied as new')).toHaveLength(1);
   });
 
   it('ignores an event for another application', async () => {
