@@ -64,7 +64,8 @@ describe('dispatchProblem: what the cache rejects, for whoever hands payloads on
     ['READY', { ...ready([]), guilds: [{ id: 5 }] }, null],
     ['READY', ready([GUILD_A]), null],
     ['ENTITLEMENT_CREATE', [], 'payload: expected an entitlement object, got an array'],
-    ['ENTITLEMENT_CREATE', entitlement('700000000000000001', { ends_at: { toString: 1 } }), null],
+    // An unreadable end is refused (fail closed), not stored as "never ends".
+    ['ENTITLEMENT_CREATE', entitlement('700000000000000001', { ends_at: { toString: 1 } }), 'ends_at: expected an ISO8601 timestamp or null, got object'],
     ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', null, null],
   ];
   for (const [t, d, problem] of cases) {
