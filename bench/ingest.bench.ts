@@ -23,6 +23,8 @@
  *   npm run bench -- ingest --quick              20 guilds x 500 members, 10,000 events, 1 round
  *   flags: --rounds=N --transports=zlib-stream,json,zstd-stream --subjects=gatehouse,discordjs,floor,...
  *          --redis (adds gatehouse-redis)  --profile (CPU profile of gatehouse's live-events phase, summarized)
+ *          --alloc-profile=startup|live (bytes allocated per member or event by function, sampled; the run's CPU
+ *          figures then include the sampler's cost)
  *          --budget=<seconds> (stop starting runs after this long; default 1800)
  *          --baseline=<dir> (an earlier checkout's Runtime as one more subject)  --node-flags="<flags>" (the Runtime
  *          once more with these node flags; NAME=value words set, NAME= unsets, an environment variable)  --compiled (tsc output run by plain node, as the Docker image does)
@@ -36,6 +38,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { load, prepare, TRANSPORTS, transportAvailable, workloadDir, type Transport, type TransportFrames } from './ingest/frames.js';
 import { CATEGORIES, readProfile, summarize, topFunctions } from './ingest/profile-summary.js';
+import { allocationsByFunction, readAllocProfile } from './ingest/alloc-summary.js';
 import type { ChildConfig, ChildMessage, DoneMessage, ReadyMessage, StateMessage, SubjectKind } from './ingest/protocol.js';
 import { BENCH_TOKEN, IngestServer, type RunTrace } from './ingest/server.js';
 import { IngestWorkload, QUICK_INGEST_WORKLOAD, type ExpectedState } from './ingest/workload.js';
@@ -116,6 +119,8 @@ const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1
  */
 const compiled = process.argv.includes('--compiled');
 const profile = process.argv.includes('--profile');
+const allocPhase = arg('alloc-profile');
+if (allocPhase !== undefined && allocPhase !== 'startup' && allocPhase !== 'live') throw new Error('--alloc-profile=startup or --alloc-profile=live');
 const withRedis = process.argv.includes('--redis');
 const rounds = Math.max(1, Math.min(9, Number(arg('rounds') ?? (quick ? 1 : 3))));
 const budgetMs = Number(arg('budget') ?? 1800) * 1000;
@@ -174,6 +179,9 @@ async function runOne(
     },
     timeoutMs: childTimeoutMs,
     ...(profile && entry.subject !== 'floor' ? { profilePath: join(outDir, `ingest-${transport}-${entry.key}.cpuprofile`) } : {}),
+    ...(allocPhase !== undefined && entry.subject !== 'floor'
+      ? { allocProfile: { phase: allocPhase as 'startup' | 'live', path: join(outDir, `ingest-${transport}-${entry.key}-${allocPhase}.heapprofile`) } }
+      : {}),
     ...(entry.subject === 'gatehouse-redis' ? { redisUrl, redisPrefix } : {}),
   };
   const redis = entry.subject === 'gatehouse-redis' ? new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 }) : null;
@@ -623,6 +631,17 @@ async function main(): Promise<void> {
       for (const f of topFunctions(p, 15)) console.log(`  ${(f.us / liveEvents).toFixed(3).padStart(7)}  ${f.name}  ${f.url}`);
     }
     console.log('\n(the profiler itself adds some cost: the table above comes from the profiled runs, the headline figures too when --profile is on)');
+  }
+
+  if (allocPhase !== undefined) {
+    const per = allocPhase === 'startup' ? o.guilds * o.membersPerGuild : liveEvents;
+    const unit = allocPhase === 'startup' ? 'member' : 'event';
+    for (const r of rows.filter((row) => row.entry.subject !== 'floor')) {
+      const path = join(outDir, `ingest-${r.transport}-${r.entry.key}-${allocPhase}.heapprofile`);
+      const { total, top } = allocationsByFunction(readAllocProfile(path), 12);
+      console.log(`\nallocated in the ${allocPhase} phase, ${r.entry.label} over ${r.transport} (${relative(ROOT, path)}, last round, sampled): ${fmtInt(total / per)} bytes per ${unit}; by function:`);
+      for (const f of top) console.log(`  ${fmtInt(f.bytes / per).padStart(6)}  ${f.name}  ${f.url}`);
+    }
   }
 
   writeFileSync(

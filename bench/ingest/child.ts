@@ -90,6 +90,24 @@ class Profiler {
   }
 }
 
+/** Sampling heap profile of one phase: every allocation is counted, collected or not (what GC has to deal with). */
+class AllocationSampler {
+  private readonly session = new Session();
+  private post(method: string, params?: object): Promise<unknown> {
+    return new Promise((resolve, reject) => this.session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))));
+  }
+  async start(): Promise<void> {
+    this.session.connect();
+    await this.post('HeapProfiler.enable');
+    await this.post('HeapProfiler.startSampling', { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  }
+  async stop(path: string): Promise<void> {
+    const { profile } = (await this.post('HeapProfiler.stopSampling')) as { profile: unknown };
+    writeFileSync(path, JSON.stringify(profile));
+    this.session.disconnect();
+  }
+}
+
 function nextParentMessage(): Promise<ParentMessage> {
   return new Promise((resolve) => process.once('message', (m: ParentMessage) => resolve(m)));
 }
@@ -103,10 +121,13 @@ async function main(): Promise<void> {
   const subject = await makeSubject(cfg);
   const before = collect();
 
+  const alloc = cfg.allocProfile !== undefined ? new AllocationSampler() : null;
+  if (cfg.allocProfile?.phase === 'startup') await alloc!.start();
   const t0 = process.hrtime.bigint();
   const cpu0 = process.cpuUsage();
   await subject.start();
   await subject.settle();
+  if (cfg.allocProfile?.phase === 'startup') await alloc!.stop(cfg.allocProfile.path);
   const readyAt = process.hrtime.bigint();
   const startupCpuMs = cpuMs(cpu0);
   const loaded = collect();
@@ -114,6 +135,7 @@ async function main(): Promise<void> {
 
   const profiler = cfg.profilePath !== undefined ? new Profiler() : null;
   await profiler?.start();
+  if (cfg.allocProfile?.phase === 'live') await alloc!.start();
   const cpu1 = process.cpuUsage();
   const helpers1 = helperThreadsCpu();
   await send({
@@ -132,6 +154,7 @@ async function main(): Promise<void> {
   const eventsCpuMs = cpuMs(cpu1);
   const helperThreadsCpuMs = helperCpuSince(helpers1);
   if (profiler !== null) await profiler.stop(cfg.profilePath!);
+  if (cfg.allocProfile?.phase === 'live') await alloc!.stop(cfg.allocProfile.path);
   await send({ type: 'done', eventsCpuMs, helperThreadsCpuMs, doneAt: String(doneAt), counts, rssBytes: process.memoryUsage().rss });
 
   const request = await nextParentMessage();
