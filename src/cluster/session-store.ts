@@ -167,6 +167,7 @@ function parseStored(fields: Record<string, string>, total: number): SessionStat
   if (id === undefined || seq === undefined || url === undefined) return null;
   if (fields.total !== undefined && Number(fields.total) !== total) return null;
   const sequence = Number(seq);
-  if (id.length === 0 || !Number.isInteger(sequence) || !/^wss?:\/\//.test(url)) return null;
+  // A seq no dispatch could carry (1e300, negative) would make the shard drop every event as a duplicate.
+  if (id.length === 0 || !Number.isSafeInteger(sequence) || sequence < 0 || !/^wss?:\/\//.test(url)) return null;
   return { sessionId: id, sequence, resumeGatewayUrl: url };
 }

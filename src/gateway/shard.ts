@@ -897,7 +897,8 @@ export class Shard {
     if (
       typeof session.sessionId !== 'string' ||
       typeof session.resumeGatewayUrl !== 'string' ||
-      !Number.isInteger(session.sequence)
+      !Number.isSafeInteger(session.sequence) ||
+      session.sequence < 0
     ) {
       throw new TypeError(`Saved session for shard ${this.id} is malformed (needs sessionId, sequence, resumeGatewayUrl).`);
     }

@@ -83,6 +83,11 @@ describeWithRedis('RedisSessionStore', () => {
     expect(await store().load(1)).toBeNull();
     await scope.admin.hset(keys.session(2), { id: 'x', seq: '3', url: 'http://not-a-websocket' });
     expect(await store().load(2)).toBeNull();
+    // A seq no dispatch could carry would make the resumed shard take every event for a duplicate.
+    for (const [shard, seq] of [[3, '1e300'], [4, '-2'], [5, '2.5']] as const) {
+      await scope.admin.hset(keys.session(shard), { id: 'x', seq, url: 'ws://h' });
+      expect(await store().load(shard), seq).toBeNull();
+    }
   });
 
   it('checkpoint writes every session in one round trip and skips those whose seq did not move', async () => {

@@ -168,6 +168,12 @@ describe('Shard against the sandbox', () => {
     expect(shard.status).toBe('ready');
   });
 
+  it('refuses a saved session whose seq no dispatch could carry', () => {
+    for (const sequence of [1e300, -2, 2.5]) {
+      expect(() => newShard(new DispatchRecorder(), { session: { sessionId: 's', sequence, resumeGatewayUrl: 'ws://127.0.0.1:9/x' } }), String(sequence)).toThrow(TypeError);
+    }
+  });
+
   it('falls back to the main URL when resume_gateway_url is unreachable, then identifies when resuming there fails', async () => {
     const recorder = new DispatchRecorder();
     const first = newShard(recorder);
