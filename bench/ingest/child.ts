@@ -72,41 +72,44 @@ async function makeSubject(cfg: ChildConfig): Promise<IngestSubject> {
   }
 }
 
-class Profiler {
+/**
+ * A profiler of this process over the inspector protocol: `begin` methods start it, `end` stops it and returns
+ * the profile, which is written to a file as JSON.
+ */
+class InspectorProfiler {
   private readonly session = new Session();
+
+  constructor(
+    private readonly begin: ReadonlyArray<[method: string, params?: object]>,
+    private readonly end: string,
+  ) {}
+
   private post(method: string, params?: object): Promise<unknown> {
     return new Promise((resolve, reject) => this.session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))));
   }
+
   async start(): Promise<void> {
     this.session.connect();
-    await this.post('Profiler.enable');
-    await this.post('Profiler.setSamplingInterval', { interval: 200 });
-    await this.post('Profiler.start');
+    for (const [method, params] of this.begin) await this.post(method, params);
   }
+
   async stop(path: string): Promise<void> {
-    const { profile } = (await this.post('Profiler.stop')) as { profile: unknown };
+    const { profile } = (await this.post(this.end)) as { profile: unknown };
     writeFileSync(path, JSON.stringify(profile));
     this.session.disconnect();
   }
 }
 
-/** Sampling heap profile of one phase: every allocation is counted, collected or not (what GC has to deal with). */
-class AllocationSampler {
-  private readonly session = new Session();
-  private post(method: string, params?: object): Promise<unknown> {
-    return new Promise((resolve, reject) => this.session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))));
-  }
-  async start(): Promise<void> {
-    this.session.connect();
-    await this.post('HeapProfiler.enable');
-    await this.post('HeapProfiler.startSampling', { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-  }
-  async stop(path: string): Promise<void> {
-    const { profile } = (await this.post('HeapProfiler.stopSampling')) as { profile: unknown };
-    writeFileSync(path, JSON.stringify(profile));
-    this.session.disconnect();
-  }
-}
+/** CPU samples every 200 µs. */
+const cpuProfiler = (): InspectorProfiler =>
+  new InspectorProfiler([['Profiler.enable'], ['Profiler.setSamplingInterval', { interval: 200 }], ['Profiler.start']], 'Profiler.stop');
+
+/** Sampling heap profile: every allocation is counted, collected or not (what GC has to deal with). */
+const allocationSampler = (): InspectorProfiler =>
+  new InspectorProfiler(
+    [['HeapProfiler.enable'], ['HeapProfiler.startSampling', { samplingInterval: 8192, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }]],
+    'HeapProfiler.stopSampling',
+  );
 
 function nextParentMessage(): Promise<ParentMessage> {
   return new Promise((resolve) => process.once('message', (m: ParentMessage) => resolve(m)));
@@ -121,7 +124,7 @@ async function main(): Promise<void> {
   const subject = await makeSubject(cfg);
   const before = collect();
 
-  const alloc = cfg.allocProfile !== undefined ? new AllocationSampler() : null;
+  const alloc = cfg.allocProfile !== undefined ? allocationSampler() : null;
   if (cfg.allocProfile?.phase === 'startup') await alloc!.start();
   const t0 = process.hrtime.bigint();
   const cpu0 = process.cpuUsage();
@@ -133,7 +136,7 @@ async function main(): Promise<void> {
   const loaded = collect();
   const members = await subject.members();
 
-  const profiler = cfg.profilePath !== undefined ? new Profiler() : null;
+  const profiler = cfg.profilePath !== undefined ? cpuProfiler() : null;
   await profiler?.start();
   if (cfg.allocProfile?.phase === 'live') await alloc!.start();
   const cpu1 = process.cpuUsage();
