@@ -57,6 +57,7 @@ export class MemorySeenKeys implements SeenKeys {
 export class RedisSeenKeys implements SeenKeys {
   private readonly redis: Redis;
   private readonly fallback = new MemorySeenKeys();
+  private readonly warned = new WarnLimiter(60_000);
 
   constructor(
     url: string,
@@ -75,7 +76,9 @@ export class RedisSeenKeys implements SeenKeys {
     try {
       return (await this.redis.set(`${this.prefix}:${key}`, '1', 'PX', this.ttlMs, 'NX')) === 'OK';
     } catch (err) {
-      this.log.warn({ err }, 'webhook dedupe: Redis did not answer; using this process\'s memory');
+      // Once a minute with a count while Redis is away, not once per event.
+      const repeats = this.warned.take('redis', Date.now());
+      if (repeats !== null) this.log.warn({ err, ...(repeats > 0 ? { repeats } : {}) }, 'webhook dedupe: Redis did not answer; using this process\'s memory');
       return this.fallback.firstTime(key);
     }
   }

@@ -93,6 +93,22 @@ describe('webhook events in one process', () => {
   });
 });
 
+describe('webhook dedupe while Redis cannot be reached', () => {
+  it('answers from the process\'s memory, with one warning line, not one per event', async () => {
+    const logs = new LogSink();
+    // Nothing listens on port 1: every SET fails after ioredis's retry.
+    const seen = new RedisSeenKeys('redis://127.0.0.1:1', 'gh-test-unreachable', createLogger({ level: 'debug', pretty: false, destination: logs }));
+    try {
+      const keys = Array.from({ length: 20 }, (_, i) => `k${i}`);
+      expect(await Promise.all(keys.map((k) => seen.firstTime(k)))).toEqual(keys.map(() => true));
+      expect(await seen.firstTime('k0')).toBe(false);
+      expect(logs.matching(/webhook dedupe: Redis did not answer/)).toHaveLength(1);
+    } finally {
+      await seen.close();
+    }
+  }, 30_000);
+});
+
 describeWithRedis('webhook events across processes (Redis)', () => {
   const prefix = uniquePrefix('webhook-events');
   const admin = new Redis(REDIS_URL);
