@@ -271,9 +271,8 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
 
   /** Log an unhandled interaction at most once per key and window, with the count of repeats in between. */
   private warnUnhandled(key: string, fields: Record<string, unknown>, message: string): void {
-    const repeats = this.unhandled.take(key, Date.now());
-    if (repeats === null) return;
-    this.options.log.warn(repeats > 0 ? { ...fields, repeats } : fields, message);
+    const logged = this.unhandled.fields(key, Date.now(), fields);
+    if (logged !== null) this.options.log.warn(logged, message);
   }
 
   /**

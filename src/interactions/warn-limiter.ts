@@ -24,4 +24,11 @@ export class WarnLimiter {
     this.last.set(key, { at: now, repeats: 0 });
     return repeats;
   }
+
+  /** The fields to log this occurrence with (`repeats` added when some were held back), or null to stay quiet. */
+  fields<T extends object>(key: string, now: number, fields: T): (T & { repeats?: number }) | null {
+    const repeats = this.take(key, now);
+    if (repeats === null) return null;
+    return repeats > 0 ? { ...fields, repeats } : fields;
+  }
 }

@@ -435,11 +435,9 @@ export class PluginHost {
    * after it one line per window at most, with `repeats`, the failures held back since the last line.
    */
   private eventFailed(listener: EventListener, err: unknown): void {
-    const repeats = this.handlerFailures.take(listener.failureKey, this.now());
-    if (repeats === null) return;
     const plugin = listener.plugin;
-    const fields = { err, plugin: plugin.name, event: listener.event };
-    plugin.context.log.error(repeats > 0 ? { ...fields, repeats } : fields, 'plugin event handler failed');
+    const logged = this.handlerFailures.fields(listener.failureKey, this.now(), { err, plugin: plugin.name, event: listener.event });
+    if (logged !== null) plugin.context.log.error(logged, 'plugin event handler failed');
   }
 }
 

@@ -77,8 +77,8 @@ export class RedisSeenKeys implements SeenKeys {
       return (await this.redis.set(`${this.prefix}:${key}`, '1', 'PX', this.ttlMs, 'NX')) === 'OK';
     } catch (err) {
       // Once a minute with a count while Redis is away, not once per event.
-      const repeats = this.warned.take('redis', Date.now());
-      if (repeats !== null) this.log.warn({ err, ...(repeats > 0 ? { repeats } : {}) }, 'webhook dedupe: Redis did not answer; using this process\'s memory');
+      const logged = this.warned.fields('redis', Date.now(), { err });
+      if (logged !== null) this.log.warn(logged, 'webhook dedupe: Redis did not answer; using this process\'s memory');
       return this.fallback.firstTime(key);
     }
   }
@@ -148,10 +148,8 @@ export class WebhookEventHandler {
     try {
       return await this.options.seen.firstTime(webhookEventKey(event));
     } catch (err) {
-      const repeats = this.dedupeFailures.take('dedupe', Date.now());
-      if (repeats !== null) {
-        this.options.log.warn({ err, type: event.type, ...(repeats > 0 ? { repeats } : {}) }, 'webhook event duplicate check failed; the event is applied as new');
-      }
+      const logged = this.dedupeFailures.fields('dedupe', Date.now(), { err, type: event.type });
+      if (logged !== null) this.options.log.warn(logged, 'webhook event duplicate check failed; the event is applied as new');
       return true;
     }
   }
