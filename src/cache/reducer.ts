@@ -285,23 +285,34 @@ function guildId(event: string, d: Obj, sink: CacheSink): string | null {
   return null;
 }
 
-/** Apply one dispatch to a sink. Returns false when the event was not one the cache handles. */
-export function reduce(sink: CacheSink, t: string, d: unknown): boolean {
+/** What reduce did with a dispatch: not an event the cache handles, taken, or refused (see REFUSED). */
+export type Reduced = typeof NOT_CACHED | typeof TAKEN | typeof REFUSED;
+export const NOT_CACHED = 0;
+export const TAKEN = 1;
+/**
+ * The payload, or a part of it that is not an entry of a list, was rejected: exactly when dispatchProblem
+ * finds a problem (test/cache/reject-reasons.test.ts holds the two together). Typed plugin events are handed
+ * on only when the cache did not refuse them.
+ */
+export const REFUSED = 2;
+
+/** Apply one dispatch to a sink. */
+export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
   switch (t) {
     case 'GUILD_MEMBER_UPDATE':
     case 'GUILD_MEMBER_ADD': {
       const join = t === 'GUILD_MEMBER_ADD';
       // A join carries the whole member (roles included); an update may omit fields.
       const problem = memberEventProblem(d, join);
-      if (problem === null) sink.memberUpsert((d as Obj).guild_id as string, d as MemberPayload, !join, join);
-      else sink.reject(t, problem);
-      return true;
+      if (problem !== null) return refuse(sink, t, problem);
+      sink.memberUpsert((d as Obj).guild_id as string, d as MemberPayload, !join, join);
+      return TAKEN;
     }
     case 'GUILD_MEMBER_REMOVE': {
       const problem = memberRemoveProblem(d);
-      if (problem === null) sink.memberRemove((d as Obj).guild_id as string, (d as Obj).user as APIUser);
-      else sink.reject(t, problem);
-      return true;
+      if (problem !== null) return refuse(sink, t, problem);
+      sink.memberRemove((d as Obj).guild_id as string, (d as Obj).user as APIUser);
+      return TAKEN;
     }
     case 'GUILD_MEMBERS_CHUNK':
       if (!isObj(d)) sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
@@ -309,15 +320,12 @@ export function reduce(sink: CacheSink, t: string, d: unknown): boolean {
         const g = guildId(t, d, sink);
         if (g !== null) members(t, g, d.members ?? [], sink);
       }
-      return true;
+      return TAKEN;
     case 'GUILD_CREATE':
     case 'GUILD_UPDATE':
     case 'GUILD_DELETE': {
       const problem = guildProblem(d);
-      if (problem !== null) {
-        sink.reject(t, problem);
-        return true;
-      }
+      if (problem !== null) return refuse(sink, t, problem);
       const g = d as Obj & { id: string };
       if (t === 'GUILD_UPDATE') sink.guildUpsert(guildPayload(t, g, sink, false), false, false);
       else if (g.unavailable === true) sink.guildUnavailable(g.id);
@@ -329,51 +337,52 @@ export function reduce(sink: CacheSink, t: string, d: unknown): boolean {
         members(t, g.id, list, sink);
         if (complete) sink.guildMembersListed(g.id);
       }
-      return true;
+      return TAKEN;
     }
     case 'GUILD_ROLE_CREATE':
     case 'GUILD_ROLE_UPDATE': {
       if (!isObj(d)) {
         sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
-        return true;
+        return TAKEN;
       }
       const g = guildId(t, d, sink);
-      if (g === null) return true;
+      if (g === null) return TAKEN;
       const problem = roleProblem(d.role);
       if (problem === null) sink.roleUpsert(g, d.role as APIRole);
       else sink.reject(t, at('role', problem));
-      return true;
+      return TAKEN;
     }
     case 'GUILD_ROLE_DELETE': {
       if (!isObj(d)) {
         sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
-        return true;
+        return TAKEN;
       }
       const g = guildId(t, d, sink);
-      if (g === null) return true;
+      if (g === null) return TAKEN;
       if (isSnowflake(d.role_id)) sink.roleRemove(g, d.role_id);
       else sink.reject(t, snowflakeProblem('role_id', d.role_id));
-      return true;
+      return TAKEN;
     }
     case 'ENTITLEMENT_CREATE':
     case 'ENTITLEMENT_UPDATE':
     case 'ENTITLEMENT_DELETE': {
       const problem = entitlementEventProblem(d);
-      if (problem !== null) sink.reject(t, problem);
-      else if (t === 'ENTITLEMENT_DELETE') sink.entitlementRemove(d as APIEntitlement);
+      if (problem !== null) return refuse(sink, t, problem);
+      if (t === 'ENTITLEMENT_DELETE') sink.entitlementRemove(d as APIEntitlement);
       else sink.entitlementUpsert(d as APIEntitlement, false);
-      return true;
+      return TAKEN;
     }
     case 'INTERACTION_CREATE':
       if (isObj(d)) entitlements(t, d.entitlements, sink);
-      return true;
+      return TAKEN;
     case 'READY': {
       if (!isObj(d) || !Array.isArray(d.guilds)) {
-        sink.reject(t, isObj(d) ? `guilds: expected an array, got ${kindOf(d.guilds)}` : `payload: expected an object, got ${kindOf(d)}`);
-        return true;
+        return refuse(sink, t, isObj(d) ? `guilds: expected an array, got ${kindOf(d.guilds)}` : `payload: expected an object, got ${kindOf(d)}`);
       }
+      // A broken `user` or `shard` is refused, the guild list still applied (its entries one by one).
+      let verdict: Reduced = TAKEN;
       if (isObj(d.user) && isSnowflake(d.user.id)) sink.setSelf(d.user as unknown as APIUser);
-      else sink.reject(t, isObj(d.user) ? snowflakeProblem('user.id', d.user.id) : `user: expected a user object, got ${kindOf(d.user)}`);
+      else verdict = refuse(sink, t, isObj(d.user) ? snowflakeProblem('user.id', d.user.id) : `user: expected a user object, got ${kindOf(d.user)}`);
       const listed: string[] = [];
       const guilds = d.guilds as unknown[];
       let complete = true;
@@ -388,11 +397,16 @@ export function reduce(sink: CacheSink, t: string, d: unknown): boolean {
       }
       const shard = readyShard(d.shard);
       // Without a readable shard the guilds of this session are unknown: mark, remove nothing.
-      if (shard === null) sink.reject(t, `shard: expected [shard_id, num_shards], got ${kindOf(d.shard)}; no guild removed`);
+      if (shard === null) verdict = refuse(sink, t, `shard: expected [shard_id, num_shards], got ${kindOf(d.shard)}; no guild removed`);
       sink.ready(listed, shard?.[0] ?? 0, complete ? (shard?.[1] ?? 0) : 0);
-      return true;
+      return verdict;
     }
     default:
-      return false;
+      return NOT_CACHED;
   }
+}
+
+function refuse(sink: CacheSink, t: string, problem: string): typeof REFUSED {
+  sink.reject(t, problem);
+  return REFUSED;
 }

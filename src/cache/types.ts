@@ -208,9 +208,11 @@ export interface Cache extends CacheReader {
    * Feed one gateway dispatch (`t` and `d` of an op 0 payload). Unknown event names are ignored; a
    * payload that does not have the documented shape is counted in `stats().rejected` and ignored.
    * Never keeps `d` or any object inside it. Synchronous: the Redis backend queues the writes and
-   * sends them as one pipeline (see flush).
+   * sends them as one pipeline (see flush). Returns false when it refused the payload, or a part of it that
+   * is not an entry of a list (exactly when `dispatchProblem` finds a problem): typed plugin events are not
+   * handed such a payload.
    */
-  apply(t: string, d: unknown): void;
+  apply(t: string, d: unknown): boolean;
   /**
    * Resolves once every write queued so far is stored, or its failure recorded: the guild it concerned is
    * marked stale (CacheHooks.onStale) in Redis as well, so that a restarted process recovers it too. Rejects

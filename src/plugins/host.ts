@@ -17,7 +17,6 @@ import {
   type Problem,
   type ValidateDefinitionsOptions,
 } from '../commands/index.js';
-import { dispatchProblem } from '../cache/reducer.js';
 import { compileCustomId, CustomIdTable } from '../interactions/custom-id.js';
 import type { InteractionRouter, RoutableCommand, RoutableComponent, RoutableModal } from '../interactions/router.js';
 import { WarnLimiter } from '../interactions/warn-limiter.js';
@@ -373,17 +372,16 @@ export class PluginHost {
 
   /**
    * Deliver a dispatch to the plugins that listen for it. Call after the cache has applied it. `typed: false`
-   * delivers it to `raw` listeners only (the typed event already reached plugins another way). A payload the
-   * cache's checks reject (a GUILD_MEMBER_ADD without `user`: see dispatchProblem) goes to `raw` listeners only,
-   * so a typed handler never gets one that is not its documented type; the cache reported it. On the hot path:
-   * a Map lookup, the shape checks when a plugin listens, the handlers, and nothing allocated unless a plugin
-   * listens to `ready` or `raw`.
+   * delivers it to `raw` listeners only: the typed event already reached plugins another way, or the cache
+   * refused the payload (a GUILD_MEMBER_ADD without `user`: Cache#apply's verdict), so that a typed handler
+   * never gets one that is not its documented type. On the hot path: a Map lookup, the handlers, and nothing
+   * allocated unless a plugin listens to `ready` or `raw`.
    */
   dispatch(shardId: number, t: string, d: unknown, typed = true): void {
     const event = typed ? EVENT_OF_DISPATCH.get(t) : undefined;
     if (event !== undefined) {
       const list = this.listeners.get(event);
-      if (list !== undefined && list.length > 0 && dispatchProblem(t, d) === null) {
+      if (list !== undefined) {
         const payload = event === 'ready' ? { ...(d as PluginEventMap['ready']), shardId } : d;
         for (let i = 0; i < list.length; i++) this.invoke(list[i]!, payload);
       }
@@ -397,13 +395,13 @@ export class PluginHost {
 
   /**
    * Deliver a webhook event (call after the cache has applied it): the typed event when the type is known, its
-   * data an object and, for entitlements, one the cache's checks take (authorizations get the event's
+   * data an object and `typed` (false: the cache refused it, as in `dispatch`; authorizations get the event's
    * `timestamp` added), then `webhookEvent` with the event as received.
    */
-  dispatchWebhookEvent(event: { type: string; timestamp: string; data: unknown }): void {
-    const name = EVENT_OF_WEBHOOK.get(event.type);
+  dispatchWebhookEvent(event: { type: string; timestamp: string; data: unknown }, typed = true): void {
+    const name = typed ? EVENT_OF_WEBHOOK.get(event.type) : undefined;
     const data = event.data;
-    if (name !== undefined && typeof data === 'object' && data !== null && !Array.isArray(data) && dispatchProblem(event.type, data) === null) {
+    if (name !== undefined && typeof data === 'object' && data !== null && !Array.isArray(data)) {
       const list = this.listeners.get(name);
       if (list !== undefined) {
         const payload = name === 'applicationAuthorized' || name === 'applicationDeauthorized' ? { ...data, timestamp: event.timestamp } : data;

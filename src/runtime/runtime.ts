@@ -8,7 +8,7 @@
 import type { APIInteraction } from 'discord-api-types/v10';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { createCache, type Cache } from '../cache/index.js';
+import { createCache, dispatchProblem, type Cache } from '../cache/index.js';
 import {
   ClusterCoordinator,
   ClusterKeys,
@@ -899,7 +899,8 @@ export class Runtime {
     // In transport "both" an entitlement event comes by webhook too; the cache and plugins take each once (a
     // second, older copy applied again could undo a later change).
     const firstCopy = this.seenEntitlementEvents === null || !t.startsWith('ENTITLEMENT_') || this.firstEntitlementEvent(t, d);
-    if (firstCopy) this.cacheValue?.apply(t, d);
+    // Typed plugin events get only what the cache's checks take (its verdict, or the same checks without a cache).
+    const typed = firstCopy && (this.cacheValue !== null ? this.cacheValue.apply(t, d) : dispatchProblem(t, d) === null);
     if (t === 'READY') this.noteReady(shardId, d);
     else if (t === 'INTERACTION_CREATE') {
       // Not routed when malformed: a handler must never see values of another type than its options declare.
@@ -907,7 +908,7 @@ export class Runtime {
       if (problem === null) this.routeInteraction(d as APIInteraction);
       else this.anomalies.report({ event: t, field: problem.path, reason: `${problem.reason} (not routed)` });
     }
-    this.hostValue?.dispatch(shardId, t, d, firstCopy);
+    this.hostValue?.dispatch(shardId, t, d, typed);
     this.options.observeDispatch?.(shardId, t, d, s);
   }
 

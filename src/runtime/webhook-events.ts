@@ -11,7 +11,7 @@
 import type { Redis } from 'ioredis';
 import { openRedis } from '../util/redis-connection.js';
 import type { Logger } from 'pino';
-import type { Cache } from '../cache/index.js';
+import { dispatchProblem, type Cache } from '../cache/index.js';
 import type { PluginHost } from '../plugins/host.js';
 import { WarnLimiter } from '../interactions/warn-limiter.js';
 import { RecentKeys, webhookEventKey, type WebhookEvent } from '../transports/http/index.js';
@@ -136,8 +136,13 @@ export class WebhookEventHandler {
       log.debug({ type: event.type }, 'webhook event already delivered to the cache and plugins by the gateway');
       return;
     }
-    if (ENTITLEMENT_EVENTS.has(event.type)) this.options.cache()?.apply(event.type, event.data);
-    this.options.host()?.dispatchWebhookEvent(event);
+    // Typed plugin events get only what the cache's checks take (its verdict, or the same checks without a cache).
+    let typed = true;
+    if (ENTITLEMENT_EVENTS.has(event.type)) {
+      const cache = this.options.cache();
+      typed = cache ? cache.apply(event.type, event.data) : dispatchProblem(event.type, event.data) === null;
+    }
+    this.options.host()?.dispatchWebhookEvent(event, typed);
   }
 
   /**

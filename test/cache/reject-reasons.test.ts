@@ -73,7 +73,8 @@ describe('dispatchProblem: what the cache rejects, for whoever hands payloads on
       expect(dispatchProblem(t, d)).toBe(problem);
       // The same checks as the cache's: it rejects exactly that (besides list entries), or nothing.
       const { cache, reasons } = cacheWithReasons();
-      cache.apply(t, d);
+      // Its verdict is what the runtime hands typed plugin events on: false exactly when there is a problem.
+      expect(cache.apply(t, d)).toBe(problem === null);
       const whole = reasons.filter(([, r]) => !LIST_ENTRY.test(r)).map(([, r]) => r);
       expect(whole).toEqual(problem === null ? [] : [problem]);
     });

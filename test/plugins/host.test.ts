@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { PluginHost, type PluginHostOptions, type SharedServices } from '../../src/plugins/host.js';
 import type { PluginDefinition } from '../../src/plugins/types.js';
 import { createLogger } from '../../src/runtime/logger.js';
+import { createCache } from '../../src/cache/index.js';
+import { DEFAULT_CACHE_OPTIONS } from '../../src/cache/types.js';
 import { LogSink } from '../helpers/log-sink.js';
 
 
@@ -95,7 +97,7 @@ describe('PluginHost events that break the protocol', () => {
   const USER = '300000000000000001';
   const entitlement = { id: '400000000000000001', sku_id: '500000000000000001', application_id: '1', user_id: USER, type: 8, deleted: false };
 
-  it('hands typed listeners only payloads the cache takes; raw and webhookEvent listeners get every one', async () => {
+  it('with the cache\'s verdict, typed listeners get only payloads the cache takes; raw and webhookEvent listeners get every one', async () => {
     const typed: string[] = [];
     const raw: string[] = [];
     const { host: h, logs } = host([
@@ -114,22 +116,26 @@ describe('PluginHost events that break the protocol', () => {
       },
     ]);
     await h.setupAll();
-    h.dispatch(0, 'GUILD_MEMBER_ADD', { guild_id: GUILD, roles: [], joined_at: '2024-01-01T00:00:00Z' });
-    h.dispatch(0, 'GUILD_MEMBER_ADD', { guild_id: GUILD, roles: 'admin', user: { id: USER } });
-    h.dispatch(0, 'GUILD_MEMBER_REMOVE', { guild_id: 'x', user: { id: USER } });
-    h.dispatch(0, 'GUILD_DELETE', null);
-    h.dispatch(0, 'READY', null);
-    h.dispatch(0, 'READY', { user: { id: { toString: 1 } }, guilds: [] });
-    h.dispatch(0, 'ENTITLEMENT_CREATE', { ...entitlement, sku_id: 5 });
-    h.dispatchWebhookEvent({ type: 'ENTITLEMENT_CREATE', timestamp: '2025-01-01T00:00:00.000000', data: { ...entitlement, user_id: null } });
+    // As the runtime delivers: the cache applies each payload, and its verdict says whether typed listeners get it.
+    const cache = createCache({ ...DEFAULT_CACHE_OPTIONS, backend: 'memory', redisPrefix: 'x' });
+    const deliver = (t: string, d: unknown): void => h.dispatch(0, t, d, cache.apply(t, d));
+    const deliverWebhook = (e: { type: string; timestamp: string; data: unknown }): void => h.dispatchWebhookEvent(e, cache.apply(e.type, e.data));
+    deliver('GUILD_MEMBER_ADD', { guild_id: GUILD, roles: [], joined_at: '2024-01-01T00:00:00Z' });
+    deliver('GUILD_MEMBER_ADD', { guild_id: GUILD, roles: 'admin', user: { id: USER } });
+    deliver('GUILD_MEMBER_REMOVE', { guild_id: 'x', user: { id: USER } });
+    deliver('GUILD_DELETE', null);
+    deliver('READY', null);
+    deliver('READY', { user: { id: { toString: 1 } }, guilds: [] });
+    deliver('ENTITLEMENT_CREATE', { ...entitlement, sku_id: 5 });
+    deliverWebhook({ type: 'ENTITLEMENT_CREATE', timestamp: '2025-01-01T00:00:00.000000', data: { ...entitlement, user_id: null } });
     expect(typed).toEqual([]);
     // The valid ones still go through.
-    h.dispatch(0, 'GUILD_MEMBER_ADD', { guild_id: GUILD, roles: [], user: { id: USER } });
-    h.dispatch(0, 'GUILD_MEMBER_REMOVE', { guild_id: GUILD, user: { id: USER } });
-    h.dispatch(0, 'GUILD_DELETE', { id: GUILD, unavailable: true });
-    h.dispatch(0, 'READY', { user: { id: USER }, guilds: [{ id: 5 }] });
-    h.dispatch(0, 'ENTITLEMENT_CREATE', entitlement);
-    h.dispatchWebhookEvent({ type: 'ENTITLEMENT_CREATE', timestamp: '2025-01-01T00:00:00.000000', data: entitlement });
+    deliver('GUILD_MEMBER_ADD', { guild_id: GUILD, roles: [], user: { id: USER } });
+    deliver('GUILD_MEMBER_REMOVE', { guild_id: GUILD, user: { id: USER } });
+    deliver('GUILD_DELETE', { id: GUILD, unavailable: true });
+    deliver('READY', { user: { id: USER }, guilds: [{ id: 5 }] });
+    deliver('ENTITLEMENT_CREATE', entitlement);
+    deliverWebhook({ type: 'ENTITLEMENT_CREATE', timestamp: '2025-01-01T00:00:00.000000', data: entitlement });
     expect(typed).toEqual([`add ${USER}`, `remove ${USER}`, `delete ${GUILD}`, `ready ${USER}`, `entitlement ${entitlement.id}`, `entitlement ${entitlement.id}`]);
     expect(raw).toEqual([
       ...['GUILD_MEMBER_ADD', 'GUILD_MEMBER_ADD', 'GUILD_MEMBER_REMOVE', 'GUILD_DELETE', 'READY', 'READY', 'ENTITLEMENT_CREATE', 'webhook ENTITLEMENT_CREATE'],

@@ -7,7 +7,7 @@
 import type { APIEntitlement, APIRole, APIUser } from 'discord-api-types/v10';
 import { entitlementView } from '../entitlement-view.js';
 import { isEntitlementActive, toMillis } from '../entitlements.js';
-import { entitlementProblem, reduce, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
+import { entitlementProblem, NOT_CACHED, reduce, REFUSED, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
 import type {
   Cache,
   CacheOptions,
@@ -81,12 +81,15 @@ export class MemoryCache implements Cache, CacheSink {
     this.everyMemberCached = this.options.members && this.options.maxMembersPerGuild === 0;
   }
 
-  apply(t: string, d: unknown): void {
+  apply(t: string, d: unknown): boolean {
     try {
-      if (reduce(this, t, d)) this.counters.applied++;
+      const reduced = reduce(this, t, d);
+      if (reduced !== NOT_CACHED) this.counters.applied++;
+      return reduced !== REFUSED;
     } catch (err) {
       // A payload the checks let through but a field read chokes on must not stop the dispatch loop.
       this.reject(t, `threw: ${err instanceof Error ? err.message : String(err)}`);
+      return false;
     }
   }
 

@@ -26,7 +26,7 @@ import {
   TRANSITION_WINDOW_MS,
   type CacheHooks,
 } from '../shared.js';
-import { entitlementProblem, reduce, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
+import { entitlementProblem, NOT_CACHED, reduce, REFUSED, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
 import type {
   Cache,
   CacheOptions,
@@ -154,12 +154,15 @@ export class RedisCache implements Cache, CacheSink {
     this.jobs.kick();
   }
 
-  apply(t: string, d: unknown): void {
+  apply(t: string, d: unknown): boolean {
     this.writes.event = t;
     try {
-      if (reduce(this, t, d)) this.counters.applied++;
+      const reduced = reduce(this, t, d);
+      if (reduced !== NOT_CACHED) this.counters.applied++;
+      return reduced !== REFUSED;
     } catch (err) {
       this.reject(t, `threw: ${err instanceof Error ? err.message : String(err)}`);
+      return false;
     }
   }
 
