@@ -22,7 +22,8 @@
  *   npm run bench -- ingest                      full workload, 3 rounds, zlib-stream + json + zstd-stream
  *   npm run bench -- ingest --quick              20 guilds x 500 members, 10,000 events, 1 round
  *   flags: --rounds=N --transports=zlib-stream,json,zstd-stream --subjects=gatehouse,discordjs,floor,...
- *          --redis (adds gatehouse-redis)  --profile (CPU profile of gatehouse's live-events phase, summarized)
+ *          --redis (adds gatehouse-redis)  --profile[=startup] (CPU profile of gatehouse's live-events phase, or of its
+ *          startup, summarized)
  *          --alloc-profile=startup|live (bytes allocated per member or event by function, sampled; the run's CPU
  *          figures then include the sampler's cost)
  *          --budget=<seconds> (stop starting runs after this long; default 1800)
@@ -97,6 +98,8 @@ interface RunResult {
   eventsWallMs: number;
   logLinesDuringEvents: number;
   redisCpuMs: number;
+  /** redis-server's CPU from the child's start to every guild cached (INFO cpu). */
+  redisStartupCpuMs: number;
   redisBytesPerMember: number;
   problems: string[];
 }
@@ -118,7 +121,10 @@ const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1
  * by default they run through tsx, as `npm start` does.
  */
 const compiled = process.argv.includes('--compiled');
-const profile = process.argv.includes('--profile');
+/** --profile (the live events) or --profile=startup (login to every guild cached). */
+const profilePhase = process.argv.includes('--profile') ? 'live' : arg('profile');
+if (profilePhase !== undefined && profilePhase !== 'startup' && profilePhase !== 'live') throw new Error('--profile, --profile=startup or --profile=live');
+const profile = profilePhase !== undefined;
 const allocPhase = arg('alloc-profile');
 if (allocPhase !== undefined && allocPhase !== 'startup' && allocPhase !== 'live') throw new Error('--alloc-profile=startup or --alloc-profile=live');
 const withRedis = process.argv.includes('--redis');
@@ -178,7 +184,9 @@ async function runOne(
       liveEvents,
     },
     timeoutMs: childTimeoutMs,
-    ...(profile && entry.subject !== 'floor' ? { profilePath: join(outDir, `ingest-${transport}-${entry.key}.cpuprofile`) } : {}),
+    ...(profile && entry.subject !== 'floor'
+      ? { profilePath: join(outDir, `ingest-${transport}-${entry.key}.cpuprofile`), profilePhase: profilePhase as 'startup' | 'live' }
+      : {}),
     ...(allocPhase !== undefined && entry.subject !== 'floor'
       ? { allocProfile: { phase: allocPhase as 'startup' | 'live', path: join(outDir, `ingest-${transport}-${entry.key}-${allocPhase}.heapprofile`) } }
       : {}),
@@ -187,6 +195,7 @@ async function runOne(
   const redis = entry.subject === 'gatehouse-redis' ? new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 }) : null;
   await redis?.connect();
   const redisMemBefore = redis ? await infoNumber(redis, 'memory', 'used_memory') : 0;
+  const redisCpuAtSpawn = redis ? await infoCpuMs(redis) : 0;
 
   if (entry.subject !== 'floor') server.begin(frames);
   const root = entry.root ?? ROOT;
@@ -215,6 +224,7 @@ async function runOne(
   let logAtDone = 0;
   let redisCpuBefore = 0;
   let redisCpuMs = 0;
+  let redisStartupCpuMs = 0;
   let redisBytesPerMember = 0;
   const killer = setTimeout(() => child.kill('SIGKILL'), childTimeoutMs + 30_000);
   await new Promise<void>((resolve) => {
@@ -225,6 +235,7 @@ async function runOne(
           logAtReady = statSync(logPath).size;
           if (redis) {
             redisCpuBefore = await infoCpuMs(redis);
+            redisStartupCpuMs = redisCpuBefore - redisCpuAtSpawn;
             redisBytesPerMember = raw.members > 0 ? ((await infoNumber(redis, 'memory', 'used_memory')) - redisMemBefore) / raw.members : 0;
           }
           if (entry.subject !== 'floor') server.streamEvents();
@@ -276,6 +287,7 @@ async function runOne(
     eventsWallMs: trace.eventsAt !== null ? Number(BigInt(r.done.doneAt) - trace.eventsAt) / 1e6 : r.done.eventsCpuMs,
     logLinesDuringEvents: countLines(logPath, logAtReady, logAtDone),
     redisCpuMs,
+    redisStartupCpuMs,
     redisBytesPerMember,
     problems,
   };
@@ -376,6 +388,7 @@ interface Row {
   /** µs per event spent on threads other than the main one (null where not measured). */
   helperUsPerEvent: number | null;
   redisUsPerEvent: number;
+  redisStartupCpuMs: number;
   redisBytesPerMember: number;
 }
 
@@ -399,6 +412,7 @@ function rowOf(runs: RunResult[], liveEvents: number): Row {
     // A --baseline checkout's child may predate the field (undefined).
     helperUsPerEvent: runs.some((r) => typeof r.done.helperThreadsCpuMs !== 'number') ? null : m((r) => (r.done.helperThreadsCpuMs! * 1000) / liveEvents),
     redisUsPerEvent: m((r) => (r.redisCpuMs * 1000) / liveEvents),
+    redisStartupCpuMs: m((r) => r.redisStartupCpuMs),
     redisBytesPerMember: m((r) => r.redisBytesPerMember),
   };
 }
@@ -598,6 +612,7 @@ async function main(): Promise<void> {
     console.log(
       `\nRedis backend: ${(r.usPerEvent - r.redisUsPerEvent).toFixed(1)} µs/event in the client + ${r.redisUsPerEvent.toFixed(1)} µs/event in redis-server ` +
         `(INFO cpu of the Redis at REDIS_URL: it counts that server's other clients too, so on a shared Redis it is an upper bound); ` +
+        `startup CPU ${(r.startupCpuMs / 1000).toFixed(2)} s in the client + ${(r.redisStartupCpuMs / 1000).toFixed(2)} s in redis-server; ` +
         `${fmtInt(r.redisBytesPerMember)} bytes of Redis memory per cached member`,
     );
   }
@@ -612,7 +627,10 @@ async function main(): Promise<void> {
   for (const r of logNoise) console.log(`note: ${r.entry.label} over ${r.transport} wrote ${r.logLines} log lines while the live events flowed`);
 
   if (profile) {
-    console.log('\nwhere gatehouse\'s CPU goes in the live-events phase (CPU profile of the last round, µs per event, self time by part):\n');
+    const startup = profilePhase === 'startup';
+    const per = startup ? o.guilds * o.membersPerGuild : liveEvents;
+    const unit = startup ? 'member' : 'event';
+    console.log(`\nwhere gatehouse's CPU goes in the ${startup ? 'startup' : 'live-events'} phase (CPU profile of the last round, µs per ${unit}, self time by part):\n`);
     const profRows: string[][] = [];
     const profiled = rows.filter((r) => r.entry.subject !== 'floor');
     const summaries = profiled.map((r) => {
@@ -622,13 +640,13 @@ async function main(): Promise<void> {
     });
     for (const cat of CATEGORIES) {
       if (summaries.every(({ s }) => (s.byCategory.get(cat) ?? 0) === 0)) continue;
-      profRows.push([cat, ...summaries.map(({ s }) => ((s.byCategory.get(cat) ?? 0) / liveEvents).toFixed(2))]);
+      profRows.push([cat, ...summaries.map(({ s }) => ((s.byCategory.get(cat) ?? 0) / per).toFixed(2))]);
     }
-    profRows.push(['total sampled', ...summaries.map(({ s }) => (s.total / liveEvents).toFixed(2))]);
+    profRows.push(['total sampled', ...summaries.map(({ s }) => (s.total / per).toFixed(2))]);
     console.log(markdownTable(['part', ...summaries.map(({ r }) => `${r.entry.label} ${r.transport}`)], profRows));
-    for (const { r, path, p } of summaries.filter(({ r }) => r.entry.subject === 'gatehouse')) {
-      console.log(`\nheaviest functions, ${r.entry.label} over ${r.transport} (${relative(ROOT, path)}; µs per event, self):`);
-      for (const f of topFunctions(p, 15)) console.log(`  ${(f.us / liveEvents).toFixed(3).padStart(7)}  ${f.name}  ${f.url}`);
+    for (const { r, path, p } of summaries.filter(({ r }) => r.entry.subject === 'gatehouse' || r.entry.subject === 'gatehouse-redis')) {
+      console.log(`\nheaviest functions, ${r.entry.label} over ${r.transport} (${relative(ROOT, path)}; µs per ${unit}, self):`);
+      for (const f of topFunctions(p, 15)) console.log(`  ${(f.us / per).toFixed(3).padStart(7)}  ${f.name}  ${f.url}`);
     }
     console.log('\n(the profiler itself adds some cost: the table above comes from the profiled runs, the headline figures too when --profile is on)');
   }

@@ -126,6 +126,9 @@ async function main(): Promise<void> {
 
   const alloc = cfg.allocProfile !== undefined ? allocationSampler() : null;
   if (cfg.allocProfile?.phase === 'startup') await alloc!.start();
+  const profiler = cfg.profilePath !== undefined ? cpuProfiler() : null;
+  const profileStartup = cfg.profilePhase === 'startup';
+  if (profileStartup) await profiler?.start();
   const t0 = process.hrtime.bigint();
   const cpu0 = process.cpuUsage();
   await subject.start();
@@ -133,11 +136,12 @@ async function main(): Promise<void> {
   if (cfg.allocProfile?.phase === 'startup') await alloc!.stop(cfg.allocProfile.path);
   const readyAt = process.hrtime.bigint();
   const startupCpuMs = cpuMs(cpu0);
+  // Writing the profile out is not the startup's work.
+  if (profileStartup) await profiler?.stop(cfg.profilePath!);
   const loaded = collect();
   const members = await subject.members();
 
-  const profiler = cfg.profilePath !== undefined ? cpuProfiler() : null;
-  await profiler?.start();
+  if (!profileStartup) await profiler?.start();
   if (cfg.allocProfile?.phase === 'live') await alloc!.start();
   const cpu1 = process.cpuUsage();
   const helpers1 = helperThreadsCpu();
@@ -156,7 +160,7 @@ async function main(): Promise<void> {
   const doneAt = process.hrtime.bigint();
   const eventsCpuMs = cpuMs(cpu1);
   const helperThreadsCpuMs = helperCpuSince(helpers1);
-  if (profiler !== null) await profiler.stop(cfg.profilePath!);
+  if (profiler !== null && !profileStartup) await profiler.stop(cfg.profilePath!);
   if (cfg.allocProfile?.phase === 'live') await alloc!.stop(cfg.allocProfile.path);
   await send({ type: 'done', eventsCpuMs, helperThreadsCpuMs, doneAt: String(doneAt), counts, rssBytes: process.memoryUsage().rss });
 

@@ -20,6 +20,8 @@ export interface ChildConfig {
   timeoutMs: number;
   /** Write a CPU profile of the live-events phase to this path. */
   profilePath?: string;
+  /** Which phase the CPU profile covers (default: the live events). */
+  profilePhase?: 'startup' | 'live';
   /** Write a sampling heap profile (allocations, collected ones included) of this phase to `path`. */
   allocProfile?: { phase: 'startup' | 'live'; path: string };
   /** Redis subject: URL and a private key prefix. */

@@ -281,6 +281,28 @@ export function cacheConformance(name: string, factory: CacheBackendFactory, des
         });
       });
 
+      it('a whole member over a cached one (GUILD_MEMBER_ADD, a GUILD_CREATE again) drops every field it leaves out', async () => {
+        const cache = await seeded();
+        const full = {
+          roles: [ROLE_MOD],
+          nick: 'full',
+          avatar: AVATAR,
+          banner: AVATAR,
+          pending: true,
+          flags: 10,
+          communication_disabled_until: '2030-01-01T00:00:00.000000+00:00',
+        };
+        cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(USER_2), ...full, joined_at: '2021-03-13T19:19:14.040Z' });
+        const bare = { roles: [], nick: null, avatar: null, banner: null, pending: false, flags: 0, communication_disabled_until: null, joined_at: null };
+        const cleared = { nick: null, avatar: null, banner: null, pending: false, flags: 0, communicationDisabledUntil: null, joinedAt: null, roles: [] };
+        cache.apply('GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(USER_2, bare) });
+        expect(await cache.getMember(GUILD_A, USER_2)).toMatchObject(cleared);
+
+        cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(USER_2), ...full });
+        cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(USER_1), member(USER_2, bare)]));
+        expect(await cache.getMember(GUILD_A, USER_2)).toMatchObject(cleared);
+      });
+
       it('GUILD_MEMBER_UPDATE for a member not cached yet stores it, without counting a join', async () => {
         const cache = await seeded();
         cache.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(USER_3), roles: [ROLE_VIP], nick: 'three', joined_at: null });

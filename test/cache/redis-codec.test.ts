@@ -3,7 +3,7 @@
  * the common case, a walk otherwise) and the field list a member record carries (set fields, then deleted ones).
  */
 import { describe, expect, it } from 'vitest';
-import { encodeRoles, pushMemberFields } from '../../src/cache/redis/codec.js';
+import { encodeRoles, MEMBER_FIELDS, pushMemberFields } from '../../src/cache/redis/codec.js';
 import type { MemberPayload } from '../../src/cache/reducer.js';
 import { isSnowflake } from '../../src/cache/wire.js';
 
@@ -73,6 +73,25 @@ describe('pushMemberFields', () => {
     const m = { user, nick: 'nick', roles: [], joined_at: '2020-01-01T00:00:00.000Z', pending: true } as unknown as MemberPayload;
     pushMemberFields(out, m, GUILD, false);
     expect(out).toEqual([4, 'n', 'nick', 'r', ',', 'j', String(Date.UTC(2020, 0, 1)), 'p', '1', 0]);
+  });
+
+  it('MEMBER_FIELDS lists every field a member record can set (the MEMBERS script deletes the rest)', () => {
+    const out: (string | number)[] = [];
+    const m = {
+      user,
+      nick: 'n',
+      roles: ['200000000000000001'],
+      joined_at: '2020-01-01T00:00:00.000Z',
+      communication_disabled_until: '2030-01-01T00:00:00.000Z',
+      flags: 2,
+      pending: true,
+      avatar: 'a',
+      banner: 'b',
+    } as unknown as MemberPayload;
+    pushMemberFields(out, m, GUILD, false);
+    const set = out[0] as number;
+    const fields = Array.from({ length: set }, (_, i) => out[1 + 2 * i]);
+    expect([...fields].sort()).toEqual([...MEMBER_FIELDS].sort());
   });
 
   it('deleted fields of one record do not leak into the next', () => {

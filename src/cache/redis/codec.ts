@@ -130,6 +130,13 @@ function wellFormed(s: string): string {
 }
 
 /**
+ * Every field of a member hash that a member payload sets, besides the script's own 'k' and 'e'. The MEMBERS
+ * script deletes those a whole member leaves out, so a field added to pushMemberFields belongs here too
+ * (test/cache/redis-codec.test.ts checks).
+ */
+export const MEMBER_FIELDS: readonly string[] = ['n', 'r', 'j', 'c', 'f', 'p', 'a', 'b'];
+
+/**
  * The hash fields a member payload sets and deletes, appended to `out` as the MEMBERS script reads them:
  * the number of fields set, field and value for each, the number deleted, then each deleted field. With
  * `partial`, fields absent from the payload are in neither list; a field present with null is deleted.

@@ -6,6 +6,8 @@
  * `bench/redis-scripts.bench.ts` times every one at 1M members of one guild.
  */
 
+import { MEMBER_FIELDS } from './codec.js';
+
 /** Shared helpers, prepended to the scripts that use them. */
 const STRIP = `
 local function strip(padded)
@@ -129,6 +131,17 @@ end
  */
 export const MEMBERS = `${STRIP}${RELEASE_USER}${TRANSITION}
 local users, refs, prefix = KEYS[1], KEYS[2], ARGV[1]
+-- Every field a whole member record may set (codec.ts MEMBER_FIELDS): a whole member written over a cached
+-- one deletes those it does not set.
+local WHOLE = {${MEMBER_FIELDS.map((f) => `'${f}'`).join(', ')}}
+local function dropAbsent(key, set)
+  local has, gone = {}, {}
+  for j = 5, #set, 2 do has[set[j]] = true end
+  for j = 1, #WHOLE do
+    if not has[WHOLE[j]] then gone[#gone + 1] = WHOLE[j] end
+  end
+  if #gone > 0 then redis.call('HDEL', key, unpack(gone)) end
+end
 local now, window, maxT, counting, full = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == '1', ARGV[6] == '1'
 -- The bot's own member is never capped (its id is stored at READY, for processes that only RESUME). Read only
 -- when a cap applies: most calls have none, and every command a script runs costs Redis time.
@@ -186,15 +199,18 @@ while i <= #R do
     else
       local set = {'k', '1', 'e', epoch}
       for j = setFrom, setFrom + 2 * n - 1 do set[#set + 1] = R[j] end
-      -- A whole member replaces what is there: its DEL also tells whether it existed. Without a cap, a partial
-      -- member is written at once and its HSET tells: every field new means 'k' was new, and a cached member
-      -- always has 'k' (one command instead of an EXISTS and the HSET).
+      -- Without a cap, a member is written at once and its HSET tells whether it is new: every field new
+      -- means 'k' was new, and a cached member always has 'k'. A whole member written over a cached one then
+      -- deletes the fields it leaves out. A new member, as all of a GUILD_CREATE's at startup are, costs one
+      -- command instead of an EXISTS or a DEL and the HSET. With a cap, a whole member replaces what is there,
+      -- and its DEL tells whether it existed.
       local created, written = nil, false
-      if mode == 'f' then
-        created = redis.call('DEL', key) == 0
-      elseif cap == 0 then
+      if cap == 0 then
         created = redis.call('HSET', key, unpack(set)) == #set / 2
         written = true
+        if mode == 'f' and not created then dropAbsent(key, set) end
+      elseif mode == 'f' then
+        created = redis.call('DEL', key) == 0
       else
         created = redis.call('EXISTS', key) == 0
       end
