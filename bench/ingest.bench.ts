@@ -20,7 +20,8 @@
  * Subjects run interleaved (round 1: A B C, round 2: C B A, ...); the table gives medians. Every run's final
  * state is checked against the workload's (cached members per guild, a sample of members with nick and roles,
  * removed members gone, every entitlement with its end) and so are the event counts (the floors, which cache
- * nothing, by their counts only, and the wire floor by its answers too); any difference fails the benchmark. Bounded by count (rounds) and time (per subject run, and --budget for the whole).
+ * nothing, by their counts only, and the wire floor by its answers too); any difference fails the benchmark.
+ * Bounded by count (rounds) and time (per subject run, and --budget for the whole).
  *
  *   npm run bench -- ingest                      full workload, 3 rounds, zlib-stream + json + zstd-stream
  *   npm run bench -- ingest --quick              20 guilds x 500 members, 10,000 events, 1 round
