@@ -11,17 +11,21 @@
  *   gatehouse    the Runtime as `gatehouse start` runs it (config/ + environment, memory cache, the plugin host
  *                with a plugin counting member and entitlement events and answering the command)
  *   discord.js   discord.js 14, same intents, default caches, listeners counting the same events, reply()
- *   floor        inflate (zlib-sync / zstd-napi) + JSON.parse of the same bytes and nothing else
+ *   wire         the wire floor: the cheapest socket client that does the job's unavoidable part (GET
+ *                /gateway/bot, `ws` with IDENTIFY and heartbeats, the floor's decoder + JSON.parse, dispatches
+ *                counted by name, every slash command answered with one POST over node:http), no cache
+ *   floor        inflate (zlib-sync / zstd-napi) + JSON.parse of the same bytes and nothing else (no socket)
  *   gatehouse-redis (with --redis)  the Runtime on the Redis cache; redis-server's CPU (INFO cpu) is added
  *
  * Subjects run interleaved (round 1: A B C, round 2: C B A, ...); the table gives medians. Every run's final
  * state is checked against the workload's (cached members per guild, a sample of members with nick and roles,
- * removed members gone, every entitlement with its end) and so are the event counts; any difference fails
- * the benchmark. Bounded by count (rounds) and time (per subject run, and --budget for the whole).
+ * removed members gone, every entitlement with its end) and so are the event counts (the floors, which cache
+ * nothing, by their counts only, and the wire floor by its answers too); any difference fails the benchmark.
+ * Bounded by count (rounds) and time (per subject run, and --budget for the whole).
  *
  *   npm run bench -- ingest                      full workload, 3 rounds, zlib-stream + json + zstd-stream
  *   npm run bench -- ingest --quick              20 guilds x 500 members, 10,000 events, 1 round
- *   flags: --rounds=N --transports=zlib-stream,json,zstd-stream --subjects=gatehouse,discordjs,floor,...
+ *   flags: --rounds=N --transports=zlib-stream,json,zstd-stream --subjects=gatehouse,discordjs,wire,floor,...
  *          --redis (adds gatehouse-redis)  --profile[=startup] (CPU profile of gatehouse's live-events phase, or of its
  *          startup, summarized)
  *          --alloc-profile=startup|live (bytes allocated per member or event by function, sampled; the run's CPU
@@ -68,17 +72,20 @@ const ENTRIES: Record<Transport, Entry[]> = {
   'zlib-stream': [
     { key: 'gatehouse', label: 'gatehouse Runtime (zlib-sync)', subject: 'gatehouse', decoder: 'auto' },
     { key: 'discordjs', label: 'discord.js 14 (zlib-sync)', subject: 'discordjs', decoder: 'auto' },
+    { key: 'wire', label: 'wire floor: ws + zlib-sync + JSON.parse + REST answers', subject: 'wire', decoder: 'zlib-sync' },
     { key: 'floor', label: 'floor: zlib-sync + JSON.parse', subject: 'floor', decoder: 'zlib-sync' },
     { key: 'gatehouse-redis', label: 'gatehouse Runtime, Redis cache', subject: 'gatehouse-redis', decoder: 'auto' },
   ],
   json: [
     { key: 'gatehouse', label: 'gatehouse Runtime', subject: 'gatehouse', decoder: 'auto' },
     { key: 'discordjs', label: 'discord.js 14', subject: 'discordjs', decoder: 'auto' },
+    { key: 'wire', label: 'wire floor: ws + toString + JSON.parse + REST answers', subject: 'wire', decoder: 'auto' },
     { key: 'floor', label: 'floor: toString + JSON.parse', subject: 'floor', decoder: 'auto' },
   ],
   'zstd-stream': [
     { key: 'gatehouse', label: 'gatehouse Runtime (zstd-napi)', subject: 'gatehouse', decoder: 'zstd-napi' },
     { key: 'gatehouse-fzstd', label: 'gatehouse Runtime (fzstd, pure JS)', subject: 'gatehouse', decoder: 'fzstd' },
+    { key: 'wire', label: 'wire floor: ws + zstd-napi + JSON.parse + REST answers', subject: 'wire', decoder: 'zstd-napi' },
     { key: 'floor', label: 'floor: zstd-napi + JSON.parse', subject: 'floor', decoder: 'zstd-napi' },
     { key: 'floor-fzstd', label: 'floor: fzstd + JSON.parse', subject: 'floor', decoder: 'fzstd' },
   ],
@@ -205,7 +212,7 @@ async function runOne(
   const own = entry.subject === 'gatehouse' || entry.subject === 'gatehouse-redis';
   const ownFlags = own ? NODE_FLAGS : [];
   const env: NodeJS.ProcessEnv = { ...process.env, ...(own ? LAUNCH_ENV : {}), ...entry.nodeEnv, NODE_ENV: 'production' };
-  // discord.js and the floor run with glibc's defaults, whatever the shell that started the bench had set.
+  // discord.js and the floors run with glibc's defaults, whatever the shell that started the bench had set.
   if (!own) for (const name of Object.keys(LAUNCH_ENV)) delete env[name];
   for (const [name, value] of Object.entries(entry.nodeEnv ?? {})) if (value === '') delete env[name];
   const nodeArgs = ['--expose-gc', ...ownFlags, ...(entry.nodeFlags ?? []), ...(runCompiled ? [] : ['--conditions=gatehouse-source', '--import', 'tsx'])];
@@ -344,6 +351,8 @@ function verify(entry: Entry, transport: Transport, expected: ExpectedState, don
   if (entry.subject === 'floor') return problems;
   check('interactions answered', c.answered, e.INTERACTION_CREATE);
   if (c.answerError !== undefined) problems.push(`${who}: an answer failed: ${c.answerError}`);
+  // The wire floor caches nothing: its counts and answers are all there is to check.
+  if (entry.subject === 'wire') return problems;
   if (state === null) return [...problems, `${who}: no final state`];
   let wrongGuilds = 0;
   expected.membersPerGuild.forEach(([guildId, want], i) => {
@@ -451,7 +460,7 @@ async function main(): Promise<void> {
       : '- code: TypeScript run through tsx, as `npm start` runs gatehouse (--compiled: tsc output, as in the Docker image)',
   );
   const launchEnv = Object.entries(LAUNCH_ENV).map(([k, v]) => `${k}=${v}`).join(' ');
-  console.log(`- node flags and environment of the gatehouse subjects: ${NODE_FLAGS.join(' ')}, ${launchEnv} (src/runtime/node-flags.ts: what the Docker image and \`npm start\` run it with); discord.js and the floor run with Node's and glibc's defaults`);
+  console.log(`- node flags and environment of the gatehouse subjects: ${NODE_FLAGS.join(' ')}, ${launchEnv} (src/runtime/node-flags.ts: what the Docker image and \`npm start\` run it with); discord.js and the floors run with Node's and glibc's defaults`);
   if (compiled) {
     const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.bench.json')], { stdio: 'inherit' });
     if (tsc.status !== 0) throw new Error('tsc -p tsconfig.bench.json failed');
@@ -535,7 +544,7 @@ async function main(): Promise<void> {
       `${(row.startupCpuMs / 1000).toFixed(2)} s`,
       floor && !isFloor ? `${fmtRatio(row.startupCpuMs / floor.startupCpuMs)}x` : '—',
       isFloor ? '—' : `${fmtInt(row.rssMiB)} (${fmtInt(row.rssBeforeMiB)} before login)`,
-      isFloor ? '—' : row.entry.subject === 'gatehouse-redis' ? `${fmtInt(row.redisBytesPerMember)} (Redis)` : fmtInt(row.heapBytesPerMember),
+      isFloor || row.entry.subject === 'wire' ? '—' : row.entry.subject === 'gatehouse-redis' ? `${fmtInt(row.redisBytesPerMember)} (Redis)` : fmtInt(row.heapBytesPerMember),
       String(row.runs.length),
     ]);
   }
@@ -564,7 +573,7 @@ async function main(): Promise<void> {
   console.log(
     '\nevents / CPU-s: live events per second of the client process\'s own CPU (user + system) while they flow' +
       (withRedis ? ' (Redis row: plus redis-server\'s CPU from INFO cpu, which counts every client of that Redis)' : '') +
-      '; "of floor": that rate over the floor\'s (1.00 = as cheap as decoding alone); ready / floor decode: ready time (wall clock) over the time to decode the same startup bytes; ' +
+      '; "of floor": that rate over the floor\'s (1.00 = as cheap as decoding alone; the wire floor\'s: what a client that receives over the socket and answers reaches at best); ready / floor decode: ready time (wall clock) over the time to decode the same startup bytes; ' +
       'startup CPU: CPU from login to all cached (the floor: decoding the startup bytes), steadier than wall time on a busy machine; ' +
       'heap B / member: JS heap + array buffers after load minus before login (after full GCs), per cached member.',
   );
@@ -593,14 +602,25 @@ async function main(): Promise<void> {
   const gj = find('json', 'gatehouse');
   const goals: string[] = [];
   const goal = (text: string, ok: boolean): void => void goals.push(`- ${ok ? 'met' : 'MISSED'}: ${text}`);
+  // Not a goal: the bound the floor goals are to be read against, what a socket client that answers can reach at all.
+  const bound = (t: Transport, floor: Row | undefined, runtime: Row | undefined): void => {
+    const w = find(t, 'wire');
+    if (!w || !floor) return;
+    goals.push(
+      `- measured: the wire floor (receiving over the WebSocket and answering, nothing else) reaches ${fmtRatio(w.eventsPerCpuSecond / floor.eventsPerCpuSecond)} of the ${t} floor` +
+        (runtime ? `; the Runtime reaches ${fmtRatio(runtime.eventsPerCpuSecond / w.eventsPerCpuSecond)} of the wire floor` : ''),
+    );
+  };
   if (gz && djsZlib) goal(`Runtime at least 5x discord.js per CPU-second on zlib-stream (${fmtRatio(gz.eventsPerCpuSecond / djsZlib.eventsPerCpuSecond)}x)`, gz.eventsPerCpuSecond >= 5 * djsZlib.eventsPerCpuSecond);
   const fz = find('zlib-stream', 'floor');
   if (gz && fz) {
     goal(`Runtime at least 0.67 of the zlib-stream floor (${fmtRatio(gz.eventsPerCpuSecond / fz.eventsPerCpuSecond)})`, gz.eventsPerCpuSecond >= 0.67 * fz.eventsPerCpuSecond);
     goal(`ready at most 1.3x the time to decode the startup bytes (${fmtRatio(gz.readyMs / fz.readyMs)}x login → cached; ${fmtRatio((gz.identifyToReadyMs ?? 0) / fz.readyMs)}x from IDENTIFY)`, gz.readyMs <= 1.3 * fz.readyMs);
   }
+  bound('zlib-stream', fz, gz);
   const fj = find('json', 'floor');
   if (gj && fj) goal(`Runtime at least 0.4 of the plain-JSON floor (${fmtRatio(gj.eventsPerCpuSecond / fj.eventsPerCpuSecond)})`, gj.eventsPerCpuSecond >= 0.4 * fj.eventsPerCpuSecond);
+  bound('json', fj, gj);
   if (gz && !quick) goal(`RSS after load at most 100 MiB at ${fmtInt(expected.members)} members (${gz.rssMiB.toFixed(0)} MiB)`, gz.rssMiB <= 100);
   if (gz) goal(`heap bytes per member no worse than 134 (issue #15's figure; ${gz.heapBytesPerMember.toFixed(0)})`, gz.heapBytesPerMember <= 134);
   const gr = find('zlib-stream', 'gatehouse-redis');

@@ -69,6 +69,8 @@ async function makeSubject(cfg: ChildConfig): Promise<IngestSubject> {
       return new (await import('./subjects/discordjs.js')).DiscordJsSubject(cfg);
     case 'floor':
       return new (await import('./subjects/floor.js')).FloorSubject(cfg);
+    case 'wire':
+      return new (await import('./subjects/wire.js')).WireSubject(cfg);
   }
 }
 

@@ -2,12 +2,12 @@
 import type { Transport } from './frames.js';
 import type { ExpectedEntitlement, ExpectedMember } from './workload.js';
 
-export type SubjectKind = 'gatehouse' | 'gatehouse-redis' | 'discordjs' | 'floor';
+export type SubjectKind = 'gatehouse' | 'gatehouse-redis' | 'discordjs' | 'floor' | 'wire';
 
 export interface ChildConfig {
   subject: SubjectKind;
   transport: Transport;
-  /** Decoder for gatehouse and the floor: zlib-sync, zstd-napi or fzstd ('auto' for gatehouse's own choice). */
+  /** Decoder for gatehouse and the floors: zlib-sync, zstd-napi or fzstd ('auto' for gatehouse's own choice). */
   decoder: 'auto' | 'zlib-sync' | 'zstd-napi' | 'fzstd';
   apiBase: string;
   token: string;
@@ -39,7 +39,7 @@ export interface EventCounts {
   answered: number;
   /** The first error an answer failed with. */
   answerError?: string;
-  /** Floor only: messages decoded per event name. */
+  /** The floors only (decode and wire): dispatches decoded per event name. */
   byType?: Record<string, number>;
 }
 
