@@ -139,28 +139,32 @@ const rounds = Math.max(1, Math.min(9, Number(arg('rounds') ?? (quick ? 1 : 3)))
 const budgetMs = Number(arg('budget') ?? 1800) * 1000;
 const childTimeoutMs = quick ? 120_000 : 600_000;
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** --node-flags="<flags>": one more gatehouse subject, run with these node flags (e.g. GC tuning). */
+/**
+ * One more subject beside each of gatehouse's own (the Runtime on the memory cache, and on Redis where the
+ * transport has it), keyed `<key>-<suffix>`: `--subjects=gatehouse-redis,gatehouse-redis-flags` compares the
+ * Redis runs.
+ */
+function addVariants(suffix: string, label: string, change: Partial<Entry>): void {
+  for (const t of ['zlib-stream', 'json', 'zstd-stream'] as const) {
+    for (const own of ENTRIES[t].filter((e) => e.key === 'gatehouse' || e.key === 'gatehouse-redis')) {
+      ENTRIES[t].splice(ENTRIES[t].indexOf(own) + 1, 0, { ...own, ...change, key: `${own.key}-${suffix}`, label: `${own.label} [${label}]` });
+    }
+  }
+}
+/** --node-flags="<flags>": gatehouse once more, run with these node flags (e.g. GC tuning). */
 const nodeFlags = arg('node-flags');
 if (nodeFlags !== undefined) {
-  for (const t of ['zlib-stream', 'json', 'zstd-stream'] as const) {
-    const own = ENTRIES[t].find((e) => e.key === 'gatehouse')!;
-    const words = nodeFlags.split(/\s+/).filter(Boolean);
-    const isEnv = (w: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w);
-    const nodeEnv = Object.fromEntries(words.filter(isEnv).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
-    ENTRIES[t].splice(1, 0, { ...own, key: 'gatehouse-flags', label: `${own.label} [${nodeFlags}]`, nodeFlags: words.filter((w) => !isEnv(w)), nodeEnv });
-  }
+  const words = nodeFlags.split(/\s+/).filter(Boolean);
+  const isEnv = (w: string): boolean => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w);
+  const nodeEnv = Object.fromEntries(words.filter(isEnv).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+  addVariants('flags', nodeFlags, { nodeFlags: words.filter((w) => !isEnv(w)), nodeEnv });
 }
 /**
  * --baseline=<dir>: a copy of an earlier commit (with node_modules linked in); its Runtime runs as one more
  * subject, interleaved with the current one, so that a change is measured against what it replaced.
  */
 const baseline = arg('baseline');
-if (baseline !== undefined) {
-  for (const t of ['zlib-stream', 'json', 'zstd-stream'] as const) {
-    const own = ENTRIES[t].find((e) => e.key === 'gatehouse')!;
-    ENTRIES[t].splice(1, 0, { ...own, key: 'gatehouse-baseline', label: `${own.label} [baseline]`, root: baseline });
-  }
-}
+if (baseline !== undefined) addVariants('baseline', 'baseline', { root: baseline });
 
 async function runOne(
   server: IngestServer,
@@ -439,7 +443,7 @@ async function main(): Promise<void> {
   });
   const wantedKeys = arg('subjects')?.split(',');
   const entriesFor = (t: Transport): Entry[] =>
-    ENTRIES[t].filter((e) => (wantedKeys ? wantedKeys.includes(e.key) : e.key !== 'gatehouse-redis' || withRedis));
+    ENTRIES[t].filter((e) => (wantedKeys ? wantedKeys.includes(e.key) : e.subject !== 'gatehouse-redis' || withRedis));
   if (transports.some((t) => entriesFor(t).some((e) => e.subject === 'gatehouse-redis')) && !(await redisAnswers(redisUrl))) {
     throw new Error(`gatehouse-redis needs a Redis at ${redisUrl} (REDIS_URL); nothing answers there`);
   }

@@ -157,9 +157,22 @@ local R = cjson.decode(ARGV[7])
 -- instead of one a member. They are flushed before anything reads or undoes them: a removal, a cap check, a
 -- change of guild, the end.
 local zadd, userSet, syncAdd = {}, {}, {}
+-- New members' user references: one HMGET and one HSET per run instead of an HINCRBY a member.
+local refUsers, refAdd = {}, {}
 local index, syncKey = nil, nil
 local function flush()
   if #zadd > 0 then redis.call('ZADD', index, unpack(zadd)); zadd = {} end
+  if #refUsers > 0 then
+    local had = redis.call('HMGET', refs, unpack(refUsers))
+    local counts = {}
+    for j = 1, #refUsers do
+      local u = refUsers[j]
+      counts[#counts + 1] = u
+      counts[#counts + 1] = (tonumber(had[j]) or 0) + refAdd[u]
+    end
+    redis.call('HSET', refs, unpack(counts))
+    refUsers, refAdd = {}, {}
+  end
   if #userSet > 0 then redis.call('HSET', users, unpack(userSet)); userSet = {} end
   if #syncAdd > 0 then redis.call('SADD', syncKey, unpack(syncAdd)); syncAdd = {} end
 end
@@ -224,7 +237,9 @@ while i <= #R do
         else
           zadd[#zadd + 1] = 0
           zadd[#zadd + 1] = padded
-          redis.call('HINCRBY', refs, u, 1)
+          local had = refAdd[u]
+          if had == nil then refUsers[#refUsers + 1] = u end
+          refAdd[u] = (had or 0) + 1
           changed = changed + 1
         end
       end
