@@ -55,7 +55,8 @@ export interface ShardTiming {
   invalidSessionMaxDelayMs?: number;
   /**
    * A session that lasts this long since READY resets the doubling; a connection that stays live (READY or
-   * RESUMED) this long ends a row of zombie closes (see zombieDelay). Default 60000.
+   * RESUMED) this long ends a row of zombie closes or of idle ends (see zombieDelay, idleEndDelay). Default
+   * 60000.
    */
   stableSessionMs?: number;
   /** Reconnect backoff: first retry immediate, then base * 2^n with jitter, capped. Defaults 1000 / 30000. */
@@ -181,6 +182,10 @@ export class Shard {
   private liveSince: number | null = null;
   /** Zombie closes since a connection last stayed live for `stableSessionMs`. */
   private zombieStreak = 0;
+  /** The session's seq when the current connection became live (see idleEndDelay). */
+  private seqAtLive = 0;
+  /** Live connections in a row that ended without delivering a dispatch after READY/RESUMED. */
+  private idleEnds = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private identifyAbort: AbortController | null = null;
   private ending = false;
@@ -427,7 +432,8 @@ export class Shard {
     // A session the service ended costs a new IDENTIFY: back off like after op 9 false.
     const ended = policy.action === 'identify' && this.sessionId !== null;
     if (mode === 'identify') this.clearSession();
-    this.scheduleReconnect(ended ? Math.max(this.backoffDelay(), this.sessionEndedDelay()) : this.backoffDelay());
+    const delay = Math.max(this.backoffDelay(), this.idleEndDelay());
+    this.scheduleReconnect(ended ? Math.max(delay, this.sessionEndedDelay()) : delay);
   }
 
   /**
@@ -441,7 +447,7 @@ export class Shard {
     if (mode === 'identify') this.clearSession();
     this.setStatus('reconnecting');
     // Backoff too, so a service that keeps answering with op 7 / op 9 does not get a reconnect storm.
-    const delay = Math.max(delayMs, this.backoffDelay());
+    const delay = Math.max(delayMs, this.backoffDelay(), this.idleEndDelay());
     const closed = connection ? this.dropConnection(connection, code) : Promise.resolve();
     void closed.then(() => this.scheduleReconnect(delay));
   }
@@ -472,6 +478,26 @@ export class Shard {
     const base = this.timing.invalidSessionDelayMs();
     const delay = Math.min(this.timing.invalidSessionMaxDelayMs, base * 2 ** Math.min(30, this.sessionEnds - 1));
     if (this.sessionEnds > 1) this.debug(`session ended ${this.sessionEnds} times in a row; identifying again in ${delay} ms`);
+    return delay;
+  }
+
+  /**
+   * The wait before replacing a connection that became live (READY or RESUMED) and then ended without
+   * delivering a single dispatch. READY and RESUMED reset the ordinary backoff, so a peer that answers every
+   * RESUME with RESUMED and then op 7, a corrupt frame or a close would otherwise get a new connection at once,
+   * for ever. The first such end reconnects at once, as after any working connection; each further one in a
+   * row takes the ordinary backoff's next step. A connection that delivers anything after going live, or stays
+   * live `stableSessionMs`, ends the row (events flow, or a quiet bot's connection simply lasted); one that
+   * never went live is left to the ordinary backoff.
+   */
+  private idleEndDelay(): number {
+    if (this.liveSince === null) return 0;
+    if (this.seq > this.seqAtLive || performance.now() - this.liveSince >= this.timing.stableSessionMs) {
+      this.idleEnds = 0;
+      return 0;
+    }
+    const delay = this.backoffFor(this.idleEnds++);
+    if (this.idleEnds > 1) this.debug(`connection ended ${this.idleEnds} times in a row with nothing delivered after going live; reconnecting in ${delay} ms`);
     return delay;
   }
 
@@ -736,6 +762,7 @@ export class Shard {
   private onLive(resumed: boolean): void {
     this.reconnectAttempts = 0;
     this.liveSince = performance.now();
+    this.seqAtLive = this.seq;
     this.resumeUrlFailures = 0;
     this.setStatus('ready');
     this.sendQueue.open();

@@ -55,6 +55,16 @@ class PeerConnection {
     return this.chain;
   }
 
+  /** A message the client cannot decode: bytes that are no deflate stream, or text that is no JSON. */
+  undecodable(): Promise<void> {
+    this.chain = this.chain.then(() => {
+      if (this.ws.readyState !== WebSocket.OPEN) return;
+      if (this.compressed) this.ws.send(Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x00, 0x00, 0xff, 0xff]), { binary: true });
+      else this.ws.send('{not json');
+    });
+    return this.chain;
+  }
+
   hello(intervalMs = 60_000): Promise<void> {
     return this.send({ op: 10, d: { heartbeat_interval: intervalMs }, s: null, t: null });
   }
@@ -449,6 +459,59 @@ describe('Shard against a peer that breaks the protocol', () => {
     expect(gap(1), 'second zombie in a row: backed off').toBeGreaterThanOrEqual(500);
     expect(gap(2), 'zombie after a stable connection: at once').toBeLessThan(500);
     await eventually(() => shard.status === 'ready', 'resumed');
+  });
+
+  it('backs off when every connection ends right after RESUMED with nothing delivered (op 7, close or a corrupt frame)', async () => {
+    // reconnectBaseMs 400, jitter 0.5: waits of 0, 200, 400, 800, 1000, 1000 ms between idle connections, so
+    // about 6 connections in 3 s. Reconnecting at once each time made hundreds.
+    const { peer, shard } = await setup({
+      random: () => 0,
+      timing: { closeGraceMs: 200, reconnectBaseMs: 400, reconnectMaxMs: 1000 },
+    });
+    peer.onConnection = (c) => {
+      const index = peer.connections.length - 1;
+      autoAnswer(c, 60_000);
+      c.ws.on('message', (data: Buffer) => {
+        if ((JSON.parse(data.toString()) as { op: number }).op !== 6) return;
+        // After RESUMED, in turn: op 7, the service closing with a resumable code, a frame that cannot be inflated.
+        if (index % 3 === 0) void c.send({ op: 7, d: null, s: null, t: null });
+        else if (index % 3 === 1) void c.close(4000);
+        else void c.undecodable();
+      });
+    };
+    await shard.start();
+    const first = await peer.connection(0);
+    await first.send({ op: 7, d: null, s: null, t: null });
+    await sleep(3000);
+    const count = peer.connections.length;
+    expect(count, 'connections in 3 s').toBeGreaterThanOrEqual(3);
+    expect(count, 'connections in 3 s').toBeLessThanOrEqual(15);
+  });
+
+  it('reconnects at once after each op 7 while every connection delivers events after RESUMED', async () => {
+    const { peer, shard, recorder } = await setup({
+      random: () => 0,
+      timing: { closeGraceMs: 200, reconnectBaseMs: 2000, reconnectMaxMs: 10_000 },
+    });
+    let seq = 10;
+    peer.onConnection = (c) => {
+      autoAnswer(c, 60_000);
+      c.ws.on('message', (data: Buffer) => {
+        const p = JSON.parse(data.toString()) as { op: number; d: { seq: number } };
+        if (p.op !== 6) return;
+        seq = Math.max(seq, p.d.seq + 1) + 1;
+        void c.send(c.dispatch('GUILD_UPDATE', seq, { id: '5' }), { op: 7, d: null, s: null, t: null });
+      });
+    };
+    await shard.start();
+    const first = await peer.connection(0);
+    await first.send({ op: 7, d: null, s: null, t: null });
+    const c = await Promise.all([1, 2, 3, 4, 5].map((i) => peer.connection(i)));
+    for (let i = 0; i < 4; i++) {
+      await eventually(() => c[i]!.closedAt !== null, `connection #${i + 2} closed`);
+      expect(c[i + 1]!.openedAt - c[i]!.closedAt!, `gap after connection #${i + 2}`).toBeLessThan(1000);
+    }
+    expect(recorder.all.filter((r) => r.t === 'GUILD_UPDATE').length).toBeGreaterThanOrEqual(4);
   });
 
   it('a dispatch whose seq is not a non-negative safe integer is delivered without moving the seq, reported once', async () => {
