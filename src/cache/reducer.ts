@@ -178,6 +178,36 @@ function readyProblem(d: unknown): string | null {
 }
 
 /**
+ * Why an APPLICATION_COMMAND_PERMISSIONS_UPDATE payload is not a command's permissions in a guild, or null:
+ * `id`, `application_id` and `guild_id` snowflakes and `permissions` a list of { id snowflake, type ROLE 1 /
+ * USER 2 / CHANNEL 3, permission boolean } (spec "Command permission"). Nothing of it is cached; the check is
+ * for the typed plugin event, whose handlers read those fields.
+ */
+function commandPermissionsProblem(d: unknown): string | null {
+  if (!isObj(d)) return `payload: expected an object, got ${kindOf(d)}`;
+  for (const field of ['id', 'application_id', 'guild_id'] as const) {
+    if (!isSnowflake(d[field])) return snowflakeProblem(field, d[field]);
+  }
+  const list = d.permissions;
+  if (!Array.isArray(list)) return `permissions: expected an array, got ${kindOf(list)}`;
+  for (let i = 0; i < list.length; i++) {
+    const p: unknown = list[i];
+    if (!isObj(p)) return `permissions[${i}]: expected a permission object, got ${kindOf(p)}`;
+    if (!isSnowflake(p.id)) return snowflakeProblem(`permissions[${i}].id`, p.id);
+    if (p.type !== 1 && p.type !== 2 && p.type !== 3) return `permissions[${i}].type: expected 1 (role), 2 (user) or 3 (channel), got ${valueKind(p.type)}`;
+    if (typeof p.permission !== 'boolean') return `permissions[${i}].permission: expected a boolean, got ${valueKind(p.permission)}`;
+  }
+  return null;
+}
+
+/** A value that should have been a small number or a boolean, for a reason (kindOf speaks of snowflakes). */
+function valueKind(v: unknown): string {
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'string') return 'a string';
+  return kindOf(v);
+}
+
+/**
  * Why the cache rejects a dispatch's payload, or a part of it that is not an entry of a list (READY's `user`
  * or `shard`), by the checks reduce() applies; null when it takes all of it but list entries (a GUILD_CREATE's
  * members or roles, READY's guilds are checked one by one, and the rest is applied). Covers the events that
@@ -201,6 +231,8 @@ export function dispatchProblem(t: string, d: unknown): string | null {
       return entitlementEventProblem(d);
     case 'READY':
       return readyProblem(d);
+    case 'APPLICATION_COMMAND_PERMISSIONS_UPDATE':
+      return commandPermissionsProblem(d);
     default:
       return null;
   }
@@ -375,6 +407,11 @@ export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
     case 'INTERACTION_CREATE':
       if (isObj(d)) entitlements(t, d.entitlements, sink);
       return TAKEN;
+    case 'APPLICATION_COMMAND_PERMISSIONS_UPDATE': {
+      // Not cached, but checked here all the same: the typed plugin event follows this verdict.
+      const problem = commandPermissionsProblem(d);
+      return problem === null ? NOT_CACHED : refuse(sink, t, problem);
+    }
     case 'READY': {
       if (!isObj(d) || !Array.isArray(d.guilds)) {
         return refuse(sink, t, isObj(d) ? `guilds: expected an array, got ${kindOf(d.guilds)}` : `payload: expected an object, got ${kindOf(d)}`);

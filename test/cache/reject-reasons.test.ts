@@ -46,6 +46,13 @@ describe('reject reasons name the field path', () => {
   }
 });
 
+const PERMISSIONS = {
+  id: '900000000000000001',
+  application_id: '900000000000000002',
+  guild_id: GUILD_A,
+  permissions: [{ id: GUILD_A, type: 1, permission: false }],
+};
+
 describe('dispatchProblem: what the cache rejects, for whoever hands payloads on typed (plugin events)', () => {
   // A list entry is rejected alone (the rest of the payload is applied): that is no problem of the payload.
   const LIST_ENTRY = /^(members|roles|guilds|entitlements)\[/;
@@ -66,7 +73,20 @@ describe('dispatchProblem: what the cache rejects, for whoever hands payloads on
     ['ENTITLEMENT_CREATE', [], 'payload: expected an entitlement object, got an array'],
     // An unreadable end is refused (fail closed), not stored as "never ends".
     ['ENTITLEMENT_CREATE', entitlement('700000000000000001', { ends_at: { toString: 1 } }), 'ends_at: expected an ISO8601 timestamp or null, got object'],
-    ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', null, null],
+    // Not cached, but checked for its typed plugin event (commandPermissionsUpdate).
+    ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', PERMISSIONS, null],
+    ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', { ...PERMISSIONS, permissions: [] }, null],
+    ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', null, 'payload: expected an object, got null'],
+    ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', { ...PERMISSIONS, guild_id: undefined }, 'guild_id: expected a snowflake string, got undefined'],
+    ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', { ...PERMISSIONS, permissions: { __proto__: 1 } }, 'permissions: expected an array, got object'],
+    [
+      'APPLICATION_COMMAND_PERMISSIONS_UPDATE',
+      { ...PERMISSIONS, permissions: [PERMISSIONS.permissions[0], { id: GUILD_A, type: '1', permission: true }] },
+      'permissions[1].type: expected 1 (role), 2 (user) or 3 (channel), got a string',
+    ],
+    ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', { ...PERMISSIONS, permissions: [{ id: GUILD_A, type: 4, permission: true }] }, 'permissions[0].type: expected 1 (role), 2 (user) or 3 (channel), got 4'],
+    ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', { ...PERMISSIONS, permissions: [{ id: GUILD_A, type: 1, permission: 'yes' }] }, 'permissions[0].permission: expected a boolean, got a string'],
+    ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', { ...PERMISSIONS, permissions: [null] }, 'permissions[0]: expected a permission object, got null'],
   ];
   for (const [t, d, problem] of cases) {
     it(`${t} ${JSON.stringify(d)?.slice(0, 60)} -> ${problem ?? 'taken'}`, () => {

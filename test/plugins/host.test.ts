@@ -110,6 +110,7 @@ describe('PluginHost events that break the protocol', () => {
           guildDelete: (g) => void typed.push(`delete ${g.id}`),
           ready: (r) => void typed.push(`ready ${r.user.id}`),
           entitlementCreate: (e) => void typed.push(`entitlement ${e.id}`),
+          commandPermissionsUpdate: (p) => void typed.push(`permissions ${p.permissions.map((x) => x.id).join(',')}`),
           raw: (p) => void raw.push(p.t),
           webhookEvent: (e) => void raw.push(`webhook ${e.type}`),
         },
@@ -128,6 +129,8 @@ describe('PluginHost events that break the protocol', () => {
     deliver('READY', { user: { id: { toString: 1 } }, guilds: [] });
     deliver('ENTITLEMENT_CREATE', { ...entitlement, sku_id: 5 });
     deliverWebhook({ type: 'ENTITLEMENT_CREATE', timestamp: '2025-01-01T00:00:00.000000', data: { ...entitlement, user_id: null } });
+    const permissions = { id: '900000000000000001', application_id: '900000000000000002', guild_id: GUILD, permissions: [{ id: USER, type: 2, permission: true }] };
+    deliver('APPLICATION_COMMAND_PERMISSIONS_UPDATE', { ...permissions, permissions: null });
     expect(typed).toEqual([]);
     // The valid ones still go through.
     deliver('GUILD_MEMBER_ADD', { guild_id: GUILD, roles: [], user: { id: USER } });
@@ -136,10 +139,21 @@ describe('PluginHost events that break the protocol', () => {
     deliver('READY', { user: { id: USER }, guilds: [{ id: 5 }] });
     deliver('ENTITLEMENT_CREATE', entitlement);
     deliverWebhook({ type: 'ENTITLEMENT_CREATE', timestamp: '2025-01-01T00:00:00.000000', data: entitlement });
-    expect(typed).toEqual([`add ${USER}`, `remove ${USER}`, `delete ${GUILD}`, `ready ${USER}`, `entitlement ${entitlement.id}`, `entitlement ${entitlement.id}`]);
+    deliver('APPLICATION_COMMAND_PERMISSIONS_UPDATE', permissions);
+    expect(typed).toEqual([
+      `add ${USER}`,
+      `remove ${USER}`,
+      `delete ${GUILD}`,
+      `ready ${USER}`,
+      `entitlement ${entitlement.id}`,
+      `entitlement ${entitlement.id}`,
+      `permissions ${USER}`,
+    ]);
     expect(raw).toEqual([
       ...['GUILD_MEMBER_ADD', 'GUILD_MEMBER_ADD', 'GUILD_MEMBER_REMOVE', 'GUILD_DELETE', 'READY', 'READY', 'ENTITLEMENT_CREATE', 'webhook ENTITLEMENT_CREATE'],
+      'APPLICATION_COMMAND_PERMISSIONS_UPDATE',
       ...['GUILD_MEMBER_ADD', 'GUILD_MEMBER_REMOVE', 'GUILD_DELETE', 'READY', 'ENTITLEMENT_CREATE', 'webhook ENTITLEMENT_CREATE'],
+      'APPLICATION_COMMAND_PERMISSIONS_UPDATE',
     ]);
     expect(logs.lines.filter((l) => l.msg === 'plugin event handler failed')).toEqual([]);
   });
