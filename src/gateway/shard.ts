@@ -144,6 +144,9 @@ interface Connection {
   usedResumeUrl: boolean;
 }
 
+/** Longest wait before replacing a connection that went live and ended with nothing delivered (idleEndDelay). */
+const IDLE_END_MAX_DELAY_MS = 5000;
+
 const DEFAULT_PROPERTIES = Object.freeze({ os: process.platform, browser: 'gatehouse', device: 'gatehouse' });
 
 export class Shard {
@@ -182,8 +185,8 @@ export class Shard {
   private liveSince: number | null = null;
   /** Zombie closes since a connection last stayed live for `stableSessionMs`. */
   private zombieStreak = 0;
-  /** The session's seq when the current connection became live (see idleEndDelay). */
-  private seqAtLive = 0;
+  /** The current connection handed on a dispatch other than READY / RESUMED, replays included (see idleEndDelay). */
+  private delivered = false;
   /** Live connections in a row that ended without delivering a dispatch after READY/RESUMED. */
   private idleEnds = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
@@ -356,6 +359,7 @@ export class Shard {
     this.debug(`connecting to ${url}${this.sessionId ? ' (to resume)' : ''}`);
     const id = ++this.connectionCounter;
     this.liveSince = null;
+    this.delivered = false;
     const ws = new WebSocket(url, {
       perMessageDeflate: false,
       skipUTF8Validation: true,
@@ -482,22 +486,25 @@ export class Shard {
   }
 
   /**
-   * The wait before replacing a connection that became live (READY or RESUMED) and then ended without
-   * delivering a single dispatch. READY and RESUMED reset the ordinary backoff, so a peer that answers every
+   * The wait before replacing a connection that became live (READY or RESUMED) and delivered no other
+   * dispatch, replayed ones included. READY and RESUMED reset the ordinary backoff, so a peer that answers every
    * RESUME with RESUMED and then op 7, a corrupt frame or a close would otherwise get a new connection at once,
-   * for ever. The first such end reconnects at once, as after any working connection; each further one in a
-   * row takes the ordinary backoff's next step. A connection that delivers anything after going live, or stays
-   * live `stableSessionMs`, ends the row (events flow, or a quiet bot's connection simply lasted); one that
-   * never went live is left to the ordinary backoff.
+   * for ever. The first two such ends in a row reconnect at once, as after any working connection; each further
+   * one takes the ordinary backoff's next step, capped at 5 s. A connection that delivers anything, or stays live
+   * `stableSessionMs`, ends the row (events flow, or a quiet bot's connection simply lasted); one that never went
+   * live is left to the ordinary backoff.
    */
   private idleEndDelay(): number {
     if (this.liveSince === null) return 0;
-    if (this.seq > this.seqAtLive || performance.now() - this.liveSince >= this.timing.stableSessionMs) {
+    if (this.delivered || performance.now() - this.liveSince >= this.timing.stableSessionMs) {
       this.idleEnds = 0;
       return 0;
     }
-    const delay = this.backoffFor(this.idleEnds++);
-    if (this.idleEnds > 1) this.debug(`connection ended ${this.idleEnds} times in a row with nothing delivered after going live; reconnecting in ${delay} ms`);
+    const n = this.idleEnds++;
+    // Two in a row still reconnect at once (a service may well send op 7 twice); the backoff stays short, since
+    // a resume costs the service little and events may be waiting behind it.
+    const delay = n < 2 ? 0 : Math.min(IDLE_END_MAX_DELAY_MS, this.backoffFor(n - 1));
+    if (n >= 2) this.debug(`connection ended ${this.idleEnds} times in a row with nothing delivered besides READY/RESUMED; reconnecting in ${delay} ms`);
     return delay;
   }
 
@@ -691,13 +698,17 @@ export class Shard {
         this.members.resendUnanswered();
         break;
       case 'GUILD_MEMBERS_CHUNK':
+        this.delivered = true;
         this.reportShape(t, memberChunkProblem(d));
         this.members.handleChunk(d);
         break;
       case 'RATE_LIMITED':
+        this.delivered = true;
         this.reportShape(t, rateLimitedProblem(d));
         this.members.handleRateLimited(d);
         break;
+      default:
+        this.delivered = true;
     }
     try {
       this.onDispatch?.(this.id, t, d, s);
@@ -762,7 +773,6 @@ export class Shard {
   private onLive(resumed: boolean): void {
     this.reconnectAttempts = 0;
     this.liveSince = performance.now();
-    this.seqAtLive = this.seq;
     this.resumeUrlFailures = 0;
     this.setStatus('ready');
     this.sendQueue.open();

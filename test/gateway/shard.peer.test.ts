@@ -462,8 +462,8 @@ describe('Shard against a peer that breaks the protocol', () => {
   });
 
   it('backs off when every connection ends right after RESUMED with nothing delivered (op 7, close or a corrupt frame)', async () => {
-    // reconnectBaseMs 400, jitter 0.5: waits of 0, 200, 400, 800, 1000, 1000 ms between idle connections, so
-    // about 6 connections in 3 s. Reconnecting at once each time made hundreds.
+    // reconnectBaseMs 400, reconnectMaxMs 1000, jitter 0.5: waits of 0, 0, 200, 400, 500, 500, ... ms between
+    // idle connections, so about 10 connections in 3 s. Reconnecting at once each time made over a thousand.
     const { peer, shard } = await setup({
       random: () => 0,
       timing: { closeGraceMs: 200, reconnectBaseMs: 400, reconnectMaxMs: 1000 },
@@ -488,31 +488,36 @@ describe('Shard against a peer that breaks the protocol', () => {
     expect(count, 'connections in 3 s').toBeLessThanOrEqual(15);
   });
 
-  it('reconnects at once after each op 7 while every connection delivers events after RESUMED', async () => {
-    const { peer, shard, recorder } = await setup({
-      random: () => 0,
-      timing: { closeGraceMs: 200, reconnectBaseMs: 2000, reconnectMaxMs: 10_000 },
-    });
-    let seq = 10;
-    peer.onConnection = (c) => {
-      autoAnswer(c, 60_000);
-      c.ws.on('message', (data: Buffer) => {
-        const p = JSON.parse(data.toString()) as { op: number; d: { seq: number } };
-        if (p.op !== 6) return;
-        seq = Math.max(seq, p.d.seq + 1) + 1;
-        void c.send(c.dispatch('GUILD_UPDATE', seq, { id: '5' }), { op: 7, d: null, s: null, t: null });
+  for (const when of ['replayed before RESUMED', 'new after RESUMED'] as const) {
+    it(`reconnects at once after each op 7 while every connection delivers an event (${when})`, async () => {
+      // An idle row would wait reconnectBaseMs * 0.5 = 1000 ms from the third connection on.
+      const { peer, shard, recorder } = await setup({
+        random: () => 0,
+        timing: { closeGraceMs: 200, reconnectBaseMs: 2000, reconnectMaxMs: 10_000 },
       });
-    };
-    await shard.start();
-    const first = await peer.connection(0);
-    await first.send({ op: 7, d: null, s: null, t: null });
-    const c = await Promise.all([1, 2, 3, 4, 5].map((i) => peer.connection(i)));
-    for (let i = 0; i < 4; i++) {
-      await eventually(() => c[i]!.closedAt !== null, `connection #${i + 2} closed`);
-      expect(c[i + 1]!.openedAt - c[i]!.closedAt!, `gap after connection #${i + 2}`).toBeLessThan(1000);
-    }
-    expect(recorder.all.filter((r) => r.t === 'GUILD_UPDATE').length).toBeGreaterThanOrEqual(4);
-  });
+      peer.onConnection = (c) => {
+        void c.hello(60_000);
+        c.ws.on('message', (data: Buffer) => {
+          const p = JSON.parse(data.toString()) as { op: number; d: { seq: number } };
+          if (p.op === 2) void c.send(READY());
+          if (p.op !== 6) return;
+          const seq = p.d.seq;
+          const op7 = { op: 7, d: null, s: null, t: null };
+          if (when === 'replayed before RESUMED') void c.send(c.dispatch('GUILD_UPDATE', seq + 1, { id: '5' }), c.dispatch('RESUMED', seq + 2), op7);
+          else void c.send(c.dispatch('RESUMED', seq + 1), c.dispatch('GUILD_UPDATE', seq + 2, { id: '5' }), op7);
+        });
+      };
+      await shard.start();
+      const first = await peer.connection(0);
+      await first.send({ op: 7, d: null, s: null, t: null });
+      const c = await Promise.all([1, 2, 3, 4, 5].map((i) => peer.connection(i)));
+      for (let i = 0; i < 4; i++) {
+        await eventually(() => c[i]!.closedAt !== null, `connection #${i + 2} closed`);
+        expect(c[i + 1]!.openedAt - c[i]!.closedAt!, `gap after connection #${i + 2}`).toBeLessThan(500);
+      }
+      expect(recorder.all.filter((r) => r.t === 'GUILD_UPDATE').length).toBeGreaterThanOrEqual(4);
+    });
+  }
 
   it('a dispatch whose seq is not a non-negative safe integer is delivered without moving the seq, reported once', async () => {
     const lines: string[] = [];
