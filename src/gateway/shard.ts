@@ -435,8 +435,9 @@ export class Shard {
     const mode: ReconnectMode = policy.action === 'identify' || this.sessionId === null ? 'identify' : 'resume';
     // A session the service ended costs a new IDENTIFY: back off like after op 9 false.
     const ended = policy.action === 'identify' && this.sessionId !== null;
+    const idle = this.idleEndDelay();
     if (mode === 'identify') this.clearSession();
-    const delay = Math.max(this.backoffDelay(), this.idleEndDelay());
+    const delay = Math.max(this.backoffDelay(), idle);
     this.scheduleReconnect(ended ? Math.max(delay, this.sessionEndedDelay()) : delay);
   }
 
@@ -448,10 +449,11 @@ export class Shard {
     if (this.ending) return;
     const connection = this.connection;
     this.debug(`reconnecting (${why}) to ${mode}`);
+    const idle = this.idleEndDelay();
     if (mode === 'identify') this.clearSession();
     this.setStatus('reconnecting');
     // Backoff too, so a service that keeps answering with op 7 / op 9 does not get a reconnect storm.
-    const delay = Math.max(delayMs, this.backoffDelay(), this.idleEndDelay());
+    const delay = Math.max(delayMs, this.backoffDelay(), idle);
     const closed = connection ? this.dropConnection(connection, code) : Promise.resolve();
     void closed.then(() => this.scheduleReconnect(delay));
   }

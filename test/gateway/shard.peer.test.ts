@@ -519,6 +519,37 @@ describe('Shard against a peer that breaks the protocol', () => {
     });
   }
 
+  for (const end of ['close 4009', 'op 9 INVALID_SESSION d=false'] as const) {
+    it(`a connection that delivered events and then lost its session (${end}) is no idle end, even after a row of them`, async () => {
+      // reconnectBaseMs 2000, jitter 0.5: two idle ends make the row's next step 2000 ms. The third connection
+      // delivers an event, then the service ends the session: only the session-ended wait (10 ms) applies.
+      const { peer, shard, recorder } = await setup({
+        random: () => 0,
+        timing: { closeGraceMs: 200, reconnectBaseMs: 2000, reconnectMaxMs: 4000, invalidSessionDelayMs: () => 10 },
+      });
+      peer.onConnection = (c) => {
+        const index = peer.connections.length - 1;
+        autoAnswer(c, 60_000);
+        c.ws.on('message', (data: Buffer) => {
+          const p = JSON.parse(data.toString()) as { op: number; d: { seq: number } };
+          if (index === 0 && p.op === 2) void c.send({ op: 7, d: null, s: null, t: null });
+          if (index === 1 && p.op === 6) void c.send({ op: 7, d: null, s: null, t: null });
+          if (index === 2 && p.op === 6) {
+            void c.send(c.dispatch('GUILD_UPDATE', p.d.seq + 2, { id: '5' }));
+            if (end === 'close 4009') void c.close(4009);
+            else void c.send({ op: 9, d: false, s: null, t: null });
+          }
+        });
+      };
+      await shard.start();
+      const [, , third, fourth] = await Promise.all([0, 1, 2, 3].map((i) => peer.connection(i)));
+      await eventually(() => third!.closedAt !== null, 'the third connection closed');
+      expect(recorder.all.filter((r) => r.t === 'GUILD_UPDATE').length).toBe(1);
+      expect(fourth!.openedAt - third!.closedAt!, 'gap after the connection that delivered').toBeLessThan(1000);
+      await fourth!.next(2);
+    });
+  }
+
   it('a dispatch whose seq is not a non-negative safe integer is delivered without moving the seq, reported once', async () => {
     const lines: string[] = [];
     const anomalies = new AnomalyLog({ warn: (_fields, message) => void lines.push(message) });
