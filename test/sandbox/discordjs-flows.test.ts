@@ -1,0 +1,89 @@
+/**
+ * Acceptance: the unmodified discord.js Client against the sandbox, for flows a bot author writes beyond
+ * replies: context-menu commands on real messages, ...
+ */
+import {
+  Client,
+  Events,
+  GatewayIntentBits,
+  type Guild,
+  type Interaction,
+  type TextChannel,
+} from 'discord.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSandbox, SandboxError, type Sandbox } from '../../src/sandbox/index.js';
+
+const sandboxes: Sandbox[] = [];
+const clients: Client[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.destroy();
+  for (const sb of sandboxes.splice(0)) await sb.close();
+});
+
+async function start(): Promise<{ sb: Sandbox; client: Client<true>; guild: Guild }> {
+  const sb = await createSandbox({ seed: { guilds: 2, membersPerGuild: 12 }, gateway: { identifyWindowMs: 0, heartbeatIntervalMs: 5_000 } });
+  sandboxes.push(sb);
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages],
+    // @discordjs/rest builds `${api}/v${version}${route}`; one retry keeps a 5xx answer quick.
+    rest: { api: sb.restUrl.replace(/\/v10$/, ''), retries: 1, timeout: 10_000 },
+  });
+  clients.push(client);
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('discord.js did not get ready within 15 s')), 15_000);
+    client.once(Events.ClientReady, () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  await client.login(sb.botToken);
+  await ready;
+  return { sb, client: client as Client<true>, guild: client.guilds.cache.get(sb.state.guildIds[0]!)! };
+}
+
+/** Runs `handle` on the next interaction discord.js emits; rejects after 5 s. */
+function onNextInteraction<T>(client: Client, handle: (i: Interaction) => Promise<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no interaction within 5 s')), 5_000);
+    client.once(Events.InteractionCreate, (i) => {
+      clearTimeout(timer);
+      handle(i).then(resolve, reject);
+    });
+  });
+}
+
+describe('discord.js flows against the sandbox', () => {
+  it('a MESSAGE command on a message the bot sent resolves that message as it is now (spec 2.8)', async () => {
+    const { sb, client, guild } = await start();
+    await client.application.commands.set([{ name: 'Quote', type: 3 }]);
+    const quote = (): Promise<Record<string, unknown>> =>
+      onNextInteraction(client, async (i) => {
+        if (!i.isMessageContextMenuCommand()) throw new Error(`unexpected interaction type ${i.type}`);
+        await i.reply('quoted');
+        const m = i.targetMessage;
+        return { id: m.id, content: m.content, author: m.author.id, channel: m.channelId, edited: m.editedTimestamp !== null };
+      });
+    const general = guild.channels.cache.find((c) => c.name === 'general') as TextChannel;
+    const sent = await general.send('first words');
+    await sent.edit('edited words');
+    let seen = quote();
+    const record = await sb.invoke({ name: 'Quote', type: 3, guildId: guild.id, targetId: sent.id });
+    expect(await seen).toEqual({ id: sent.id, content: 'edited words', author: client.user.id, channel: general.id, edited: true });
+
+    // An interaction's reply is a message of its channel too.
+    seen = quote();
+    await sb.invoke({ name: 'Quote', type: 3, guildId: guild.id, targetId: record.original!.id as string });
+    expect(await seen).toMatchObject({ id: record.original!.id, content: 'quoted', author: client.user.id, channel: general.id });
+
+    // A message of another channel is right-clicked there; a deleted one not at all.
+    const other = guild.channels.cache.get(sb.state.channelIds(guild.id)[1]!) as TextChannel;
+    const elsewhere = await other.send('over here');
+    await expect(sb.invoke({ name: 'Quote', type: 3, guildId: guild.id, targetId: elsewhere.id })).rejects.toThrow(SandboxError);
+    seen = quote();
+    await sb.invoke({ name: 'Quote', type: 3, guildId: guild.id, channelId: other.id, targetId: elsewhere.id });
+    expect(await seen).toMatchObject({ id: elsewhere.id, content: 'over here', channel: other.id });
+    await sent.delete();
+    await expect(sb.invoke({ name: 'Quote', type: 3, guildId: guild.id, targetId: sent.id })).rejects.toThrow(/deleted/);
+  });
+});
