@@ -86,4 +86,21 @@ describe('discord.js flows against the sandbox', () => {
     await sent.delete();
     await expect(sb.invoke({ name: 'Quote', type: 3, guildId: guild.id, targetId: sent.id })).rejects.toThrow(/deleted/);
   });
+
+  it('a user-scoped 429 carries its bucket headers: @discordjs/rest waits it out as a limited bucket and says so', async () => {
+    const { sb, guild } = await start();
+    const client = clients[0]!;
+    const limited: Array<{ global: boolean; scope: string; timeToReset: number }> = [];
+    client.rest.on('rateLimited', (info) => limited.push({ global: info.global, scope: info.scope, timeToReset: info.timeToReset }));
+    const general = guild.channels.cache.find((c) => c.name === 'general') as TextChannel;
+    sb.restFaults.rateLimit({ bucket: 'messages.create', retryAfterMs: 200 });
+    const t0 = Date.now();
+    const [a, b] = await Promise.all([general.send('one'), general.send('two')]);
+    expect([a.content, b.content]).toEqual(['one', 'two']);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(200);
+    // Remaining 0 with Reset-After: the bucket is limited (the 'rateLimited' event fires before the retry).
+    expect(limited).toEqual([expect.objectContaining({ global: false, scope: 'user' })]);
+    // From X-RateLimit-Reset-After (0.2 s plus its offset), not the whole seconds of Retry-After.
+    expect(limited[0]!.timeToReset).toBeLessThan(1_000);
+  });
 });
