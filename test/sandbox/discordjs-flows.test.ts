@@ -3,9 +3,16 @@
  * replies: context-menu commands on real messages, ...
  */
 import {
+  ActionRowBuilder,
+  ButtonBuilder,
+  ButtonStyle,
   Client,
   Events,
   GatewayIntentBits,
+  ModalBuilder,
+  StringSelectMenuBuilder,
+  TextInputBuilder,
+  TextInputStyle,
   type Guild,
   type Interaction,
   type TextChannel,
@@ -102,5 +109,75 @@ describe('discord.js flows against the sandbox', () => {
     expect(limited).toEqual([expect.objectContaining({ global: false, scope: 'user' })]);
     // From X-RateLimit-Reset-After (0.2 s plus its offset), not the whole seconds of Retry-After.
     expect(limited[0]!.timeToReset).toBeLessThan(1_000);
+  });
+
+  it('buttons on a message sent with channel.send: a collector gets the clicks, update and deferUpdate + editReply edit that message', async () => {
+    const { sb, client, guild } = await start();
+    const general = guild.channels.cache.find((c) => c.name === 'general') as TextChannel;
+    const panel = await general.send({
+      content: 'Open a ticket',
+      components: [
+        new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setCustomId('open').setLabel('Open').setStyle(ButtonStyle.Primary)),
+        new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(
+          new StringSelectMenuBuilder().setCustomId('topic').addOptions({ label: 'Bug', value: 'bug' }, { label: 'Idea', value: 'idea' }),
+        ),
+      ],
+    });
+    const updates: string[] = [];
+    client.on(Events.MessageUpdate, (_old, m) => {
+      if (m.id === panel.id) updates.push(m.content ?? '');
+    });
+    const clicker = sb.state.memberIds(guild.id)[3]!;
+    const collected = new Promise<string[]>((resolve, reject) => {
+      const seen: string[] = [];
+      const collector = panel.createMessageComponentCollector({ time: 4_000, max: 3 });
+      collector.on('collect', (c) => {
+        const handle = async (): Promise<void> => {
+          seen.push(`${c.customId}:${c.user.id}:${c.message.id}`);
+          if (c.isStringSelectMenu()) {
+            await c.deferUpdate();
+            await c.editReply({ content: `Topic: ${c.values.join(',')}` });
+          } else if (seen.length === 1) {
+            await c.update({ content: 'Ticket opened' });
+          } else {
+            await c.showModal(
+              new ModalBuilder()
+                .setCustomId('why')
+                .setTitle('Why?')
+                .addComponents(new ActionRowBuilder<TextInputBuilder>().addComponents(new TextInputBuilder().setCustomId('reason').setLabel('Reason').setStyle(TextInputStyle.Short))),
+            );
+            const submit = await c.awaitModalSubmit({ time: 3_000 });
+            if (!submit.isFromMessage()) throw new Error('the modal submit should carry the panel');
+            await submit.update({ content: `Because ${submit.fields.getTextInputValue('reason')}`, components: [] });
+          }
+        };
+        handle().catch(reject);
+      });
+      collector.once('end', () => resolve(seen));
+    });
+
+    const open = await sb.component({ messageId: panel.id, customId: 'open' });
+    expect((await open.firstResponse()).type).toBe(7);
+    const topic = await sb.component({ messageId: panel.id, customId: 'topic', values: ['idea'], userId: clicker });
+    expect((await topic.firstResponse()).type).toBe(6);
+    const until = Date.now() + 3_000;
+    while (!updates.includes('Topic: idea') && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    const again = await sb.component({ messageId: panel.id, customId: 'open', userId: clicker });
+    expect((await again.firstResponse()).type).toBe(9);
+    const submitted = await sb.submitModal({ interactionId: again.id, values: { reason: 'it broke' } });
+    expect((await submitted.firstResponse()).type).toBe(7);
+
+    const owner = sb.state.memberIds(guild.id)[1]!;
+    expect(await collected).toEqual([`open:${owner}:${panel.id}`, `topic:${clicker}:${panel.id}`, `open:${clicker}:${panel.id}`]);
+    // The channel message itself changed: REST serves the last update, MESSAGE_UPDATE told the gateway each time.
+    const stored = await general.messages.fetch({ message: panel.id, force: true });
+    expect(stored.content).toBe('Because it broke');
+    expect(stored.components).toHaveLength(0);
+    const deadline = Date.now() + 3_000;
+    while (updates.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(updates).toEqual(['Ticket opened', 'Topic: idea', 'Because it broke']);
+    expect(sb.messages({ channelId: general.id }).map((r) => [r.message.content, r.edits])).toEqual([['Because it broke', 3]]);
+    await panel.delete();
+    await expect(sb.component({ messageId: panel.id, customId: 'open' })).rejects.toThrow(/deleted/);
   });
 });
