@@ -1,9 +1,14 @@
 /**
- * Acceptance: the unmodified discord.js Client against the sandbox, for flows a bot author writes beyond
- * replies: context-menu commands on real messages, ...
+ * Acceptance: the unmodified discord.js Client against the sandbox, for flows a bot author writes beyond replies
+ * (discordjs-client.test.ts): a MESSAGE command on a real message, @discordjs/rest waiting out a 429, a panel of
+ * components posted with channel.send and driven by a collector, autocomplete and a modal of labels, SKUs and
+ * entitlements through client.application.
  */
 import {
   ActionRowBuilder,
+  DiscordAPIError,
+  FileUploadBuilder,
+  LabelBuilder,
   ButtonBuilder,
   ButtonStyle,
   Client,
@@ -13,6 +18,7 @@ import {
   StringSelectMenuBuilder,
   TextInputBuilder,
   TextInputStyle,
+  UserSelectMenuBuilder,
   type Guild,
   type Interaction,
   type TextChannel,
@@ -179,5 +185,86 @@ describe('discord.js flows against the sandbox', () => {
     expect(sb.messages({ channelId: general.id }).map((r) => [r.message.content, r.edits])).toEqual([['Because it broke', 3]]);
     await panel.delete();
     await expect(sb.component({ messageId: panel.id, customId: 'open' })).rejects.toThrow(/deleted/);
+  });
+
+  it('autocomplete answered with respond(), then a modal of labels read back with awaitModalSubmit', async () => {
+    const { sb, client, guild } = await start();
+    await client.application.commands.set([{ name: 'find', description: 'Find', options: [{ type: 3, name: 'q', description: 'Q', autocomplete: true }] }]);
+    const suggested = onNextInteraction(client, async (i) => {
+      if (!i.isAutocomplete()) throw new Error(`unexpected interaction type ${i.type}`);
+      await i.respond([{ name: 'abc', value: 'abc' }]);
+      return i.options.getFocused(true);
+    });
+    const typed = await sb.autocomplete({ name: 'find', guildId: guild.id, options: { q: 'ab' }, focused: 'q' });
+    expect(await suggested).toMatchObject({ name: 'q', value: 'ab', focused: true });
+    expect(await typed.firstResponse()).toEqual({ type: 8, data: { choices: [{ name: 'abc', value: 'abc' }] } });
+
+    const picked = sb.state.memberIds(guild.id)[3]!;
+    const read = onNextInteraction(client, async (i) => {
+      if (!i.isChatInputCommand()) throw new Error(`unexpected interaction type ${i.type}`);
+      await i.showModal(
+        new ModalBuilder()
+          .setCustomId('form')
+          .setTitle('Form')
+          .addLabelComponents(
+            new LabelBuilder().setLabel('Name').setTextInputComponent(new TextInputBuilder().setCustomId('name').setStyle(TextInputStyle.Short)),
+            new LabelBuilder().setLabel('Pick').setStringSelectMenuComponent(new StringSelectMenuBuilder().setCustomId('pick').setMaxValues(2).addOptions({ label: 'A', value: 'a' }, { label: 'B', value: 'b' })),
+            new LabelBuilder().setLabel('Who').setUserSelectMenuComponent(new UserSelectMenuBuilder().setCustomId('who')),
+            new LabelBuilder().setLabel('Files').setFileUploadComponent(new FileUploadBuilder().setCustomId('files').setMaxValues(2)),
+          ),
+      );
+      const submit = await i.awaitModalSubmit({ time: 4_000 });
+      await submit.reply({ content: 'thanks', flags: 64 });
+      return {
+        name: submit.fields.getTextInputValue('name'),
+        pick: submit.fields.getStringSelectValues('pick'),
+        who: [...(submit.fields.getSelectedMembers('who')?.keys() ?? [])],
+        files: [...(submit.fields.getUploadedFiles('files')?.values() ?? [])].map((a) => [a.name, a.contentType]),
+        ephemeral: (await submit.fetchReply()).flags.has(64),
+      };
+    });
+    const opened = await sb.invoke({ name: 'find', guildId: guild.id, options: { q: 'x' } });
+    expect((await opened.firstResponse()).type).toBe(9);
+    await sb.submitModal({ interactionId: opened.id, values: { name: 'Ann', pick: ['a', 'b'], who: [picked], files: ['a.png', 'b.txt'] } });
+    expect(await read).toEqual({
+      name: 'Ann',
+      pick: ['a', 'b'],
+      who: [picked],
+      files: [
+        ['a.png', 'image/png'],
+        ['b.txt', 'text/plain; charset=utf-8'],
+      ],
+      ephemeral: true,
+    });
+  });
+
+  it('SKUs and entitlements through the application: fetch with filters, test entitlements, consume, the events', async () => {
+    const { sb, client, guild } = await start();
+    const events: string[] = [];
+    client.on(Events.EntitlementCreate, (e) => events.push(`create:${e.id}`));
+    client.on(Events.EntitlementDelete, (e) => events.push(`delete:${e.id}`));
+    const skus = await client.application.fetchSKUs();
+    // The durable SKU, the subscription, and the subscription's system-made SUBSCRIPTION_GROUP (reference §13.3).
+    expect(skus.map((s) => s.type)).toEqual([2, 5, 6]);
+    const durable = skus.find((s) => s.type === 2)!;
+    const seeded = await client.application.entitlements.fetch();
+    expect(seeded.size).toBe(2);
+    expect(seeded.every((e) => e.isActive() && !e.isTest())).toBe(true);
+    const buyer = sb.state.memberIds(guild.id)[2]!;
+    expect((await client.application.entitlements.fetch({ user: buyer, skus: [durable.id] })).map((e) => e.skuId)).toEqual([durable.id]);
+
+    const someone = sb.state.memberIds(guild.id)[6]!;
+    const test = await client.application.entitlements.createTest({ sku: durable.id, user: someone });
+    expect([test.isTest(), test.userId, test.skuId]).toEqual([true, someone, durable.id]);
+    const again = await client.application.entitlements.createTest({ sku: durable.id, user: someone }).catch((e: unknown) => e);
+    expect((again as DiscordAPIError).code).toBe(40074);
+    const notConsumable = await client.application.entitlements.consume(test.id).catch((e: unknown) => e);
+    expect((notConsumable as DiscordAPIError).code).toBe(40018);
+    await client.application.entitlements.deleteTest(test);
+    const withDeleted = await client.application.entitlements.fetch({ user: someone, excludeDeleted: false });
+    expect(withDeleted.map((e) => [e.id, e.deleted])).toEqual([[test.id, true]]);
+    const until = Date.now() + 3_000;
+    while (events.length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    expect(events).toEqual([`create:${test.id}`, `delete:${test.id}`]);
   });
 });
