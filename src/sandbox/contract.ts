@@ -202,13 +202,19 @@ export interface AutocompleteOptions extends InvokeOptions {
 
 /** Extension: a user clicks a button or picks from a select menu on a message the app sent. */
 export interface ComponentOptions {
-  /** The message: an interaction response (@original) or follow-up the app sent. */
+  /**
+   * The message: an interaction response (@original) or follow-up the app sent, or a message the bot posted with
+   * POST /channels/{id}/messages (an update of it edits the channel message and dispatches MESSAGE_UPDATE).
+   */
   messageId: string;
   /** custom_id of the component on that message. */
   customId: string;
   /** Picked values (select menus): option values, or ids for user / role / mentionable / channel selects. */
   values?: string[];
-  /** Who clicks; defaults to the user of the interaction that produced the message. */
+  /**
+   * Who clicks; defaults to the user of the interaction that produced the message (for a channel message: the
+   * guild's owner, or the DM's recipient).
+   */
   userId?: string;
   locale?: string;
 }

@@ -41,6 +41,12 @@ class Windows {
     return { allowed: true, count: w.count, resetAt: w.resetAt };
   }
 
+  /** The window's count and reset without taking from it (null when none is open). */
+  peek(key: string, now: number): { count: number; resetAt: number } | null {
+    const w = this.map.get(key);
+    return w === undefined || now >= w.resetAt ? null : { count: w.count, resetAt: w.resetAt };
+  }
+
   private sweep(now: number): void {
     if (now - this.lastSweep < 10_000 || this.map.size < 1024) return;
     this.lastSweep = now;
@@ -77,6 +83,17 @@ export class RateLimiter {
       limit: limit.limit,
       remaining: Math.max(0, limit.limit - r.count),
       resetAt: r.resetAt,
+      hash: this.bucketHash(bucket),
+    };
+  }
+
+  /** A bucket's state as it is, nothing taken (a fresh window when none is open). */
+  peek(identity: string, bucket: string, major: string, limit: BucketLimit, now: number = Date.now()): BucketState {
+    const w = this.buckets.peek(`${identity}\u0000${bucket}\u0000${major}`, now);
+    return {
+      limit: limit.limit,
+      remaining: Math.max(0, limit.limit - (w?.count ?? 0)),
+      resetAt: w?.resetAt ?? now + limit.windowMs,
       hash: this.bucketHash(bucket),
     };
   }

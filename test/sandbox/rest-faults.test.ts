@@ -26,6 +26,11 @@ describe('sandbox: forced 429s, REST answers, the recommended shard count', () =
     expect(first.body).toEqual({ message: 'You are being rate limited.', retry_after: 1.5, global: false });
     expect(first.headers.get('x-ratelimit-scope')).toBe('user');
     expect(first.headers.get('retry-after')).toBe('2');
+    // With the bucket's headers, used up until retry_after (reference §3.2: a user 429 carries them).
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(first.headers.get('x-ratelimit-reset-after')).toBe('1.500');
+    expect(first.headers.get('x-ratelimit-bucket')).toMatch(/^[0-9a-f]{32}$/);
+    expect(first.headers.get('x-ratelimit-limit')).toEqual(expect.stringMatching(/^\d+$/));
     expect((await api(sb.restUrl, 'GET', '/gateway/bot', bot(sb))).status).toBe(429);
     expect((await api(sb.restUrl, 'GET', '/gateway/bot', bot(sb))).status).toBe(200);
     expect(seen.map((e) => [e.method, e.path, e.bucket, e.status])).toEqual([
@@ -42,6 +47,14 @@ describe('sandbox: forced 429s, REST answers, the recommended shard count', () =
     expect(global.status).toBe(429);
     expect(global.headers.get('x-ratelimit-global')).toBe('true');
     expect(global.body).toMatchObject({ retry_after: 0.25, global: true });
+    expect(global.headers.get('x-ratelimit-bucket')).toBeNull();
+    // A shared one leaves the bucket as it is: Remaining may be above 0 (reference §3.2).
+    sb.restFaults.rateLimit({ bucket: 'users.me', retryAfterMs: 250, scope: 'shared' });
+    const shared = await api(sb.restUrl, 'GET', '/users/@me', bot(sb));
+    expect(shared.status).toBe(429);
+    expect(shared.headers.get('x-ratelimit-scope')).toBe('shared');
+    expect(Number(shared.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(0);
+    expect(shared.headers.get('x-ratelimit-bucket')).toMatch(/^[0-9a-f]{32}$/);
     expect((await api(sb.adminUrl, 'POST', '/rest/faults', { body: { bucket: 'users.me' } })).status).toBe(400);
   });
 

@@ -7,7 +7,7 @@ import { ComponentType } from 'discord-api-types/v10';
 import type { ComponentOptions, ModalSubmitOptions } from '../contract.js';
 import type { SandboxCore } from '../core.js';
 import { SandboxError } from '../errors.js';
-import { channelObject } from '../state/serialize.js';
+import { channelObject, messageDispatchJson } from '../state/serialize.js';
 import { addRole, addUser, emptyResolved, envelope, guessContentType, matchesFileType, sceneOf, type Resolved, type Scene } from './invoke.js';
 import type { Json } from './messages.js';
 import { InteractionType, type InteractionMeta, type SandboxInteraction } from './store.js';
@@ -46,18 +46,30 @@ export function* walkComponents(nodes: unknown): Generator<Json> {
 }
 
 /**
- * The newest message the app sent through an interaction that holds a component with this custom_id (so a
- * click needs no message id), or undefined.
+ * The newest message the app sent (through an interaction, or to a channel) that holds a component with this
+ * custom_id (so a click needs no message id), or undefined.
  */
 export function findComponentMessage(core: SandboxCore, customId: string): string | undefined {
+  const holds = (message: Json): boolean => [...walkComponents(message.components)].some((c) => c.custom_id === customId);
+  let found: string | undefined;
   const records = core.interactions.all();
-  for (let i = records.length - 1; i >= 0; i--) {
+  outer: for (let i = records.length - 1; i >= 0; i--) {
     const r = records[i]!;
     for (const message of [...r.followups].reverse().concat(r.original ? [r.original] : [])) {
-      if ([...walkComponents(message.components)].some((c) => c.custom_id === customId)) return message.id as string;
+      if (holds(message)) {
+        found = message.id as string;
+        break outer;
+      }
     }
   }
-  return undefined;
+  const sent = core.store.messages.all();
+  for (let i = sent.length - 1; i >= 0; i--) {
+    const r = sent[i]!;
+    if (r.deletedAt !== null || !holds(r.message)) continue;
+    if (found === undefined || BigInt(r.id) > BigInt(found)) found = r.id;
+    break;
+  }
+  return found;
 }
 
 /** The newest interaction answered with a modal (with this modal custom_id, when given). */
@@ -100,17 +112,63 @@ function resolvePicked(core: SandboxCore, scene: Scene, type: number, v: string,
   }
 }
 
+/**
+ * The message a component is clicked on, where it lives, and who clicks by default: a message an interaction
+ * produced (its user clicks), or a live message the bot posted with POST /channels/{id}/messages (in a guild the
+ * owner clicks, in a DM its recipient). An update of the latter edits the channel message and dispatches
+ * MESSAGE_UPDATE, as a PATCH of it does.
+ */
+function componentSource(core: SandboxCore, o: ComponentOptions): {
+  message: Json;
+  guildId: string | null;
+  channelId: string;
+  userId: string;
+  integration: 'guild' | 'user';
+  replace(message: Json): void;
+} {
+  const store = core.store;
+  // A channel message first: once a component on it was updated, the interaction that updated it holds a copy too.
+  const sent = store.messages.find(o.messageId);
+  if (sent !== undefined && sent.deletedAt !== null) throw new SandboxError('UNKNOWN_INTERACTION', `message ${o.messageId} was deleted`);
+  if (sent === undefined) {
+    const found = core.interactions.findMessage(o.messageId);
+    if (!found) throw new SandboxError('UNKNOWN_INTERACTION', `no message ${o.messageId} was sent by the app (through an interaction or to a channel)`);
+    const { record, message } = found;
+    return {
+      message,
+      guildId: record.meta.guildId,
+      channelId: record.meta.channelId,
+      userId: parentUser(record),
+      integration: record.meta.integration,
+      replace: (m) => record.replaceMessage(o.messageId, m),
+    };
+  }
+  return {
+    message: sent.message,
+    guildId: sent.guildId,
+    channelId: sent.channelId,
+    userId: sent.recipientId ?? store.fixture.userId(0),
+    integration: 'guild',
+    replace: (m) => {
+      // Deleted meanwhile: nothing to update.
+      if (sent.deletedAt !== null) return;
+      store.messages.edit(sent, m);
+      const guild = sent.guildId === null ? null : (store.guild(sent.guildId) ?? null);
+      store.emit(sent.guildId, 'MESSAGE_UPDATE', messageDispatchJson(guild, guild ? store.members(guild).get(store.applicationId) : undefined, m));
+    },
+  };
+}
+
 export function buildComponentInteraction(core: SandboxCore, o: ComponentOptions): Built {
-  const found = core.interactions.findMessage(o.messageId);
-  if (!found) throw new SandboxError('UNKNOWN_INTERACTION', `no message ${o.messageId} was sent by the app through an interaction`);
-  const { record, message } = found;
+  const source = componentSource(core, o);
+  const { message } = source;
   const component = [...walkComponents(message.components)].find((c) => c.custom_id === o.customId);
   if (!component) throw invalid(`message ${o.messageId} has no component with custom_id '${o.customId}'`);
   if (component.disabled === true) throw invalid(`component '${o.customId}' is disabled`);
   const type = component.type as number;
   if (type === Component.TEXT_INPUT || type === Component.ACTION_ROW || type === Component.LABEL) throw invalid(`component '${o.customId}' cannot be clicked`);
 
-  const scene = sceneOf(core, record.meta.guildId, o.userId ?? parentUser(record), record.meta.channelId);
+  const scene = sceneOf(core, source.guildId, o.userId ?? source.userId, source.channelId);
   const data: Json = { custom_id: o.customId, component_type: type };
   const resolved = emptyResolved();
   if (type === Component.BUTTON) {
@@ -130,7 +188,7 @@ export function buildComponentInteraction(core: SandboxCore, o: ComponentOptions
     const r = usedResolved(resolved);
     if (r) data.resolved = r;
   }
-  const integration = record.meta.integration;
+  const integration = source.integration;
   const { id, token, payload } = envelope(core, scene, { type: InteractionType.MESSAGE_COMPONENT, data, integration, locale: o.locale, message });
   return {
     meta: {
@@ -143,7 +201,7 @@ export function buildComponentInteraction(core: SandboxCore, o: ComponentOptions
       userInstallOnly: integration === 'user',
       commandType: 0,
       sourceMessage: message,
-      source: { record, messageId: o.messageId },
+      source: { replace: source.replace },
       integration,
     },
     guildId: scene.guild?.id ?? null,

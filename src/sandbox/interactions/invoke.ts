@@ -458,7 +458,25 @@ export function addRole(scene: Scene, id: string, resolved: Resolved, what: stri
   resolved.roles[id] = roleObject(role);
 }
 
+/**
+ * The message a MESSAGE command targets (spec 2.8: `resolved` carries it). A message the sandbox knows (sent by
+ * the bot through REST, or an interaction response or follow-up) is resolved as it is now; it must be in the
+ * channel the command is invoked in, where the user right-clicked it. Any other id gets a made-up message.
+ */
 function targetMessage(core: SandboxCore, scene: Scene, id: string): Json {
+  const sent = core.store.messages.find(id);
+  if (sent !== undefined) {
+    if (sent.deletedAt !== null) throw invalid(`target_id: message ${id} was deleted`);
+    if (sent.channelId !== scene.channelId) throw invalid(`target_id: message ${id} is in channel ${sent.channelId}, not ${scene.channelId} (pass channelId)`);
+    return structuredClone(sent.message);
+  }
+  const answered = core.interactions.findMessage(id);
+  if (answered !== undefined) {
+    if (answered.record.meta.channelId !== scene.channelId) {
+      throw invalid(`target_id: message ${id} is in channel ${answered.record.meta.channelId}, not ${scene.channelId} (pass channelId)`);
+    }
+    return structuredClone(answered.message);
+  }
   const authorId = core.store.fixture.userId(scene.guild ? 1 : 0);
   const author = core.store.user(authorId) ?? scene.user;
   return {

@@ -57,8 +57,11 @@ export interface InteractionMeta {
   sourceMessage?: Json;
   /** The command type (message type 20 for slash, 23 for context menus); 0 for components and modals. */
   commandType: number;
-  /** For components (and modals opened from them): the interaction whose message holds the component. */
-  source?: { record: SandboxInteraction; messageId: string };
+  /**
+   * For components (and modals opened from them): puts an update of the message the component sits on where that
+   * message lives (the interaction that sent it, or the channel a bot message was posted in).
+   */
+  source?: { replace(message: Json): void };
   /** The integration that authorized it (a component or modal inherits its command's). */
   integration: 'guild' | 'user';
 }
@@ -184,7 +187,7 @@ export class SandboxInteraction implements InteractionRecord {
         message = editMessage(source, d, uploads, ['data']);
         this.setOriginal(message);
         // The message the component sits on changes where it lives, too.
-        this.meta.source?.record.replaceMessage(this.meta.source.messageId, message);
+        this.meta.source?.replace(message);
         break;
       }
       case CallbackType.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT:
@@ -311,7 +314,7 @@ export class SandboxInteraction implements InteractionRecord {
       // After an update (6 or 7) @original is the component's message: it changes where it lives too.
       const first = this.callbacks[0]?.type;
       if ((first === CallbackType.DEFERRED_UPDATE_MESSAGE || first === CallbackType.UPDATE_MESSAGE) && this.meta.source) {
-        this.meta.source.record.replaceMessage(this.meta.source.messageId, edited);
+        this.meta.source.replace(edited);
       }
     } else {
       const i = this.followups.indexOf(current);

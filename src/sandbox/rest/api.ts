@@ -165,6 +165,14 @@ export class RestApi {
         if (--forced.count <= 0) this.forced.delete(route.bucket);
         const retryAfter = forced.retryAfterMs / 1000;
         const global = forced.scope === 'global';
+        // The bucket headers go with a user or shared 429 as with the service's (reference §3.2): a user one
+        // has used the bucket up until retry_after (clients such as @discordjs/rest read Remaining 0 as the
+        // bucket being limited, not as a sublimit); a shared one leaves the bucket as it is. A global one has none.
+        if (!global) {
+          const state = this.deps.limiter.peek(identity, route.bucket, major, this.deps.options.buckets[route.bucket], now);
+          if (forced.scope === 'user') Object.assign(state, { remaining: 0, resetAt: now + forced.retryAfterMs });
+          Object.assign(headers, bucketHeaders(state, now));
+        }
         return {
           status: 429,
           headers: {

@@ -90,6 +90,11 @@ export class MessageStore {
     return r !== undefined && r.channelId === channelId && r.deletedAt === null ? r : undefined;
   }
 
+  /** A message by id alone, deleted ones included (callers check `deletedAt` and the channel). */
+  find(messageId: string): MessageRecord | undefined {
+    return this.records.get(messageId);
+  }
+
   edit(record: MessageRecord, message: Json): void {
     record.message = message;
     record.editedAt = Date.now();

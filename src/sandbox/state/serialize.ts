@@ -211,3 +211,14 @@ export function entitlementObject(e: EntitlementRecord, applicationId: string): 
   if (e.subscriptionId !== null) o.subscription_id = e.subscriptionId;
   return o;
 }
+
+/**
+ * `d` of MESSAGE_CREATE / MESSAGE_UPDATE for a bot's message: in a guild with `guild_id` and the bot's partial
+ * `member` (`bot`, its member record there).
+ */
+export function messageDispatchJson(guild: GuildRecord | null, bot: MemberRecord | undefined, message: Record<string, unknown>): string {
+  if (guild === null) return JSON.stringify(message);
+  const extra: Record<string, unknown> = { guild_id: guild.id };
+  if (bot) extra.member = partialMemberObject(bot);
+  return JSON.stringify({ ...message, ...extra });
+}

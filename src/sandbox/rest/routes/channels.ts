@@ -12,7 +12,7 @@ import { attachmentObjects, baseMessage, checkMessage, editableFlags, editMessag
 import type { MessageRecord } from '../../state/messages.js';
 import type { ChannelRecord, GuildRecord } from '../../state/model.js';
 import { P } from '../../state/permissions.js';
-import { channelObject, partialMemberObject, userObject } from '../../state/serialize.js';
+import { channelObject, messageDispatchJson, userObject } from '../../state/serialize.js';
 import { jsonValue } from '../body.js';
 import { compareSnowflakes, queryParams, snowflakeParams } from '../params.js';
 import type { RestContext, RouteDef } from '../types.js';
@@ -70,13 +70,8 @@ export function channelRoutes(core: SandboxCore): RouteDef[] {
   };
 
   /** The gateway form of a message: REST object plus guild_id and the author's partial member in guilds. */
-  const dispatchJson = (place: Place, message: Json): string => {
-    if (place.kind === 'dm') return JSON.stringify(message);
-    const me = store.members(place.guild).get(botId);
-    const extra: Json = { guild_id: place.guild.id };
-    if (me) extra.member = partialMemberObject(me);
-    return JSON.stringify({ ...message, ...extra });
-  };
+  const dispatchJson = (place: Place, message: Json): string =>
+    place.kind === 'dm' ? messageDispatchJson(null, undefined, message) : messageDispatchJson(place.guild, store.members(place.guild).get(botId), message);
 
   const uploaded = (channelId: string, uploads: readonly UploadedFile[]): Json[] => attachmentObjects(channelId, uploads, () => store.ids.next());
 
