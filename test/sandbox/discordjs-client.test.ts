@@ -10,7 +10,6 @@ import {
   Client,
   DiscordAPIError,
   Events,
-  GatewayIntentBits,
   HTTPError,
   Routes,
   type ChatInputCommandInteraction,
@@ -20,6 +19,7 @@ import {
 } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { loginDiscordjs } from './discordjs-helpers.js';
 
 const sandboxes: Sandbox[] = [];
 const clients: Client[] = [];
@@ -29,23 +29,8 @@ afterEach(async () => {
   for (const sb of sandboxes.splice(0)) await sb.close();
 });
 
-async function login(sb: Sandbox): Promise<Client<true>> {
-  const client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages],
-    // @discordjs/rest builds `${api}/v${version}${route}`; one retry keeps a 5xx answer quick.
-    rest: { api: sb.restUrl.replace(/\/v10$/, ''), retries: 1, timeout: 10_000 },
-  });
-  clients.push(client);
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('discord.js did not get ready within 15 s')), 15_000);
-    client.once(Events.ClientReady, () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  await client.login(sb.botToken);
-  await ready;
-  return client as Client<true>;
+function login(sb: Sandbox): Promise<Client<true>> {
+  return loginDiscordjs(sb, clients);
 }
 
 async function start(): Promise<{ sb: Sandbox; client: Client<true>; guild: Guild }> {

@@ -13,7 +13,6 @@ import {
   ButtonStyle,
   Client,
   Events,
-  GatewayIntentBits,
   ModalBuilder,
   StringSelectMenuBuilder,
   TextInputBuilder,
@@ -25,6 +24,7 @@ import {
 } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, SandboxError, type Sandbox } from '../../src/sandbox/index.js';
+import { loginDiscordjs } from './discordjs-helpers.js';
 
 const sandboxes: Sandbox[] = [];
 const clients: Client[] = [];
@@ -37,22 +37,8 @@ afterEach(async () => {
 async function start(): Promise<{ sb: Sandbox; client: Client<true>; guild: Guild }> {
   const sb = await createSandbox({ seed: { guilds: 2, membersPerGuild: 12 }, gateway: { identifyWindowMs: 0, heartbeatIntervalMs: 5_000 } });
   sandboxes.push(sb);
-  const client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages],
-    // @discordjs/rest builds `${api}/v${version}${route}`; one retry keeps a 5xx answer quick.
-    rest: { api: sb.restUrl.replace(/\/v10$/, ''), retries: 1, timeout: 10_000 },
-  });
-  clients.push(client);
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('discord.js did not get ready within 15 s')), 15_000);
-    client.once(Events.ClientReady, () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  await client.login(sb.botToken);
-  await ready;
-  return { sb, client: client as Client<true>, guild: client.guilds.cache.get(sb.state.guildIds[0]!)! };
+  const client = await loginDiscordjs(sb, clients);
+  return { sb, client, guild: client.guilds.cache.get(sb.state.guildIds[0]!)! };
 }
 
 /** Runs `handle` on the next interaction discord.js emits; rejects after 5 s. */
