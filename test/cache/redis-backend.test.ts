@@ -1,7 +1,7 @@
 /** What only the Redis backend can get wrong: the documented layout, pipelining, several writers, errors. */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { CacheWriteError, RedisCache, createCache, type CacheWriteFailure, type StaleScope } from '../../src/cache/index.js';
+import { CacheWriteError, MemoryCache, RedisCache, createCache, type Cache, type CacheWriteFailure, type StaleScope } from '../../src/cache/index.js';
 import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { BOT_ID, GUILD_A, GUILD_B, ROLE_MOD, ROLE_VIP, USER_1, USER_2, guildCreate, guildOnShard, member, ready, user } from './fixtures.js';
 import { dropPrefix } from './redis-cleanup.js';
@@ -266,6 +266,37 @@ describeWithRedis('redis backend specifics', () => {
     await put(GUILD_B, 'u', '');
     await put(GUILD_B, 'c', 'list:b');
     expect(await redis.get(k.syncToken(GUILD_B))).toBe('list:b');
+  });
+
+  it('a complete member list hides the members it leaves out from reads at once, while their removal runs in the background', async () => {
+    const p = prefix();
+    const cache = new RedisCache(redis, { prefix: p });
+    const memory = new MemoryCache();
+    const all = Array.from({ length: 2000 }, (_, i) => member(userId(i + 1), { nick: `n${i + 1}` }));
+    for (const c of [cache, memory]) {
+      c.apply('READY', ready([GUILD_A]));
+      c.apply('GUILD_CREATE', guildCreate(GUILD_A, all));
+    }
+    await cache.settled();
+    // An outage; the guild comes back with a complete list that leaves the first 1,500 out (they left meanwhile).
+    for (const c of [cache, memory]) {
+      c.apply('GUILD_DELETE', { id: GUILD_A, unavailable: true });
+      c.apply('GUILD_CREATE', guildCreate(GUILD_A, all.slice(1500)));
+      c.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(userId(1600)), roles: [], nick: 'after the list' });
+    }
+    // Read before the background removal (30 pages of 50) can have finished: as the memory backend answers.
+    const views = async (c: Cache) => ({
+      gone: await c.getMember(GUILD_A, userId(1)),
+      kept: (await c.getMember(GUILD_A, userId(1501)))?.nick,
+      updated: (await c.getMember(GUILD_A, userId(1600)))?.nick,
+      page: (await c.getMembers(GUILD_A, { limit: 1000 })).members.map((m) => m.userId),
+    });
+    const before = await views(cache);
+    expect(before).toEqual(await views(memory));
+    expect(before.gone).toBeUndefined();
+    expect(before.page).toHaveLength(500);
+    await cache.settled();
+    expect(await views(cache)).toEqual(before);
   });
 
   it('namespaces keys by application id: two bots sharing one Redis and prefix never share a guild', async () => {

@@ -110,6 +110,12 @@ export class RedisCache implements Cache, CacheSink {
   private readonly ownsConnection: boolean;
   /** Member-sync tokens of GUILD_CREATEs with a complete member list, until their members are queued. */
   private readonly listTokens = new Map<string, string>();
+  /**
+   * Guilds whose complete member list this process applied while its removal of the members the list left out
+   * (commitMemberSync) may still run, with the sync's token: reads of them leave those members out at once, as
+   * the memory backend has already removed them.
+   */
+  private readonly listed = new Map<string, string>();
 
   constructor(redis: Redis, options: RedisCacheOptions) {
     const { prefix, pipelineSize, hooks, ownsConnection, batchSize, ...rest } = options;
@@ -296,8 +302,14 @@ export class RedisCache implements Cache, CacheSink {
     const token = this.listTokens.get(guildId);
     if (token === undefined) return;
     this.listTokens.delete(guildId);
+    this.listed.set(guildId, token);
     // A failure is reported and marks the guild stale (its recovery replaces the member set again).
-    void this.jobs.track(this.commitMemberSync(guildId, token, undefined).catch(() => undefined));
+    const commit = this.commitMemberSync(guildId, token, undefined)
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.listed.get(guildId) === token) this.listed.delete(guildId);
+      });
+    void this.jobs.track(commit);
   }
 
   guildRemove(guildId: string): void {
@@ -492,7 +504,9 @@ export class RedisCache implements Cache, CacheSink {
   async getMember(guildId: string, userId: string): Promise<MemberView | undefined> {
     await this.writes.drain();
     const k = this.keys;
-    const reply = (await this.redis.ghReadMember(k.guild(guildId), k.roles(guildId), k.users, userId, this.options.users ? '1' : '0')) as
+    const listed = this.listed.get(guildId) ?? '';
+    const padded = listed === '' ? '' : padSnowflake(userId);
+    const reply = (await this.redis.ghReadMember(k.guild(guildId), k.roles(guildId), k.users, userId, this.options.users ? '1' : '0', listed, padded)) as
       | [string[], string | null]
       | null;
     if (reply === null) return undefined;
@@ -534,28 +548,35 @@ export class RedisCache implements Cache, CacheSink {
     const members: MemberView[] = [];
     let min = options.after === undefined ? '-' : `(${padSnowflake(options.after)}`;
     let more = false;
+    const listed = this.listed.get(guildId) ?? '';
     // One more than the page tells whether another page follows.
     for (let want = limit + 1; want > 0; ) {
-      const step = Math.min(READ_BATCH, want);
-      const flat = (await this.redis.ghReadMembers(k.guild(guildId), k.roles(guildId), k.users, min, step, this.options.users ? '1' : '0')) as (
+      // While entries may be left out, a batch cannot be cut to what is still wanted.
+      const step = listed === '' ? Math.min(READ_BATCH, want) : READ_BATCH;
+      const flat = (await this.redis.ghReadMembers(k.guild(guildId), k.roles(guildId), k.users, min, step, this.options.users ? '1' : '0', listed)) as (
         | string
         | string[]
         | null
       )[];
       const got = flat.length / 3;
+      const had = members.length;
       for (let i = 0; i < flat.length; i += 3) {
-        if (members.length === limit) {
-          more = true;
-          break;
-        }
         const padded = flat[i] as string;
         const id = unpad(padded);
         const member = decodeMember(guildId, id, hashOf(flat[i + 1] as string[]), this.options.users ? decodeUser(id, flat[i + 2] as string | null) : null);
-        if (member) members.push(member);
+        if (member) {
+          if (members.length === limit) {
+            more = true;
+            break;
+          }
+          members.push(member);
+        }
         min = `(${padded}`;
       }
       if (more || got < step) break;
-      want -= got;
+      // Only members read count: an index entry without one (a member a complete list left out, whose removal
+      // is still running) moves the page on without filling it.
+      want -= members.length - had;
     }
     return { members, next: more && members.length > 0 ? members[members.length - 1]!.userId : null };
   }

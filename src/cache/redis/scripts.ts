@@ -418,6 +418,9 @@ return 1
 export const READ_MEMBER = `${FILTER_ROLES}
 local gen = redis.call('HGET', KEYS[1], 'gen')
 if not gen then return false end
+-- ARGV[3]: the token of a complete member list this process applied whose removal of the members it left out
+-- may still run (ARGV[4]: the member's padded id). While that sync is open, a member it has not seen is gone.
+if ARGV[3] ~= '' and redis.call('GET', KEYS[1] .. ':sync') == ARGV[3] and redis.call('SISMEMBER', KEYS[1] .. ':sy', ARGV[4]) == 0 then return false end
 local h = redis.call('HGETALL', KEYS[1] .. ':' .. gen .. ':m:' .. ARGV[1])
 if #h == 0 then return false end
 filterRoles(h, roleSet(KEYS[2]))
@@ -437,10 +440,15 @@ if not gen then return {} end
 local base = KEYS[1] .. ':' .. gen
 local ids = redis.call('ZRANGEBYLEX', base .. ':mi', ARGV[1], '+', 'LIMIT', 0, tonumber(ARGV[2]))
 local set = roleSet(KEYS[2])
+-- ARGV[4]: as READ_MEMBER's ARGV[3]; a member the open sync has not seen comes back empty (skipped, and the
+-- page still moves past it).
+local seen = nil
+if ARGV[4] ~= '' and redis.call('GET', KEYS[1] .. ':sync') == ARGV[4] then seen = KEYS[1] .. ':sy' end
 local out = {}
 for j = 1, #ids do
   local id = strip(ids[j])
-  local h = redis.call('HGETALL', base .. ':m:' .. id)
+  local h = {}
+  if not seen or redis.call('SISMEMBER', seen, ids[j]) == 1 then h = redis.call('HGETALL', base .. ':m:' .. id) end
   filterRoles(h, set)
   out[#out + 1] = ids[j]
   out[#out + 1] = h
