@@ -268,11 +268,11 @@ describeWithRedis('redis backend specifics', () => {
     expect(await redis.get(k.syncToken(GUILD_B))).toBe('list:b');
   });
 
-  it('a complete member list hides the members it leaves out from reads at once, while their removal runs in the background', async () => {
+  it('a complete member list hides the members it leaves out from reads at once, while their removal runs in the background; an update of one starts afresh', async () => {
     const p = prefix();
     const cache = new RedisCache(redis, { prefix: p });
     const memory = new MemoryCache();
-    const all = Array.from({ length: 2000 }, (_, i) => member(userId(i + 1), { nick: `n${i + 1}` }));
+    const all = Array.from({ length: 2000 }, (_, i) => member(userId(i + 1), { nick: `n${i + 1}`, avatar: 'a'.repeat(32), pending: true }));
     for (const c of [cache, memory]) {
       c.apply('READY', ready([GUILD_A]));
       c.apply('GUILD_CREATE', guildCreate(GUILD_A, all));
@@ -283,20 +283,28 @@ describeWithRedis('redis backend specifics', () => {
       c.apply('GUILD_DELETE', { id: GUILD_A, unavailable: true });
       c.apply('GUILD_CREATE', guildCreate(GUILD_A, all.slice(1500)));
       c.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(userId(1600)), roles: [], nick: 'after the list' });
+      // One the list left out is in the guild after all: a record of the update alone, not merged into the old one.
+      c.apply('GUILD_MEMBER_UPDATE', { guild_id: GUILD_A, user: user(userId(2)), roles: [ROLE_MOD], nick: 'back' });
     }
     // Read before the background removal (30 pages of 50) can have finished: as the memory backend answers.
     const views = async (c: Cache) => ({
       gone: await c.getMember(GUILD_A, userId(1)),
       kept: (await c.getMember(GUILD_A, userId(1501)))?.nick,
       updated: (await c.getMember(GUILD_A, userId(1600)))?.nick,
+      back: await c.getMember(GUILD_A, userId(2)).then((m) => m && { nick: m.nick, roles: m.roles, joinedAt: m.joinedAt, avatar: m.avatar, pending: m.pending }),
       page: (await c.getMembers(GUILD_A, { limit: 1000 })).members.map((m) => m.userId),
     });
     const before = await views(cache);
     expect(before).toEqual(await views(memory));
     expect(before.gone).toBeUndefined();
-    expect(before.page).toHaveLength(500);
+    expect(before.page).toHaveLength(501);
+    expect(before.back).toEqual({ nick: 'back', roles: [ROLE_MOD], joinedAt: null, avatar: null, pending: false });
     await cache.settled();
     expect(await views(cache)).toEqual(before);
+    // The member back in the guild kept its one user reference; those left out gave theirs up.
+    expect(await redis.hget(cache.keys.userRefs, userId(2))).toBe('1');
+    expect(await redis.hget(cache.keys.userRefs, userId(1))).toBeNull();
+    expect(await redis.hlen(cache.keys.userRefs)).toBe(501 + 1); // and the bot's own (READY)
   });
 
   it('namespaces keys by application id: two bots sharing one Redis and prefix never share a guild', async () => {

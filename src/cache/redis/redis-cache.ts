@@ -328,7 +328,9 @@ export class RedisCache implements Cache, CacheSink {
     const record = this.writes.openMemberRecord();
     const start = record.length;
     try {
-      record.push(guildId, userId, padSnowflake(userId), partial ? 'p' : 'f', cap, join ? '1' : '0', user);
+      // A partial member of a guild whose complete list this process applied may be one the list left out.
+      const listed = partial ? this.listed.get(guildId) : undefined;
+      record.push(guildId, userId, padSnowflake(userId), partial ? (listed === undefined ? 'p' : `P${listed}`) : 'f', cap, join ? '1' : '0', user);
       pushMemberFields(record, m, guildId, partial);
     } catch (error) {
       // A half-written record would shift every record after it in the script's reading.

@@ -122,7 +122,9 @@ end
  * ARGV: namespace, now (ms), transition window (ms), max transitions, '1' when member_count is kept, '1' when
  * every member is cached (no cap); then the records, as one JSON array (see encodeMemberRecords), one after
  * another in it:
- *   guild id, user id, padded user id, mode ('f' whole member / 'p' partial / 'r' remove),
+ *   guild id, user id, padded user id, mode ('f' whole member / 'p' partial / 'r' remove / 'P<token>' partial,
+ *   from a process that applied the complete member list whose sync has that token: a member the open sync has
+ *   not seen was left out of the list, so what is stored for it is dropped first, as the memory backend did),
  *   cap (0 = none; the bot's own member, P:self, is exempt), transition ('1' = a GUILD_MEMBER_ADD or _REMOVE), user JSON ('' = leave the user
  *   record), n, n field/value pairs, m, m field names to delete.
  * A member of a guild that is not cached is skipped; a new member over the cap is not stored (its join still
@@ -156,7 +158,7 @@ local R = cjson.decode(ARGV[7])
 -- Index entries, user records and sync marks of a run of records are written together, one command each
 -- instead of one a member. They are flushed before anything reads or undoes them: a removal, a cap check, a
 -- change of guild, the end.
-local zadd, userSet, syncAdd = {}, {}, {}
+local zadd, userSet, syncAdd, syncAdded = {}, {}, {}, {}
 -- New members' user references: one HMGET and one HSET per run instead of an HINCRBY a member.
 local refUsers, refAdd = {}, {}
 local index, syncKey = nil, nil
@@ -174,7 +176,7 @@ local function flush()
     refUsers, refAdd = {}, {}
   end
   if #userSet > 0 then redis.call('HSET', users, unpack(userSet)); userSet = {} end
-  if #syncAdd > 0 then redis.call('SADD', syncKey, unpack(syncAdd)); syncAdd = {} end
+  if #syncAdd > 0 then redis.call('SADD', syncKey, unpack(syncAdd)); syncAdd, syncAdded = {}, {} end
 end
 local i, changed = 1, 0
 local lastGuild, gen, epoch, syncing = nil, false, '0', false
@@ -210,6 +212,16 @@ while i <= #R do
         changed = changed + 1
       end
     else
+      local dropped = false
+      if string.sub(mode, 1, 1) == 'P' then
+        if syncing and not syncAdded[padded] and redis.call('GET', guild .. ':sync') == string.sub(mode, 2)
+          and redis.call('SISMEMBER', syncKey, padded) == 0 then
+          -- Left out of the complete list: its record is from before it. It keeps its index entry and user
+          -- reference (the member is in the guild again), not its old fields.
+          dropped = redis.call('DEL', key) == 1
+        end
+        mode = 'p'
+      end
       local set = {'k', '1', 'e', epoch}
       for j = setFrom, setFrom + 2 * n - 1 do set[#set + 1] = R[j] end
       -- Without a cap, a member is written at once and its HSET tells whether it is new: every field new
@@ -227,6 +239,7 @@ while i <= #R do
       else
         created = redis.call('EXISTS', key) == 0
       end
+      if dropped then created = false end
       if count == '1' and counting then transition(guild, u, true, current, now, window, maxT, full) end
       local store = true
       if created then
@@ -250,7 +263,10 @@ while i <= #R do
           userSet[#userSet + 1] = u
           userSet[#userSet + 1] = user
         end
-        if syncing then syncAdd[#syncAdd + 1] = padded end
+        if syncing then
+          syncAdd[#syncAdd + 1] = padded
+          syncAdded[padded] = true
+        end
       end
     end
   end
