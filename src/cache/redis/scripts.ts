@@ -213,7 +213,7 @@ while i <= #R do
       end
     else
       local dropped = false
-      if string.sub(mode, 1, 1) == 'P' then
+      if #mode > 1 then
         if syncing and not syncAdded[padded] and redis.call('GET', guild .. ':sync') == string.sub(mode, 2)
           and redis.call('SISMEMBER', syncKey, padded) == 0 then
           -- Left out of the complete list: its record is from before it. It keeps its index entry and user
