@@ -7,39 +7,18 @@
  */
 import {
   AttachmentBuilder,
-  Client,
   DiscordAPIError,
   Events,
   HTTPError,
   Routes,
   type ChatInputCommandInteraction,
-  type Guild,
   type Interaction,
   type TextChannel,
 } from 'discord.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { loginDiscordjs } from './discordjs-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { startDiscordjs } from './discordjs-helpers.js';
 
-const sandboxes: Sandbox[] = [];
-const clients: Client[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.destroy();
-  for (const sb of sandboxes.splice(0)) await sb.close();
-});
-
-function login(sb: Sandbox): Promise<Client<true>> {
-  return loginDiscordjs(sb, clients);
-}
-
-async function start(): Promise<{ sb: Sandbox; client: Client<true>; guild: Guild }> {
-  const sb = await createSandbox({ seed: { guilds: 2, membersPerGuild: 12 }, gateway: { identifyWindowMs: 0, heartbeatIntervalMs: 5_000 } });
-  sandboxes.push(sb);
-  const client = await login(sb);
-  const guild = client.guilds.cache.get(sb.state.guildIds[0]!)!;
-  return { sb, client, guild };
-}
+const start = startDiscordjs;
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
   return p.then(

@@ -18,28 +18,14 @@ import {
   TextInputBuilder,
   TextInputStyle,
   UserSelectMenuBuilder,
-  type Guild,
   type Interaction,
   type TextChannel,
 } from 'discord.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createSandbox, SandboxError, type Sandbox } from '../../src/sandbox/index.js';
-import { loginDiscordjs } from './discordjs-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { SandboxError } from '../../src/sandbox/index.js';
+import { startDiscordjs } from './discordjs-helpers.js';
 
-const sandboxes: Sandbox[] = [];
-const clients: Client[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.destroy();
-  for (const sb of sandboxes.splice(0)) await sb.close();
-});
-
-async function start(): Promise<{ sb: Sandbox; client: Client<true>; guild: Guild }> {
-  const sb = await createSandbox({ seed: { guilds: 2, membersPerGuild: 12 }, gateway: { identifyWindowMs: 0, heartbeatIntervalMs: 5_000 } });
-  sandboxes.push(sb);
-  const client = await loginDiscordjs(sb, clients);
-  return { sb, client, guild: client.guilds.cache.get(sb.state.guildIds[0]!)! };
-}
+const start = startDiscordjs;
 
 /** Runs `handle` on the next interaction discord.js emits; rejects after 5 s. */
 function onNextInteraction<T>(client: Client, handle: (i: Interaction) => Promise<T>): Promise<T> {
@@ -87,8 +73,7 @@ describe('discord.js flows against the sandbox', () => {
   });
 
   it('a user-scoped 429 carries its bucket headers: @discordjs/rest waits it out as a limited bucket and says so', async () => {
-    const { sb, guild } = await start();
-    const client = clients[0]!;
+    const { sb, client, guild } = await start();
     const limited: Array<{ global: boolean; scope: string; timeToReset: number }> = [];
     client.rest.on('rateLimited', (info) => limited.push({ global: info.global, scope: info.scope, timeToReset: info.timeToReset }));
     const general = guild.channels.cache.find((c) => c.name === 'general') as TextChannel;

@@ -1,12 +1,21 @@
 /**
- * The unmodified discord.js Client logged in to a sandbox, as the discord.js acceptance tests use it: the
- * intents a typical bot asks for, @discordjs/rest pointed at the sandbox's REST URL.
+ * The unmodified discord.js Client logged in to a fresh sandbox, as the discord.js acceptance tests use it: the
+ * intents a typical bot asks for, @discordjs/rest pointed at the sandbox's REST URL, and both closed after each test.
  */
-import { Client, Events, GatewayIntentBits } from 'discord.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { Client, Events, GatewayIntentBits, type Guild } from 'discord.js';
+import { afterEach } from 'vitest';
+import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 
-/** Log a new Client in to `sb` and resolve once it is ready (15 s at most); `clients` collects it for cleanup. */
-export async function loginDiscordjs(sb: Sandbox, clients: Client[]): Promise<Client<true>> {
+const sandboxes: Sandbox[] = [];
+const clients: Client[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.destroy();
+  for (const sb of sandboxes.splice(0)) await sb.close();
+});
+
+/** Log a new Client in to `sb` and resolve once it is ready (15 s at most); it is destroyed after the test. */
+async function loginDiscordjs(sb: Sandbox): Promise<Client<true>> {
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages],
     // @discordjs/rest builds `${api}/v${version}${route}`; one retry keeps a 5xx answer quick.
@@ -23,4 +32,12 @@ export async function loginDiscordjs(sb: Sandbox, clients: Client[]): Promise<Cl
   await client.login(sb.botToken);
   await ready;
   return client as Client<true>;
+}
+
+/** A sandbox (2 guilds x 12 members) with a discord.js Client logged in, and the first guild as it sees it. */
+export async function startDiscordjs(): Promise<{ sb: Sandbox; client: Client<true>; guild: Guild }> {
+  const sb = await createSandbox({ seed: { guilds: 2, membersPerGuild: 12 }, gateway: { identifyWindowMs: 0, heartbeatIntervalMs: 5_000 } });
+  sandboxes.push(sb);
+  const client = await loginDiscordjs(sb);
+  return { sb, client, guild: client.guilds.cache.get(sb.state.guildIds[0]!)! };
 }
