@@ -21,7 +21,7 @@ import {
   ClusterError,
   type ClusterCoordinatorOptions,
 } from '../cluster/index.js';
-import { Resharder, type ReshardHost, type ShardSetHandle } from './reshard.js';
+import { Resharder, type ReshardHost, type ShardSetHandle } from './resharder.js';
 
 /** One shard set of this process: its generation, total, manager and (cluster mode) coordinator. */
 interface RuntimeShardSet extends ShardSetHandle {
