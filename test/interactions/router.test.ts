@@ -1,7 +1,7 @@
 /** Routing: scope (guild before global), command type, subcommand path, and the answers the router gives itself. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { APIInteraction } from 'discord-api-types/v10';
-import { InteractionRouter } from '../../src/interactions/router.js';
+import { InteractionRouter, type RouterOptions } from '../../src/interactions/router.js';
 import { RestClient } from '../../src/rest/index.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { interactionTransport } from '../../src/runtime/rest-adapters.js';
@@ -34,7 +34,7 @@ function interaction(data: Record<string, unknown>, type = 2, guildId: string | 
 }
 
 async function setup(
-  extra: { unhandledWarnMs?: number } = {},
+  extra: Pick<RouterOptions<unknown, unknown>, 'unhandledWarnMs' | 'unhandled'> = {},
 ): Promise<{ api: FakeApi; router: InteractionRouter; logs: LogSink; answers: () => string[] }> {
   const api = await startFakeApi();
   open.push(api);
@@ -80,11 +80,26 @@ describe('InteractionRouter', () => {
     expect(answers()).toEqual(['user 55', 'own 3', 'outer grp leaf']);
   });
 
-  it('answers a command nobody handles with nothing, and logs it', async () => {
+  it('answers a command nobody handles with an ephemeral "not available right now", and logs it', async () => {
     const { api, router, logs } = await setup();
     await router.handle(interaction({ name: 'ghost' }));
-    expect(api.requests).toHaveLength(0);
+    expect(api.requests).toHaveLength(1);
+    expect(JSON.parse(api.requests[0]!.body)).toEqual({ type: 4, data: { content: 'This command is not available right now.', flags: 64 } });
     expect(logs.lines.find((l) => l.msg === 'no plugin handles this command')).toMatchObject({ command: 'ghost' });
+  });
+
+  it('answers an unhandled interaction with what `unhandled` says, or not at all when it says null', async () => {
+    const kinds: string[] = [];
+    const { api, router } = await setup({
+      unhandled: (kind, i) => {
+        kinds.push(kind);
+        return (i as { locale?: string }).locale === 'de' ? { content: 'Gerade nicht verfügbar.', flags: 64 } : null;
+      },
+    });
+    await router.handle({ ...interaction({ name: 'ghost' }), locale: 'de' } as APIInteraction);
+    await router.handle({ ...interaction({ name: 'ghost' }), locale: 'fr' } as APIInteraction);
+    expect(kinds).toEqual(['command', 'command']);
+    expect(api.requests.map((r) => JSON.parse(r.body) as unknown)).toEqual([{ type: 4, data: { content: 'Gerade nicht verfügbar.', flags: 64 } }]);
   });
 
   it('warns about an unhandled command once per window, counting the repeats, not once per interaction', async () => {
