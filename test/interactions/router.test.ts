@@ -103,7 +103,8 @@ describe('InteractionRouter', () => {
   });
 
   it('warns about an unhandled command once per window, counting the repeats, not once per interaction', async () => {
-    const { router, logs } = await setup({ unhandledWarnMs: 300 });
+    // Left unanswered here (unhandled: null), so that the loop makes no REST call and stays inside the window.
+    const { router, logs } = await setup({ unhandledWarnMs: 300, unhandled: () => null });
     const warned = () => logs.lines.filter((l) => l.msg === 'no plugin handles this command');
     for (let i = 0; i < 50; i++) await router.handle(interaction({ name: 'ghost' }));
     await router.handle(interaction({ name: 'other-ghost' }));

@@ -86,7 +86,7 @@ export class ShardSetsService implements Service {
   }
 
   async stop(options: StopOptions): Promise<void> {
-    this.cache.current !== null && this.cache.upkeep.stop();
+    if (this.cache.current !== null) this.cache.upkeep.stop();
     if (this.checkTimer !== null) clearInterval(this.checkTimer);
     this.checkTimer = null;
     const steps: Array<[string, () => Promise<unknown> | undefined]> = [
