@@ -67,4 +67,16 @@ describe('tracing', () => {
     expect(parentOf(callback)).toBe(handler.spanContext().spanId);
     expect(new Set([intake, handler, callback].map((s) => s.spanContext().traceId)).size).toBe(1);
   });
+
+  it('a 429 on the REST call is an event of its span, and so is the wait it asked for', async () => {
+    exporter.reset();
+    sandbox.restFaults.rateLimit({ bucket: 'interaction.callback', retryAfterMs: 100, count: 1 });
+    await flip();
+    await until(() => exporter.getFinishedSpans().some((s) => s.name === 'gatehouse.intake'), 'the intake span ended');
+    const callback = exporter.getFinishedSpans().find((s) => String(s.attributes['gatehouse.route']).endsWith('/callback'))!;
+    const limited = callback.events.find((e) => e.name === 'gatehouse.rest.rate_limited');
+    expect(limited?.attributes).toMatchObject({ 'gatehouse.rest.retry_after_ms': 100 });
+    expect(callback.events.map((e) => e.name)).toContain('gatehouse.rest.wait');
+    expect(callback.attributes['http.response.status_code']).toBe(204);
+  });
 });
