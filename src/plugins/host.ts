@@ -365,10 +365,15 @@ export class PluginHost {
     for (const plugin of this.plugins) {
       signal?.throwIfAborted();
       await this.setup(plugin, signal);
+      signal?.throwIfAborted();
+      if (plugin.error instanceof PluginTimeoutError) throw plugin.error;
     }
   }
 
-  /** Run one plugin's setup; a throw disables it (state `failed`) and is logged; a timeout rejects. */
+  /**
+   * Run one plugin's setup; a throw disables it (state `failed`) and is logged, and so does a setup that does not
+   * settle within the timeout (its error a PluginTimeoutError) or that `signal` cuts short. Never rejects.
+   */
   async setup(plugin: HostedPlugin, signal?: AbortSignal): Promise<void> {
     if (plugin.state !== 'loaded') return;
     if (plugin.definition.setup === undefined) {
@@ -399,7 +404,6 @@ export class PluginHost {
       () => undefined,
     );
     if (outcome === 'timeout') plugin.context.log.error({ err: error, plugin: plugin.name }, error.message);
-    throw error;
   }
 
   /** A setup that finished after it timed out or the start was cut short: its plugin never served, so undo it. */

@@ -8,6 +8,8 @@ import { loadConfig } from '../../src/runtime/config.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { PluginHost, PluginTimeoutError, type SharedServices } from '../../src/plugins/host.js';
+import { silentLogger } from '../../src/runtime/logger.js';
 import { LogSink, newSandbox, ROOT, startBot } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -54,3 +56,33 @@ describe('plugin timeouts', () => {
     expect(String(line!.msg)).toContain('(plugins.teardownTimeoutMs); stopping without it');
   });
 });
+
+describe('plugin timeouts in the host', () => {
+  const source = { file: '/p/slow.ts', label: 'p/slow.ts' };
+  const host = (): PluginHost => new PluginHost({ log: silentLogger(), services: {} as SharedServices, setupTimeoutMs: 50, teardownTimeoutMs: 50 });
+
+  it('one setup (a dev reload) past the timeout disables its plugin without rejecting; setupAll rejects with it', async () => {
+    const h = host();
+    h.add({ name: 'slow', setup: () => new Promise<void>(() => undefined) }, source);
+    const plugin = h.loaded[0]!;
+    await h.setup(plugin);
+    expect(plugin.state).toBe('failed');
+    expect(plugin.error).toBeInstanceOf(PluginTimeoutError);
+    const again = host();
+    again.add({ name: 'slow', setup: () => new Promise<void>(() => undefined) }, source);
+    await expect(again.setupAll()).rejects.toThrow('plugin "slow": setup did not settle within 50 ms (plugins.setupTimeoutMs)');
+  });
+
+  it('a setup that finishes after it timed out is torn down at once (its plugin never served)', async () => {
+    let finish!: () => void;
+    let tornDown = false;
+    const h = host();
+    h.add({ name: 'late', setup: () => new Promise<void>((r) => (finish = r)), teardown: () => void (tornDown = true) }, source);
+    await expect(h.setupAll()).rejects.toThrow(PluginTimeoutError);
+    finish();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(tornDown).toBe(true);
+    expect(h.loaded[0]!.state).toBe('failed');
+  });
+});
+
