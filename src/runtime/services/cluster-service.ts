@@ -20,7 +20,10 @@ export class ClusterService implements Service {
   readonly name = 'cluster';
   /** The coordinator of the serving shard set (null outside cluster mode). */
   coordinator: ClusterCoordinator | null = null;
-  /** The generation of the shard set that serves (0 until the bot's first reshard). */
+  /**
+   * The generation of the shard set that serves (0 until the bot's first reshard). Kept here, with the coordinator
+   * of that set, also outside cluster mode: a reshard in one process moves it on just the same.
+   */
   generation = 0;
 
   constructor(
