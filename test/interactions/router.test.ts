@@ -88,6 +88,20 @@ describe('InteractionRouter', () => {
     expect(logs.lines.find((l) => l.msg === 'no plugin handles this command')).toMatchObject({ command: 'ghost' });
   });
 
+  it('answers a component or modal nobody handles the same way, and an autocomplete with no choices', async () => {
+    const kinds: string[] = [];
+    const { api, router } = await setup({ unhandled: (kind) => (kinds.push(kind), { content: `no ${kind}`, flags: 64 }) });
+    await router.handle({ ...interaction({}, 3), data: { custom_id: 'gone', component_type: 2 } } as unknown as APIInteraction);
+    await router.handle({ ...interaction({}, 5), data: { custom_id: 'gone-form', components: [] } } as unknown as APIInteraction);
+    await router.handle(interaction({ name: 'ghost', options: [{ type: 3, name: 'q', value: 'a', focused: true }] }, 4));
+    expect(kinds).toEqual(['component', 'modal', 'autocomplete']);
+    expect(api.requests.map((r) => JSON.parse(r.body) as unknown)).toEqual([
+      { type: 4, data: { content: 'no component', flags: 64 } },
+      { type: 4, data: { content: 'no modal', flags: 64 } },
+      { type: 8, data: { choices: [] } },
+    ]);
+  });
+
   it('answers an unhandled interaction with what `unhandled` says, or not at all when it says null', async () => {
     const kinds: string[] = [];
     const { api, router } = await setup({

@@ -5,7 +5,9 @@
  * answers; a command the bot never declared is registered straight through REST, as a stale registration is.
  */
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { createGlobalCommand } from '../../src/rest/index.js';
+import { createMetrics } from '../../src/runtime/metrics.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { newSandbox, startBot } from '../plugins/helpers.js';
@@ -49,6 +51,9 @@ describe('an interaction no plugin handles', () => {
       if (transport === 'both') expect(sandbox.webhooks.deliveryOf(plain.id)?.answer).toEqual({ kind: 'inline', status: 200 });
       else expect(sandbox.webhooks.deliveryOf(plain.id)).toBeUndefined();
       expect(runtime.unhandledInteractions.get('command')).toBe(2);
+      const scrape = parsePrometheusTextFormat(await createMetrics(runtime, { processMetrics: false }).registry.metrics());
+      const unhandled = scrape.find((f) => f.name === 'gatehouse_interactions_unhandled_total')!;
+      expect(unhandled.metrics).toEqual([{ labels: { kind: 'command' }, value: '2' }]);
     });
   }
 });
