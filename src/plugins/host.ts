@@ -99,7 +99,7 @@ export interface PluginHostOptions {
   teardownTimeoutMs?: number;
 }
 
-/** How long a plugin's setup or teardown may take by default (fastify/avvio's pluginTimeout answers the same). */
+/** How long a plugin's setup or teardown may take by default: long enough for a connection to a store, short enough to notice. */
 export const DEFAULT_PLUGIN_TIMEOUT_MS = 5_000;
 
 /** A plugin's setup or teardown did not settle in time. */
