@@ -15,7 +15,13 @@
 import { z } from 'zod';
 import { ApiError, defineCommand, definePlugin, type PluginCommandContext } from 'gatehouse';
 // Plugins outside this repository import these from 'gatehouse/rest'.
-import { addMemberRole, createMessage, removeMemberRole, timeoutMember, type RestRequester } from '../src/rest/index.js';
+import {
+  addMemberRole,
+  createMessage,
+  removeMemberRole,
+  timeoutMember,
+  type RestRequester,
+} from '../src/rest/index.js';
 
 const snowflake = z.string().regex(/^[1-9]\d{0,19}$/, 'must be a snowflake (an id as a decimal string)');
 // Optional, so that the examples load on a fresh checkout; the commands say what is missing until it is set.
@@ -26,7 +32,7 @@ const NOT_SET_UP =
   'Moderation is not set up: set plugins.config.moderation.logChannelId and timeoutRoleId ' +
   '(or GATEHOUSE_PLUGIN__MODERATION__LOG_CHANNEL_ID and GATEHOUSE_PLUGIN__MODERATION__TIMEOUT_ROLE_ID).';
 
-/** MODERATE_MEMBERS (1 << 40), as the service writes permission bit sets: a decimal string. */
+/** MODERATE_MEMBERS (1 << 40), as the service writes permission bit sets: a decimal string (docs/protocol.md §12.5). */
 const MODERATE_MEMBERS = String(1n << 40n);
 /** The longest timeout the service accepts: 28 days. */
 const MAX_MINUTES = 28 * 24 * 60;
@@ -44,7 +50,8 @@ function auditReason(ctx: PluginCommandContext<unknown>, reason: string | undefi
 /** What to tell the moderator when the service refused a step. */
 function refusal(step: string, err: unknown): string {
   if (err instanceof ApiError) {
-    if (err.code === 50013) return `I could not ${step}: I lack the permission, or their highest role is not below mine.`;
+    if (err.code === 50013)
+      return `I could not ${step}: I lack the permission, or their highest role is not below mine.`;
     if (err.code === 10007) return `I could not ${step}: they are not a member of this server.`;
     return `I could not ${step}: ${err.apiMessage} (code ${err.code ?? err.status}).`;
   }
@@ -85,7 +92,14 @@ export default definePlugin({
       contexts: [0],
       options: [
         { type: 6, name: 'member', description: 'Who to time out', required: true },
-        { type: 4, name: 'minutes', description: `How long, 1 to ${MAX_MINUTES} (28 days)`, required: true, min_value: 1, max_value: MAX_MINUTES },
+        {
+          type: 4,
+          name: 'minutes',
+          description: `How long, 1 to ${MAX_MINUTES} (28 days)`,
+          required: true,
+          min_value: 1,
+          max_value: MAX_MINUTES,
+        },
         { type: 3, name: 'reason', description: 'Why (shown in the audit log and the log channel)', max_length: 400 },
       ],
       deferEphemeral: true,
@@ -104,7 +118,11 @@ export default definePlugin({
         const { member: target, minutes, reason } = ctx.options;
         const member = target.id;
         if (target.member === undefined) {
-          await ctx.reply({ content: `<@${member}> is not a member of this server.`, ephemeral: true, allowed_mentions: { parse: [] } });
+          await ctx.reply({
+            content: `<@${member}> is not a member of this server.`,
+            ephemeral: true,
+            allowed_mentions: { parse: [] },
+          });
           return;
         }
         const rest = ctx.plugin.rest;
@@ -113,7 +131,11 @@ export default definePlugin({
         try {
           await timeoutMember(rest, guildId, member, minutes * 60_000, { reason: audit });
         } catch (err) {
-          await ctx.reply({ content: refusal(`time <@${member}> out`, err), ephemeral: true, allowed_mentions: { parse: [] } });
+          await ctx.reply({
+            content: refusal(`time <@${member}> out`, err),
+            ephemeral: true,
+            allowed_mentions: { parse: [] },
+          });
           return;
         }
         const problems: string[] = [];
@@ -126,7 +148,10 @@ export default definePlugin({
           fields: [
             { name: 'Member', value: `<@${member}>`, inline: true },
             { name: 'Moderator', value: `<@${ctx.user.id}>`, inline: true },
-            { name: 'Duration', value: `${minutes} minute${minutes === 1 ? '' : 's'} (until <t:${Math.floor(until / 1000)}:f>)` },
+            {
+              name: 'Duration',
+              value: `${minutes} minute${minutes === 1 ? '' : 's'} (until <t:${Math.floor(until / 1000)}:f>)`,
+            },
             { name: 'Reason', value: reason ?? 'No reason given' },
           ],
         });
@@ -167,7 +192,11 @@ export default definePlugin({
         try {
           await timeoutMember(rest, guildId, member, null, { reason: audit });
         } catch (err) {
-          await ctx.reply({ content: refusal(`end the timeout of <@${member}>`, err), ephemeral: true, allowed_mentions: { parse: [] } });
+          await ctx.reply({
+            content: refusal(`end the timeout of <@${member}>`, err),
+            ephemeral: true,
+            allowed_mentions: { parse: [] },
+          });
           return;
         }
         const problems: string[] = [];
@@ -184,7 +213,11 @@ export default definePlugin({
           ],
         });
         if (logged !== null) problems.push(logged);
-        await ctx.reply({ content: [`Ended the timeout of <@${member}>.`, ...problems].join('\n'), ephemeral: true, allowed_mentions: { parse: [] } });
+        await ctx.reply({
+          content: [`Ended the timeout of <@${member}>.`, ...problems].join('\n'),
+          ephemeral: true,
+          allowed_mentions: { parse: [] },
+        });
       },
     }),
   ],

@@ -53,12 +53,20 @@ export async function startCaptureServer(): Promise<CaptureServer> {
     });
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      requests.push({ method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks) });
+      requests.push({
+        method: req.method ?? '',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      });
       const answer = queue.shift() ?? { status: 200, body: {} };
       if (answer.status === 204 || answer.body === undefined) {
         res.writeHead(answer.status, { ...answer.headers }).end();
       } else {
-        res.writeHead(answer.status, { ...answer.headers, 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+        res
+          .writeHead(answer.status, { ...answer.headers, 'content-type': 'application/json' })
+          .end(JSON.stringify(answer.body));
       }
     });
   });

@@ -55,7 +55,9 @@ describe('the pinned OpenAPI description (test/fixtures/openapi)', () => {
     expect(d.find('GET', '/channels/1/messages/pins')?.template).toBe('/channels/{channel_id}/messages/pins');
     expect(d.find('GET', '/channels/1/messages/2')?.template).toBe('/channels/{channel_id}/messages/{message_id}');
     expect(d.find('GET', '/guilds/1/members/search?query=a')?.template).toBe('/guilds/{guild_id}/members/search');
-    expect(d.find('DELETE', '/webhooks/1/t/messages/@original')?.template).toBe('/webhooks/{webhook_id}/{webhook_token}/messages/@original');
+    expect(d.find('DELETE', '/webhooks/1/t/messages/@original')?.template).toBe(
+      '/webhooks/{webhook_id}/{webhook_token}/messages/@original',
+    );
     expect(d.find('POST', '/oauth2/token')).toBeNull();
     expect(d.find('GET', '/applications/{application_id}/skus')).toBeNull();
     expect(d.find('PUT', '/channels/{channel_id}/messages')).toBeNull();
@@ -65,13 +67,17 @@ describe('the pinned OpenAPI description (test/fixtures/openapi)', () => {
   it('checks request bodies strictly: a key the description lacks fails, named or inline, inside unions too', () => {
     const create = d.find('POST', '/channels/{channel_id}/messages')!;
     expect(create.requestBody).toMatchObject({ kind: 'named', typeNames: ['MessageCreateRequest'] });
-    expect(d.validateRequestBody(create, { content: 'hi', embeds: [{ title: 'x', color: 0xff0000 }] })).toEqual({ ok: true });
+    expect(d.validateRequestBody(create, { content: 'hi', embeds: [{ title: 'x', color: 0xff0000 }] })).toEqual({
+      ok: true,
+    });
     const typo = d.validateRequestBody(create, { content: 'hi', embeds: [{ title: 'x', colour: 1 }] });
     expect(typo).toEqual({ ok: false, issues: ['embeds.0: Unrecognized key: "colour"'] });
 
     const member = d.find('PATCH', '/guilds/1/members/2')!;
     expect(member.requestBody?.kind).toBe('inline');
-    expect(d.validateRequestBody(member, { communication_disabled_until: '2030-01-01T00:00:00.000Z', roles: ['1'] })).toEqual({ ok: true });
+    expect(
+      d.validateRequestBody(member, { communication_disabled_until: '2030-01-01T00:00:00.000Z', roles: ['1'] }),
+    ).toEqual({ ok: true });
     expect(d.validateRequestBody(member, { timeout: 60 })).toMatchObject({ ok: false });
     expect(d.validateRequestBody(member, { nick: 5 })).toMatchObject({ ok: false });
 
@@ -87,12 +93,23 @@ describe('the pinned OpenAPI description (test/fixtures/openapi)', () => {
 
   it('checks responses loosely by default and strictly on request; statuses fall back to their range', () => {
     const get = d.find('GET', '/users/{user_id}')!;
-    const user = { id: '1', username: 'a', avatar: null, discriminator: '0', public_flags: 0, flags: 0, global_name: null, primary_guild: null };
+    const user = {
+      id: '1',
+      username: 'a',
+      avatar: null,
+      discriminator: '0',
+      public_flags: 0,
+      flags: 0,
+      global_name: null,
+      primary_guild: null,
+    };
     expect(d.validateResponse(get, 200, user)).toEqual({ ok: true });
     expect(d.validateResponse(get, 200, { ...user, not_in_the_description: 1 })).toEqual({ ok: true });
     expect(d.validateResponse(get, 200, { ...user, username: 5 })).toMatchObject({ ok: false });
     const strict = loadDescription({ strictResponses: true });
-    expect(strict.validateResponse(strict.find('GET', '/users/1')!, 200, { ...user, not_in_the_description: 1 })).toMatchObject({ ok: false });
+    expect(
+      strict.validateResponse(strict.find('GET', '/users/1')!, 200, { ...user, not_in_the_description: 1 }),
+    ).toMatchObject({ ok: false });
 
     expect(d.responseFor(get, 404)?.key).toBe('4XX');
     expect(d.responseFor(get, 429)?.key).toBe('429');
@@ -114,7 +131,11 @@ describe('the pinned OpenAPI description (test/fixtures/openapi)', () => {
     expect(d.validateQuery(search, new URLSearchParams('query=ab&limit=5'))).toEqual({ ok: true });
     expect(d.validateQuery(search, new URLSearchParams('limit=x&sort=1'))).toEqual({
       ok: false,
-      issues: ['query limit=x: not a number', 'query sort: not a parameter of GET /guilds/{guild_id}/members/search', 'query query: required'],
+      issues: [
+        'query limit=x: not a number',
+        'query sort: not a parameter of GET /guilds/{guild_id}/members/search',
+        'query query: required',
+      ],
     });
     const entitlements = d.find('GET', '/applications/{application_id}/entitlements')!;
     expect(d.validateQuery(entitlements, new URLSearchParams('sku_ids=1,2&exclude_ended=true'))).toEqual({ ok: true });
@@ -122,9 +143,15 @@ describe('the pinned OpenAPI description (test/fixtures/openapi)', () => {
   });
 
   it('says which tokens an operation accepts', () => {
-    expect(d.find('GET', '/users/@me/connections')).toMatchObject({ acceptsBotToken: true, oauth2Scopes: ['connections'] });
+    expect(d.find('GET', '/users/@me/connections')).toMatchObject({
+      acceptsBotToken: true,
+      oauth2Scopes: ['connections'],
+    });
     expect(d.find('GET', '/guilds/{guild_id}')).toMatchObject({ acceptsBotToken: true, oauth2Scopes: [] });
-    expect(d.find('GET', '/users/@me/guilds/{guild_id}/member')).toMatchObject({ acceptsBotToken: false, oauth2Scopes: ['guilds.members.read'] });
+    expect(d.find('GET', '/users/@me/guilds/{guild_id}/member')).toMatchObject({
+      acceptsBotToken: false,
+      oauth2Scopes: ['guilds.members.read'],
+    });
   });
 
   it("builds its strict copy because the package's setStrictObject cannot change schemas already built", async () => {

@@ -72,7 +72,12 @@ describe('files: multipart/form-data bodies', () => {
       rest,
       CHANNEL,
       { content: 'two files', attachments: [{ id: '0', description: 'raw' }, { id: '1' }] },
-      { files: [{ name: 'raw.bin', data: bytes, contentType: 'application/octet-stream' }, { name: 'note.txt', data: new Blob(['héllo'], { type: 'text/plain' }) }] },
+      {
+        files: [
+          { name: 'raw.bin', data: bytes, contentType: 'application/octet-stream' },
+          { name: 'note.txt', data: new Blob(['héllo'], { type: 'text/plain' }) },
+        ],
+      },
     );
     const c = only();
     expect(c.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
@@ -82,7 +87,10 @@ describe('files: multipart/form-data bodies', () => {
       ['files[0]', 'raw.bin'],
       ['files[1]', 'note.txt'],
     ]);
-    expect(JSON.parse(parts[0]!.text)).toEqual({ content: 'two files', attachments: [{ id: '0', description: 'raw' }, { id: '1' }] });
+    expect(JSON.parse(parts[0]!.text)).toEqual({
+      content: 'two files',
+      attachments: [{ id: '0', description: 'raw' }, { id: '1' }],
+    });
     const raw = c.body;
     // The binary part arrives byte for byte (a text round-trip would have mangled 0xfd-0xff).
     expect(raw.includes(Buffer.from(bytes))).toBe(true);
@@ -91,7 +99,16 @@ describe('files: multipart/form-data bodies', () => {
   });
 
   it('uploads a sticker as plain fields and a part named "file", without payload_json', async () => {
-    await routes.createGuildSticker(rest, GUILD, { name: 'gate', tags: 'door', file: { name: 'gate.png', data: new Uint8Array([137, 80, 78, 71]), contentType: 'image/png' } }, { reason: 'new sticker' });
+    await routes.createGuildSticker(
+      rest,
+      GUILD,
+      {
+        name: 'gate',
+        tags: 'door',
+        file: { name: 'gate.png', data: new Uint8Array([137, 80, 78, 71]), contentType: 'image/png' },
+      },
+      { reason: 'new sticker' },
+    );
     const c = only();
     const parts = await multipartParts(c);
     expect(parts.map((p) => [p.name, p.filename, p.filename === null ? p.text : p.contentType])).toEqual([
@@ -119,7 +136,12 @@ describe('files: multipart/form-data bodies', () => {
 
 describe('query parameters', () => {
   it('repeats list-valued keys, writes booleans and numbers as text, leaves out what is unset', async () => {
-    await routes.searchGuildMessages(rest, GUILD, { author_id: [USER, ROLE], has: [MessageSearchHasType.Image, MessageSearchHasType.Link], limit: 10, pinned: false });
+    await routes.searchGuildMessages(rest, GUILD, {
+      author_id: [USER, ROLE],
+      has: [MessageSearchHasType.Image, MessageSearchHasType.Link],
+      limit: 10,
+      pinned: false,
+    });
     const c = only();
     expect(c.path).toBe(`/guilds/${GUILD}/messages/search`);
     expect(c.query.getAll('author_id')).toEqual([USER, ROLE]);
@@ -140,7 +162,12 @@ describe('query parameters', () => {
     await routes.deleteWebhookMessage(rest, WEBHOOK, TOKEN, MESSAGE, { threadId: CHANNEL });
     await routes.getSkuSubscription(rest, ROLE, MESSAGE, { userId: USER });
     await routes.getSkuSubscription(rest, ROLE, MESSAGE);
-    expect(server.requests.map((r) => r.query.toString())).toEqual([`wait=true&thread_id=${CHANNEL}`, `thread_id=${CHANNEL}`, `user_id=${USER}`, '']);
+    expect(server.requests.map((r) => r.query.toString())).toEqual([
+      `wait=true&thread_id=${CHANNEL}`,
+      `thread_id=${CHANNEL}`,
+      `user_id=${USER}`,
+      '',
+    ]);
   });
 
   it('refuses a query value that is no scalar or list of scalars', async () => {
@@ -173,7 +200,9 @@ describe('members: timeouts', () => {
     const before = Date.now();
     await routes.timeoutMember(rest, GUILD, USER, 10 * 60_000);
     const after = Date.now();
-    const sentAt = Date.parse((json(server.requests[0]!) as { communication_disabled_until: string }).communication_disabled_until);
+    const sentAt = Date.parse(
+      (json(server.requests[0]!) as { communication_disabled_until: string }).communication_disabled_until,
+    );
     expect(sentAt).toBeGreaterThanOrEqual(before + 10 * 60_000);
     expect(sentAt).toBeLessThanOrEqual(after + 10 * 60_000);
     await routes.timeoutMember(rest, GUILD, USER, new Date('2030-01-02T03:04:05Z'));
@@ -205,7 +234,9 @@ describe('local refusals of what the service would refuse', () => {
       await expect(routes.bulkBan(rest, GUILD, { user_ids: bad })).rejects.toBeInstanceOf(RequestRefusedError);
     }
     for (const bad of [-1, routes.MAX_BAN_DELETE_SECONDS + 1, 1.5]) {
-      await expect(routes.banMember(rest, GUILD, USER, { delete_message_seconds: bad })).rejects.toBeInstanceOf(RequestRefusedError);
+      await expect(routes.banMember(rest, GUILD, USER, { delete_message_seconds: bad })).rejects.toBeInstanceOf(
+        RequestRefusedError,
+      );
     }
     expect(server.requests).toHaveLength(0);
     await routes.bulkDeleteMessages(rest, CHANNEL, ids(100));
@@ -222,13 +253,25 @@ describe("the client's limits apply to route helpers", () => {
     server.enqueue({
       status: 429,
       body: { message: 'You are being rate limited.', retry_after: 0.05, global: false },
-      headers: { 'retry-after': '1', 'x-ratelimit-scope': 'user', 'x-ratelimit-bucket': 'roles-bucket', 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '0.05' },
+      headers: {
+        'retry-after': '1',
+        'x-ratelimit-scope': 'user',
+        'x-ratelimit-bucket': 'roles-bucket',
+        'x-ratelimit-limit': '10',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset-after': '0.05',
+      },
     });
     await routes.addMemberRole(rest, GUILD, USER, ROLE, { reason: 'verified' });
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]!.path).toBe(server.requests[0]!.path);
     expect(limited).toHaveLength(1);
-    expect(limited[0]).toMatchObject({ method: 'PUT', route: '/guilds/{guild_id}/members/{user_id}/roles/{role_id}', scope: 'user', global: false });
+    expect(limited[0]).toMatchObject({
+      method: 'PUT',
+      route: '/guilds/{guild_id}/members/{user_id}/roles/{role_id}',
+      scope: 'user',
+      global: false,
+    });
   });
 
   it('webhook-token helpers send no Authorization and keep the token out of bucket keys', async () => {
@@ -247,6 +290,9 @@ describe("the client's limits apply to route helpers", () => {
   it('OAuth2-only helpers send the user token as Bearer, never the bot token', async () => {
     await routes.getCurrentUserGuildMember(rest, GUILD, 'user-access-token-1');
     await routes.deleteCurrentUserRoleConnection(rest, USER, 'user-access-token-1');
-    expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer user-access-token-1', 'Bearer user-access-token-1']);
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+      'Bearer user-access-token-1',
+      'Bearer user-access-token-1',
+    ]);
   });
 });

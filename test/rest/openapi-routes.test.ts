@@ -43,10 +43,17 @@ const png = (name = 'a.png'): { name: string; data: Uint8Array; contentType: str
 });
 const image = 'data:image/png;base64,iVBORw0KGgo=';
 const slash = { name: 'ping', description: 'Replies with pong', default_member_permissions: '8192' };
-const embed = { title: 'Timed out', description: '<@1> for 10 minutes', color: 0xe67e22, fields: [{ name: 'Reason', value: 'spam' }] };
+const embed = {
+  title: 'Timed out',
+  description: '<@1> for 10 minutes',
+  color: 0xe67e22,
+  fields: [{ name: 'Reason', value: 'spam' }],
+};
 
 type Call = (rest: RestRequester) => Promise<unknown>;
-type HelperName = { [K in keyof typeof routes]: (typeof routes)[K] extends (...args: never[]) => unknown ? K : never }[keyof typeof routes];
+type HelperName = {
+  [K in keyof typeof routes]: (typeof routes)[K] extends (...args: never[]) => unknown ? K : never;
+}[keyof typeof routes];
 
 /** Exported functions that build no request. */
 const NOT_ROUTES = new Set<string>(['reactionEmoji']);
@@ -56,30 +63,45 @@ const CALLS: Record<Exclude<HelperName, 'reactionEmoji'>, Call | Call[]> = {
   // applications
   getCurrentApplication: (r) => routes.getCurrentApplication(r),
   editCurrentApplication: (r) =>
-    routes.editCurrentApplication(r, { tags: ['moderation'], install_params: { scopes: [OAuth2Scopes.Bot, OAuth2Scopes.ApplicationsCommands], permissions: '1099511627776' } }),
+    routes.editCurrentApplication(r, {
+      tags: ['moderation'],
+      install_params: { scopes: [OAuth2Scopes.Bot, OAuth2Scopes.ApplicationsCommands], permissions: '1099511627776' },
+    }),
   getApplication: (r) => routes.getApplication(r, APP),
   editApplication: (r) =>
-    routes.editApplication(r, APP, { interactions_endpoint_url: 'https://bot.example/interactions', install_params: { scopes: [OAuth2Scopes.Bot], permissions: '8' } }),
+    routes.editApplication(r, APP, {
+      interactions_endpoint_url: 'https://bot.example/interactions',
+      install_params: { scopes: [OAuth2Scopes.Bot], permissions: '8' },
+    }),
   getRoleConnectionMetadata: (r) => routes.getRoleConnectionMetadata(r, APP),
   updateRoleConnectionMetadata: (r) =>
-    routes.updateRoleConnectionMetadata(r, APP, [{ type: 7, key: 'verified', name: 'Verified', description: 'Has verified' }]),
+    routes.updateRoleConnectionMetadata(r, APP, [
+      { type: 7, key: 'verified', name: 'Verified', description: 'Has verified' },
+    ]),
   // commands
-  getGlobalCommands: [(r) => routes.getGlobalCommands(r, APP), (r) => routes.getGlobalCommands(r, APP, { withLocalizations: true })],
+  getGlobalCommands: [
+    (r) => routes.getGlobalCommands(r, APP),
+    (r) => routes.getGlobalCommands(r, APP, { withLocalizations: true }),
+  ],
   createGlobalCommand: (r) => routes.createGlobalCommand(r, APP, slash),
   getGlobalCommand: (r) => routes.getGlobalCommand(r, APP, CMD),
-  editGlobalCommand: (r) => routes.editGlobalCommand(r, APP, CMD, { description: 'Pong!', default_member_permissions: '0' }),
+  editGlobalCommand: (r) =>
+    routes.editGlobalCommand(r, APP, CMD, { description: 'Pong!', default_member_permissions: '0' }),
   deleteGlobalCommand: (r) => routes.deleteGlobalCommand(r, APP, CMD),
   bulkOverwriteGlobalCommands: (r) => routes.bulkOverwriteGlobalCommands(r, APP, [slash]),
   getGuildCommands: (r) => routes.getGuildCommands(r, APP, GUILD, { withLocalizations: true }),
   createGuildCommand: (r) => routes.createGuildCommand(r, APP, GUILD, slash),
   getGuildCommand: (r) => routes.getGuildCommand(r, APP, GUILD, CMD),
-  editGuildCommand: (r) => routes.editGuildCommand(r, APP, GUILD, CMD, { name: 'pong', default_member_permissions: '32' }),
+  editGuildCommand: (r) =>
+    routes.editGuildCommand(r, APP, GUILD, CMD, { name: 'pong', default_member_permissions: '32' }),
   deleteGuildCommand: (r) => routes.deleteGuildCommand(r, APP, GUILD, CMD),
   bulkOverwriteGuildCommands: (r) => routes.bulkOverwriteGuildCommands(r, APP, GUILD, [slash]),
   getGuildCommandPermissions: (r) => routes.getGuildCommandPermissions(r, APP, GUILD),
   getCommandPermissions: (r) => routes.getCommandPermissions(r, APP, GUILD, CMD),
   editCommandPermissions: (r) =>
-    routes.editCommandPermissions(r, APP, GUILD, CMD, [{ id: ROLE, type: 1, permission: true }], { bearerToken: BEARER }),
+    routes.editCommandPermissions(r, APP, GUILD, CMD, [{ id: ROLE, type: 1, permission: true }], {
+      bearerToken: BEARER,
+    }),
   // emojis
   listApplicationEmojis: (r) => routes.listApplicationEmojis(r, APP),
   getApplicationEmoji: (r) => routes.getApplicationEmoji(r, APP, EMOJI),
@@ -88,28 +110,45 @@ const CALLS: Record<Exclude<HelperName, 'reactionEmoji'>, Call | Call[]> = {
   deleteApplicationEmoji: (r) => routes.deleteApplicationEmoji(r, APP, EMOJI),
   listGuildEmojis: (r) => routes.listGuildEmojis(r, GUILD),
   getGuildEmoji: (r) => routes.getGuildEmoji(r, GUILD, EMOJI),
-  createGuildEmoji: (r) => routes.createGuildEmoji(r, GUILD, { name: 'wave', image, roles: [ROLE] }, { reason: REASON }),
+  createGuildEmoji: (r) =>
+    routes.createGuildEmoji(r, GUILD, { name: 'wave', image, roles: [ROLE] }, { reason: REASON }),
   editGuildEmoji: (r) => routes.editGuildEmoji(r, GUILD, EMOJI, { name: 'hi', roles: null }, { reason: REASON }),
   deleteGuildEmoji: (r) => routes.deleteGuildEmoji(r, GUILD, EMOJI, { reason: REASON }),
   // entitlements and SKUs
-  listEntitlements: (r) => routes.listEntitlements(r, APP, { user_id: USER, sku_ids: [SKU, ENT], exclude_ended: true, limit: 50 }),
+  listEntitlements: (r) =>
+    routes.listEntitlements(r, APP, { user_id: USER, sku_ids: [SKU, ENT], exclude_ended: true, limit: 50 }),
   getEntitlement: (r) => routes.getEntitlement(r, APP, ENT),
   consumeEntitlement: (r) => routes.consumeEntitlement(r, APP, ENT),
   createTestEntitlement: (r) => routes.createTestEntitlement(r, APP, { sku_id: SKU, owner_id: GUILD, owner_type: 1 }),
   deleteTestEntitlement: (r) => routes.deleteTestEntitlement(r, APP, ENT),
-  listCurrentUserEntitlements: (r) => routes.listCurrentUserEntitlements(r, APP, BEARER, { sku_ids: [SKU], exclude_consumed: true }),
+  listCurrentUserEntitlements: (r) =>
+    routes.listCurrentUserEntitlements(r, APP, BEARER, { sku_ids: [SKU], exclude_consumed: true }),
   listSkus: (r) => routes.listSkus(r, APP),
   listSkuSubscriptions: (r) => routes.listSkuSubscriptions(r, SKU, { user_id: USER, limit: 10 }),
-  getSkuSubscription: [(r) => routes.getSkuSubscription(r, SKU, SUB), (r) => routes.getSkuSubscription(r, SKU, SUB, { userId: USER })],
+  getSkuSubscription: [
+    (r) => routes.getSkuSubscription(r, SKU, SUB),
+    (r) => routes.getSkuSubscription(r, SKU, SUB, { userId: USER }),
+  ],
   // gateway
   getGateway: (r) => routes.getGateway(r),
   getGatewayBot: (r) => routes.getGatewayBot(r),
   // channels
   getChannel: (r) => routes.getChannel(r, CHANNEL),
   editChannel: (r) =>
-    routes.editChannel(r, CHANNEL, { name: 'mod-log', topic: 'Moderation actions', rate_limit_per_user: 5, permission_overwrites: [{ id: ROLE, type: 0, allow: '1024', deny: '2048' }] }, { reason: REASON }),
+    routes.editChannel(
+      r,
+      CHANNEL,
+      {
+        name: 'mod-log',
+        topic: 'Moderation actions',
+        rate_limit_per_user: 5,
+        permission_overwrites: [{ id: ROLE, type: 0, allow: '1024', deny: '2048' }],
+      },
+      { reason: REASON },
+    ),
   deleteChannel: (r) => routes.deleteChannel(r, CHANNEL, { reason: REASON }),
-  editChannelPermissions: (r) => routes.editChannelPermissions(r, CHANNEL, ROLE, { type: 0, allow: '1024', deny: '2048' }, { reason: REASON }),
+  editChannelPermissions: (r) =>
+    routes.editChannelPermissions(r, CHANNEL, ROLE, { type: 0, allow: '1024', deny: '2048' }, { reason: REASON }),
   deleteChannelPermission: (r) => routes.deleteChannelPermission(r, CHANNEL, ROLE, { reason: REASON }),
   triggerTyping: (r) => routes.triggerTyping(r, CHANNEL),
   setVoiceChannelStatus: (r) => routes.setVoiceChannelStatus(r, CHANNEL, 'Raid night', { reason: REASON }),
@@ -121,34 +160,79 @@ const CALLS: Record<Exclude<HelperName, 'reactionEmoji'>, Call | Call[]> = {
   leaveThread: (r) => routes.leaveThread(r, CHANNEL),
   removeThreadMember: (r) => routes.removeThreadMember(r, CHANNEL, USER),
   startThreadFromMessage: (r) =>
-    routes.startThreadFromMessage(r, CHANNEL, MESSAGE, { name: 'Discussion', auto_archive_duration: 1440 }, { reason: REASON }),
+    routes.startThreadFromMessage(
+      r,
+      CHANNEL,
+      MESSAGE,
+      { name: 'Discussion', auto_archive_duration: 1440 },
+      { reason: REASON },
+    ),
   startThread: [
-    (r) => routes.startThread(r, CHANNEL, { name: 'Private', type: 12, invitable: false, auto_archive_duration: 60 }, { reason: REASON }),
     (r) =>
       routes.startThread(
         r,
         CHANNEL,
-        { name: 'Forum post', message: { content: 'First post', attachments: [{ id: '0', description: 'logo' }] }, applied_tags: [ROLE] },
+        { name: 'Private', type: 12, invitable: false, auto_archive_duration: 60 },
+        { reason: REASON },
+      ),
+    (r) =>
+      routes.startThread(
+        r,
+        CHANNEL,
+        {
+          name: 'Forum post',
+          message: { content: 'First post', attachments: [{ id: '0', description: 'logo' }] },
+          applied_tags: [ROLE],
+        },
         { files: [png('logo.png')] },
       ),
   ],
-  listPublicArchivedThreads: (r) => routes.listPublicArchivedThreads(r, CHANNEL, { before: '2024-01-01T00:00:00.000Z', limit: 10 }),
+  listPublicArchivedThreads: (r) =>
+    routes.listPublicArchivedThreads(r, CHANNEL, { before: '2024-01-01T00:00:00.000Z', limit: 10 }),
   listPrivateArchivedThreads: (r) => routes.listPrivateArchivedThreads(r, CHANNEL, { limit: 10 }),
-  listJoinedPrivateArchivedThreads: (r) => routes.listJoinedPrivateArchivedThreads(r, CHANNEL, { before: MESSAGE, limit: 10 }),
+  listJoinedPrivateArchivedThreads: (r) =>
+    routes.listJoinedPrivateArchivedThreads(r, CHANNEL, { before: MESSAGE, limit: 10 }),
   listActiveGuildThreads: (r) => routes.listActiveGuildThreads(r, GUILD),
-  searchThreads: (r) => routes.searchThreads(r, CHANNEL, { name: 'bug', tag: [ROLE, EMOJI], archived: false, sort_by: 'creation_time', sort_order: 'desc', limit: 25 }),
+  searchThreads: (r) =>
+    routes.searchThreads(r, CHANNEL, {
+      name: 'bug',
+      tag: [ROLE, EMOJI],
+      archived: false,
+      sort_by: 'creation_time',
+      sort_order: 'desc',
+      limit: 25,
+    }),
   // messages
   listMessages: (r) => routes.listMessages(r, CHANNEL, { before: MESSAGE, limit: 100 }),
   getMessage: (r) => routes.getMessage(r, CHANNEL, MESSAGE),
   createMessage: [
     (r) => routes.createMessage(r, CHANNEL, { content: 'Hello', embeds: [embed], allowed_mentions: { parse: [] } }),
     (r) =>
-      routes.createMessage(r, CHANNEL, { content: 'With a file', attachments: [{ id: '0', description: 'a picture' }] }, { files: [png()] }),
+      routes.createMessage(
+        r,
+        CHANNEL,
+        { content: 'With a file', attachments: [{ id: '0', description: 'a picture' }] },
+        { files: [png()] },
+      ),
     (r) =>
       routes.createMessage(r, CHANNEL, {
-        poll: { question: { text: 'Lunch?' }, answers: [{ poll_media: { text: 'Pizza' } }, { poll_media: { text: 'Salad', emoji: { id: null, name: '🥗' } } }], duration: 24, allow_multiselect: false },
+        poll: {
+          question: { text: 'Lunch?' },
+          answers: [
+            { poll_media: { text: 'Pizza' } },
+            { poll_media: { text: 'Salad', emoji: { id: null, name: '🥗' } } },
+          ],
+          duration: 24,
+          allow_multiselect: false,
+        },
       }),
-    (r) => routes.createMessage(r, CHANNEL, { content: 'Reply', message_reference: { message_id: MESSAGE }, nonce: 'n-1', enforce_nonce: true }),
+    (r) =>
+      routes.createMessage(r, CHANNEL, {
+        content: 'Reply',
+        message_reference: { message_id: MESSAGE },
+        nonce: 'n-1',
+        enforce_nonce: true,
+      }),
   ],
   editMessage: (r) => routes.editMessage(r, CHANNEL, MESSAGE, { content: 'Edited', embeds: [], attachments: [] }),
   deleteMessage: (r) => routes.deleteMessage(r, CHANNEL, MESSAGE, { reason: REASON }),
@@ -175,7 +259,8 @@ const CALLS: Record<Exclude<HelperName, 'reactionEmoji'>, Call | Call[]> = {
   getInvite: (r) => routes.getInvite(r, 'abcDEF', { with_counts: true, guild_scheduled_event_id: EVENT }),
   deleteInvite: (r) => routes.deleteInvite(r, 'abcDEF', { reason: REASON }),
   listChannelInvites: (r) => routes.listChannelInvites(r, CHANNEL),
-  createChannelInvite: (r) => routes.createChannelInvite(r, CHANNEL, { max_age: 3600, max_uses: 5, unique: true }, { reason: REASON }),
+  createChannelInvite: (r) =>
+    routes.createChannelInvite(r, CHANNEL, { max_age: 3600, max_uses: 5, unique: true }, { reason: REASON }),
   listGuildInvites: (r) => routes.listGuildInvites(r, GUILD),
   // webhooks
   createWebhook: (r) => routes.createWebhook(r, CHANNEL, { name: 'Logger', avatar: image }, { reason: REASON }),
@@ -189,10 +274,25 @@ const CALLS: Record<Exclude<HelperName, 'reactionEmoji'>, Call | Call[]> = {
   deleteWebhookWithToken: (r) => routes.deleteWebhookWithToken(r, WEBHOOK, TOKEN),
   executeWebhook: [
     (r) => routes.executeWebhook(r, WEBHOOK, TOKEN, { content: 'Deployed', username: 'CI', embeds: [embed] }),
-    (r) => routes.executeWebhook(r, WEBHOOK, TOKEN, { content: 'In a thread' }, { wait: true, threadId: CHANNEL, withComponents: true, files: [png()] }),
+    (r) =>
+      routes.executeWebhook(
+        r,
+        WEBHOOK,
+        TOKEN,
+        { content: 'In a thread' },
+        { wait: true, threadId: CHANNEL, withComponents: true, files: [png()] },
+      ),
   ],
   getWebhookMessage: (r) => routes.getWebhookMessage(r, WEBHOOK, TOKEN, MESSAGE, { threadId: CHANNEL }),
-  editWebhookMessage: (r) => routes.editWebhookMessage(r, WEBHOOK, TOKEN, MESSAGE, { content: 'Fixed' }, { threadId: CHANNEL, withComponents: true }),
+  editWebhookMessage: (r) =>
+    routes.editWebhookMessage(
+      r,
+      WEBHOOK,
+      TOKEN,
+      MESSAGE,
+      { content: 'Fixed' },
+      { threadId: CHANNEL, withComponents: true },
+    ),
   deleteWebhookMessage: (r) => routes.deleteWebhookMessage(r, WEBHOOK, TOKEN, MESSAGE, { threadId: CHANNEL }),
   // interactions
   createInteractionResponse: [
@@ -208,19 +308,50 @@ const CALLS: Record<Exclude<HelperName, 'reactionEmoji'>, Call | Call[]> = {
   deleteFollowup: (r) => routes.deleteFollowup(r, APP, TOKEN, MESSAGE),
   // guilds
   getGuild: (r) => routes.getGuild(r, GUILD, { with_counts: true }),
-  editGuild: (r) => routes.editGuild(r, GUILD, { name: 'Gatehouse', system_channel_id: CHANNEL, verification_level: 2 }, { reason: REASON }),
+  editGuild: (r) =>
+    routes.editGuild(
+      r,
+      GUILD,
+      { name: 'Gatehouse', system_channel_id: CHANNEL, verification_level: 2 },
+      { reason: REASON },
+    ),
   listGuildChannels: (r) => routes.listGuildChannels(r, GUILD),
   createGuildChannel: (r) =>
-    routes.createGuildChannel(r, GUILD, { name: 'mod-log', type: 0, topic: 'Moderation', permission_overwrites: [{ id: GUILD, type: 0, allow: '0', deny: '1024' }] }, { reason: REASON }),
-  editGuildChannelPositions: (r) => routes.editGuildChannelPositions(r, GUILD, [{ id: CHANNEL, position: 2, lock_permissions: true, parent_id: null }]),
+    routes.createGuildChannel(
+      r,
+      GUILD,
+      {
+        name: 'mod-log',
+        type: 0,
+        topic: 'Moderation',
+        permission_overwrites: [{ id: GUILD, type: 0, allow: '0', deny: '1024' }],
+      },
+      { reason: REASON },
+    ),
+  editGuildChannelPositions: (r) =>
+    routes.editGuildChannelPositions(r, GUILD, [{ id: CHANNEL, position: 2, lock_permissions: true, parent_id: null }]),
   searchGuildMessages: (r) =>
-    routes.searchGuildMessages(r, GUILD, { content: 'invite', author_id: [USER, APP], has: [MessageSearchHasType.Link], channel_id: [CHANNEL], limit: 25, sort_order: 'desc' }),
+    routes.searchGuildMessages(r, GUILD, {
+      content: 'invite',
+      author_id: [USER, APP],
+      has: [MessageSearchHasType.Link],
+      channel_id: [CHANNEL],
+      limit: 25,
+      sort_order: 'desc',
+    }),
   // members
   listMembers: (r) => routes.listMembers(r, GUILD, { limit: 1000, after: USER }),
   searchMembers: (r) => routes.searchMembers(r, GUILD, { query: 'ali', limit: 10 }),
   getMember: (r) => routes.getMember(r, GUILD, USER),
   addMember: (r) => routes.addMember(r, GUILD, USER, { access_token: BEARER, nick: 'New', roles: [ROLE] }),
-  editMember: (r) => routes.editMember(r, GUILD, USER, { nick: 'Calm', roles: [ROLE], mute: false, channel_id: null }, { reason: REASON }),
+  editMember: (r) =>
+    routes.editMember(
+      r,
+      GUILD,
+      USER,
+      { nick: 'Calm', roles: [ROLE], mute: false, channel_id: null },
+      { reason: REASON },
+    ),
   timeoutMember: [
     (r) => routes.timeoutMember(r, GUILD, USER, 10 * 60_000, { reason: REASON }),
     (r) => routes.timeoutMember(r, GUILD, USER, null),
@@ -238,7 +369,13 @@ const CALLS: Record<Exclude<HelperName, 'reactionEmoji'>, Call | Call[]> = {
   // roles
   listRoles: (r) => routes.listRoles(r, GUILD),
   getRole: (r) => routes.getRole(r, GUILD, ROLE),
-  createRole: (r) => routes.createRole(r, GUILD, { name: 'Muted', permissions: '0', color: 0x95a5a6, hoist: false, mentionable: false }, { reason: REASON }),
+  createRole: (r) =>
+    routes.createRole(
+      r,
+      GUILD,
+      { name: 'Muted', permissions: '0', color: 0x95a5a6, hoist: false, mentionable: false },
+      { reason: REASON },
+    ),
   editRolePositions: (r) => routes.editRolePositions(r, GUILD, [{ id: ROLE, position: 3 }], { reason: REASON }),
   editRole: (r) => routes.editRole(r, GUILD, ROLE, { name: 'Quiet', permissions: '1024' }, { reason: REASON }),
   deleteRole: (r) => routes.deleteRole(r, GUILD, ROLE, { reason: REASON }),
@@ -246,8 +383,15 @@ const CALLS: Record<Exclude<HelperName, 'reactionEmoji'>, Call | Call[]> = {
   getSticker: (r) => routes.getSticker(r, STICKER),
   listGuildStickers: (r) => routes.listGuildStickers(r, GUILD),
   getGuildSticker: (r) => routes.getGuildSticker(r, GUILD, STICKER),
-  createGuildSticker: (r) => routes.createGuildSticker(r, GUILD, { name: 'gate', tags: 'door', description: 'A gate', file: png('gate.png') }, { reason: REASON }),
-  editGuildSticker: (r) => routes.editGuildSticker(r, GUILD, STICKER, { name: 'gate2', description: null }, { reason: REASON }),
+  createGuildSticker: (r) =>
+    routes.createGuildSticker(
+      r,
+      GUILD,
+      { name: 'gate', tags: 'door', description: 'A gate', file: png('gate.png') },
+      { reason: REASON },
+    ),
+  editGuildSticker: (r) =>
+    routes.editGuildSticker(r, GUILD, STICKER, { name: 'gate2', description: null }, { reason: REASON }),
   deleteGuildSticker: (r) => routes.deleteGuildSticker(r, GUILD, STICKER, { reason: REASON }),
   // scheduled events
   listScheduledEvents: (r) => routes.listScheduledEvents(r, GUILD, { with_user_count: true }),
@@ -268,8 +412,10 @@ const CALLS: Record<Exclude<HelperName, 'reactionEmoji'>, Call | Call[]> = {
   getScheduledEvent: (r) => routes.getScheduledEvent(r, GUILD, EVENT, { with_user_count: true }),
   editScheduledEvent: (r) => routes.editScheduledEvent(r, GUILD, EVENT, { status: 4 }, { reason: REASON }),
   deleteScheduledEvent: (r) => routes.deleteScheduledEvent(r, GUILD, EVENT, { reason: REASON }),
-  listScheduledEventUsers: (r) => routes.listScheduledEventUsers(r, GUILD, EVENT, { with_member: true, limit: 100, after: USER }),
-  listScheduledEventExceptionUsers: (r) => routes.listScheduledEventExceptionUsers(r, GUILD, EVENT, EXCEPTION, { limit: 10 }),
+  listScheduledEventUsers: (r) =>
+    routes.listScheduledEventUsers(r, GUILD, EVENT, { with_member: true, limit: 100, after: USER }),
+  listScheduledEventExceptionUsers: (r) =>
+    routes.listScheduledEventExceptionUsers(r, GUILD, EVENT, EXCEPTION, { limit: 10 }),
   // auto moderation
   listAutoModerationRules: (r) => routes.listAutoModerationRules(r, GUILD),
   getAutoModerationRule: (r) => routes.getAutoModerationRule(r, GUILD, RULE),
@@ -282,7 +428,10 @@ const CALLS: Record<Exclude<HelperName, 'reactionEmoji'>, Call | Call[]> = {
         event_type: 1,
         trigger_type: 1,
         trigger_metadata: { keyword_filter: ['discord.gg/*'] },
-        actions: [{ type: 1, metadata: { custom_message: 'No invites here' } }, { type: 2, metadata: { channel_id: CHANNEL } }],
+        actions: [
+          { type: 1, metadata: { custom_message: 'No invites here' } },
+          { type: 2, metadata: { channel_id: CHANNEL } },
+        ],
         enabled: true,
         exempt_roles: [ROLE],
       },
@@ -291,13 +440,24 @@ const CALLS: Record<Exclude<HelperName, 'reactionEmoji'>, Call | Call[]> = {
   editAutoModerationRule: (r) => routes.editAutoModerationRule(r, GUILD, RULE, { enabled: false }, { reason: REASON }),
   deleteAutoModerationRule: (r) => routes.deleteAutoModerationRule(r, GUILD, RULE, { reason: REASON }),
   // audit log
-  getAuditLog: (r) => routes.getAuditLog(r, GUILD, { user_id: USER, target_id: ROLE, action_type: 25, limit: 50, before: MESSAGE }),
+  getAuditLog: (r) =>
+    routes.getAuditLog(r, GUILD, { user_id: USER, target_id: ROLE, action_type: 25, limit: 50, before: MESSAGE }),
   // voice and stages
   getCurrentUserVoiceState: (r) => routes.getCurrentUserVoiceState(r, GUILD),
   getUserVoiceState: (r) => routes.getUserVoiceState(r, GUILD, USER),
-  editCurrentUserVoiceState: (r) => routes.editCurrentUserVoiceState(r, GUILD, { channel_id: CHANNEL, suppress: false, request_to_speak_timestamp: '2030-01-01T20:00:00.000Z' }),
+  editCurrentUserVoiceState: (r) =>
+    routes.editCurrentUserVoiceState(r, GUILD, {
+      channel_id: CHANNEL,
+      suppress: false,
+      request_to_speak_timestamp: '2030-01-01T20:00:00.000Z',
+    }),
   editUserVoiceState: (r) => routes.editUserVoiceState(r, GUILD, USER, { channel_id: CHANNEL, suppress: true }),
-  createStageInstance: (r) => routes.createStageInstance(r, { channel_id: CHANNEL, topic: 'Town hall', privacy_level: 2, send_start_notification: false }, { reason: REASON }),
+  createStageInstance: (r) =>
+    routes.createStageInstance(
+      r,
+      { channel_id: CHANNEL, topic: 'Town hall', privacy_level: 2, send_start_notification: false },
+      { reason: REASON },
+    ),
   getStageInstance: (r) => routes.getStageInstance(r, CHANNEL),
   editStageInstance: (r) => routes.editStageInstance(r, CHANNEL, { topic: 'Q&A' }, { reason: REASON }),
   deleteStageInstance: (r) => routes.deleteStageInstance(r, CHANNEL, { reason: REASON }),
@@ -312,14 +472,37 @@ const CALLS: Record<Exclude<HelperName, 'reactionEmoji'>, Call | Call[]> = {
   getCurrentUserGuildMember: (r) => routes.getCurrentUserGuildMember(r, GUILD, BEARER),
   getCurrentUserRoleConnection: (r) => routes.getCurrentUserRoleConnection(r, APP, BEARER),
   updateCurrentUserRoleConnection: (r) =>
-    routes.updateCurrentUserRoleConnection(r, APP, BEARER, { platform_name: 'Gatehouse', platform_username: 'ali', metadata: { verified: '1' } }),
+    routes.updateCurrentUserRoleConnection(r, APP, BEARER, {
+      platform_name: 'Gatehouse',
+      platform_username: 'ali',
+      metadata: { verified: '1' },
+    }),
   deleteCurrentUserRoleConnection: (r) => routes.deleteCurrentUserRoleConnection(r, APP, BEARER),
   // OAuth2 and lobbies (outside the description: see outside-description.txt)
   exchangeAuthorizationCode: (r) =>
-    routes.exchangeAuthorizationCode(r, { clientId: APP, clientSecret: 'client-secret-value', code: 'code-value', redirectUri: 'https://bot.example/cb' }),
-  refreshAccessToken: (r) => routes.refreshAccessToken(r, { clientId: APP, clientSecret: 'client-secret-value', refreshToken: 'refresh-token-value' }),
-  getClientCredentialsToken: (r) => routes.getClientCredentialsToken(r, { clientId: APP, clientSecret: 'client-secret-value', scopes: ['applications.commands.update'] }),
-  bulkUpdateLobbyMembers: (r) => routes.bulkUpdateLobbyMembers(r, LOBBY, [{ id: USER, metadata: { team: 'red' } }, { id: APP, remove_member: true }]),
+    routes.exchangeAuthorizationCode(r, {
+      clientId: APP,
+      clientSecret: 'client-secret-value',
+      code: 'code-value',
+      redirectUri: 'https://bot.example/cb',
+    }),
+  refreshAccessToken: (r) =>
+    routes.refreshAccessToken(r, {
+      clientId: APP,
+      clientSecret: 'client-secret-value',
+      refreshToken: 'refresh-token-value',
+    }),
+  getClientCredentialsToken: (r) =>
+    routes.getClientCredentialsToken(r, {
+      clientId: APP,
+      clientSecret: 'client-secret-value',
+      scopes: ['applications.commands.update'],
+    }),
+  bulkUpdateLobbyMembers: (r) =>
+    routes.bulkUpdateLobbyMembers(r, LOBBY, [
+      { id: USER, metadata: { team: 'red' } },
+      { id: APP, remove_member: true },
+    ]),
 };
 
 interface Sent {
@@ -348,9 +531,17 @@ function readList(name: string): Map<string, string> {
 }
 
 interface RequestExceptions {
-  rules: { name: string; accepts: string; evidence: string; fields?: Record<string, string[]>; operations?: string[] }[];
+  rules: {
+    name: string;
+    accepts: string;
+    evidence: string;
+    fields?: Record<string, string[]>;
+    operations?: string[];
+  }[];
 }
-const exceptions = JSON.parse(readFileSync(new URL('../fixtures/openapi/request-exceptions.json', import.meta.url), 'utf8')) as RequestExceptions;
+const exceptions = JSON.parse(
+  readFileSync(new URL('../fixtures/openapi/request-exceptions.json', import.meta.url), 'utf8'),
+) as RequestExceptions;
 const permissionRule = exceptions.rules.find((r) => r.name === 'permission-bitfields-as-strings')!;
 const noBodyRule = exceptions.rules.find((r) => r.name === 'unban-without-body')!;
 /** Which exception entries the bodies sent needed, so that a stale entry fails. */
@@ -372,7 +563,14 @@ function underExceptions(opKey: string, body: unknown): unknown {
     const convert = (node: unknown, segments: readonly string[]): void => {
       if (node === null || typeof node !== 'object') return;
       const [head, ...rest] = segments;
-      const children: [string | number, unknown][] = head === '*' ? (Array.isArray(node) ? node.map((v, i) => [i, v]) : []) : Object.hasOwn(node, head!) ? [[head!, (node as Record<string, unknown>)[head!]]] : [];
+      const children: [string | number, unknown][] =
+        head === '*'
+          ? Array.isArray(node)
+            ? node.map((v, i) => [i, v])
+            : []
+          : Object.hasOwn(node, head!)
+            ? [[head!, (node as Record<string, unknown>)[head!]]]
+            : [];
       for (const [key, value] of children) {
         if (rest.length > 0) convert(value, rest);
         else if (typeof value === 'string' && /^(0|[1-9]\d*)$/.test(value) && Number.isSafeInteger(Number(value))) {
@@ -405,10 +603,18 @@ beforeAll(async () => {
       const arrived = server.requests.slice(before);
       const emitted = events.slice(eventsBefore);
       if (arrived.length !== 1 || emitted.length !== 1) {
-        throw new Error(`${helper}: ${arrived.length} requests arrived and ${emitted.length} request events fired; expected one each`);
+        throw new Error(
+          `${helper}: ${arrived.length} requests arrived and ${emitted.length} request events fired; expected one each`,
+        );
       }
       const captured = arrived[0]!;
-      sent.push({ helper, template: emitted[0]!.route, bucket: emitted[0]!.bucket, captured, op: description.find(captured.method, captured.path) });
+      sent.push({
+        helper,
+        template: emitted[0]!.route,
+        bucket: emitted[0]!.bucket,
+        captured,
+        op: description.find(captured.method, captured.path),
+      });
     }
   }
 });
@@ -451,7 +657,8 @@ describe('route helpers against the pinned OpenAPI description', () => {
       // webhook calls its id the application id), and the path on the wire resolves to that same operation.
       const byTemplate = description.find(s.captured.method, s.template);
       if (byTemplate !== s.op) problems.push(`${s.helper}: template ${s.template} is not ${s.op.template}`);
-      if (outside.has(key)) problems.push(`${s.helper}: ${key} is in the description but listed in outside-description.txt`);
+      if (outside.has(key))
+        problems.push(`${s.helper}: ${key} is in the description but listed in outside-description.txt`);
     }
     expect(problems).toEqual([]);
     // The exceptions list stays exact: an entry no helper uses any more fails.
@@ -489,7 +696,9 @@ describe('route helpers against the pinned OpenAPI description', () => {
     expect(checked).toBeGreaterThan(60);
     // Each exception entry is needed by some body sent: the list stays exact.
     const entries = [
-      ...Object.entries(permissionRule.fields ?? {}).flatMap(([op, paths]) => paths.map((p) => `${permissionRule.name} ${op} ${p}`)),
+      ...Object.entries(permissionRule.fields ?? {}).flatMap(([op, paths]) =>
+        paths.map((p) => `${permissionRule.name} ${op} ${p}`),
+      ),
       ...(noBodyRule.operations ?? []).map((op) => `${noBodyRule.name} ${op}`),
     ];
     expect(entries.filter((e) => !exercised.has(e))).toEqual([]);
@@ -509,7 +718,9 @@ describe('route helpers against the pinned OpenAPI description', () => {
   });
 
   it('leaves out exactly the bot operations listed in not-implemented.txt', () => {
-    const bot = readFileSync(new URL('../fixtures/openapi/bot-operations.txt', import.meta.url), 'utf8').trim().split('\n');
+    const bot = readFileSync(new URL('../fixtures/openapi/bot-operations.txt', import.meta.url), 'utf8')
+      .trim()
+      .split('\n');
     const implemented = new Set(sent.filter((s) => s.op !== null).map((s) => `${s.op!.method} ${s.op!.template}`));
     const listed = readList('not-implemented.txt');
     const missing = bot.filter((op) => !implemented.has(op) && !listed.has(op));

@@ -28,7 +28,11 @@ export function editCurrentApplication(
 const APPLICATION = '/applications/{application_id}';
 
 /** An application by id; with a bot token, only the bot's own. */
-export function getApplication(rest: RestRequester, applicationId: string, options: CallOptions = {}): Promise<RESTGetCurrentApplicationResult> {
+export function getApplication(
+  rest: RestRequester,
+  applicationId: string,
+  options: CallOptions = {},
+): Promise<RESTGetCurrentApplicationResult> {
   return rest.request({ ...options, method: 'GET', route: APPLICATION, params: { application_id: applicationId } });
 }
 
@@ -38,7 +42,13 @@ export function editApplication(
   patch: RESTPatchCurrentApplicationJSONBody,
   options: CallOptions = {},
 ): Promise<RESTPatchCurrentApplicationResult> {
-  return rest.request({ ...options, method: 'PATCH', route: APPLICATION, params: { application_id: applicationId }, body: patch });
+  return rest.request({
+    ...options,
+    method: 'PATCH',
+    route: APPLICATION,
+    params: { application_id: applicationId },
+    body: patch,
+  });
 }
 
 const ROLE_CONNECTION_METADATA = '/applications/{application_id}/role-connections/metadata';

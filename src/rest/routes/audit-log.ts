@@ -9,7 +9,12 @@ export interface AuditLogQuery extends RESTGetAPIAuditLogQuery {
 }
 
 /** Audit log entries, newest first (VIEW_AUDIT_LOG); page with before/after (limit 1-100, default 50). */
-export async function getAuditLog(rest: RestRequester, guildId: string, query: AuditLogQuery = {}, options: CallOptions = {}): Promise<RESTGetAPIAuditLogResult> {
+export async function getAuditLog(
+  rest: RestRequester,
+  guildId: string,
+  query: AuditLogQuery = {},
+  options: CallOptions = {},
+): Promise<RESTGetAPIAuditLogResult> {
   return rest.request({
     ...options,
     method: 'GET',

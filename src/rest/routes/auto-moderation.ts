@@ -14,11 +14,20 @@ import type { ReasonOptions } from './options.js';
 const RULES = '/guilds/{guild_id}/auto-moderation/rules';
 const RULE = '/guilds/{guild_id}/auto-moderation/rules/{rule_id}';
 
-export function listAutoModerationRules(rest: RestRequester, guildId: string, options: CallOptions = {}): Promise<RESTGetAPIAutoModerationRulesResult> {
+export function listAutoModerationRules(
+  rest: RestRequester,
+  guildId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIAutoModerationRulesResult> {
   return rest.request({ ...options, method: 'GET', route: RULES, params: { guild_id: guildId } });
 }
 
-export function getAutoModerationRule(rest: RestRequester, guildId: string, ruleId: string, options: CallOptions = {}): Promise<RESTGetAPIAutoModerationRuleResult> {
+export function getAutoModerationRule(
+  rest: RestRequester,
+  guildId: string,
+  ruleId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIAutoModerationRuleResult> {
   return rest.request({ ...options, method: 'GET', route: RULE, params: { guild_id: guildId, rule_id: ruleId } });
 }
 
@@ -38,9 +47,20 @@ export function editAutoModerationRule(
   patch: RESTPatchAPIAutoModerationRuleJSONBody,
   options: ReasonOptions = {},
 ): Promise<RESTPatchAPIAutoModerationRuleResult> {
-  return rest.request({ ...options, method: 'PATCH', route: RULE, params: { guild_id: guildId, rule_id: ruleId }, body: patch });
+  return rest.request({
+    ...options,
+    method: 'PATCH',
+    route: RULE,
+    params: { guild_id: guildId, rule_id: ruleId },
+    body: patch,
+  });
 }
 
-export async function deleteAutoModerationRule(rest: RestRequester, guildId: string, ruleId: string, options: ReasonOptions = {}): Promise<void> {
+export async function deleteAutoModerationRule(
+  rest: RestRequester,
+  guildId: string,
+  ruleId: string,
+  options: ReasonOptions = {},
+): Promise<void> {
   await rest.request({ ...options, method: 'DELETE', route: RULE, params: { guild_id: guildId, rule_id: ruleId } });
 }

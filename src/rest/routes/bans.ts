@@ -21,11 +21,27 @@ export const MAX_BULK_BAN = 200;
 export const MAX_BAN_DELETE_SECONDS = 604_800;
 
 /** Bans in user-id order; page with before/after (limit 1-1000). */
-export async function listBans(rest: RestRequester, guildId: string, query: RESTGetAPIGuildBansQuery = {}, options: CallOptions = {}): Promise<RESTGetAPIGuildBansResult> {
-  return rest.request({ ...options, method: 'GET', route: '/guilds/{guild_id}/bans', params: { guild_id: guildId }, query: pickQuery(query, ['limit', 'before', 'after']) });
+export async function listBans(
+  rest: RestRequester,
+  guildId: string,
+  query: RESTGetAPIGuildBansQuery = {},
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildBansResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: '/guilds/{guild_id}/bans',
+    params: { guild_id: guildId },
+    query: pickQuery(query, ['limit', 'before', 'after']),
+  });
 }
 
-export function getBan(rest: RestRequester, guildId: string, userId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildBanResult> {
+export function getBan(
+  rest: RestRequester,
+  guildId: string,
+  userId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildBanResult> {
   return rest.request({ ...options, method: 'GET', route: BAN, params: { guild_id: guildId, user_id: userId } });
 }
 
@@ -39,12 +55,28 @@ export async function banMember(
 ): Promise<void> {
   const seconds = ban.delete_message_seconds;
   if (seconds !== undefined && !(Number.isInteger(seconds) && seconds >= 0 && seconds <= MAX_BAN_DELETE_SECONDS)) {
-    throw new RequestRefusedError('PUT', BAN, 'invalid-input', `delete_message_seconds must be an integer 0-${MAX_BAN_DELETE_SECONDS}; got ${seconds}`);
+    throw new RequestRefusedError(
+      'PUT',
+      BAN,
+      'invalid-input',
+      `delete_message_seconds must be an integer 0-${MAX_BAN_DELETE_SECONDS}; got ${seconds}`,
+    );
   }
-  await rest.request({ ...options, method: 'PUT', route: BAN, params: { guild_id: guildId, user_id: userId }, body: ban });
+  await rest.request({
+    ...options,
+    method: 'PUT',
+    route: BAN,
+    params: { guild_id: guildId, user_id: userId },
+    body: ban,
+  });
 }
 
-export async function unbanMember(rest: RestRequester, guildId: string, userId: string, options: ReasonOptions = {}): Promise<void> {
+export async function unbanMember(
+  rest: RestRequester,
+  guildId: string,
+  userId: string,
+  options: ReasonOptions = {},
+): Promise<void> {
   await rest.request({ ...options, method: 'DELETE', route: BAN, params: { guild_id: guildId, user_id: userId } });
 }
 
@@ -60,8 +92,17 @@ export function bulkBan(
 ): Promise<RESTPostAPIGuildBulkBanResult> {
   const count = ban.user_ids.length;
   if (count === 0 || count > MAX_BULK_BAN) {
-    return Promise.reject(new RequestRefusedError('POST', BULK_BAN, 'invalid-input', `${count} users; a bulk ban takes 1-${MAX_BULK_BAN}`));
+    return Promise.reject(
+      new RequestRefusedError('POST', BULK_BAN, 'invalid-input', `${count} users; a bulk ban takes 1-${MAX_BULK_BAN}`),
+    );
   }
   // Banning the banned again bans nobody new: safe to retry.
-  return rest.request({ ...options, method: 'POST', route: BULK_BAN, params: { guild_id: guildId }, body: ban, idempotent: true });
+  return rest.request({
+    ...options,
+    method: 'POST',
+    route: BULK_BAN,
+    params: { guild_id: guildId },
+    body: ban,
+    idempotent: true,
+  });
 }

@@ -21,7 +21,11 @@ import type { ReasonOptions } from './options.js';
 const CHANNEL = '/channels/{channel_id}';
 const OVERWRITE = '/channels/{channel_id}/permissions/{overwrite_id}';
 
-export function getChannel(rest: RestRequester, channelId: string, options: CallOptions = {}): Promise<RESTGetAPIChannelResult> {
+export function getChannel(
+  rest: RestRequester,
+  channelId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIChannelResult> {
   return rest.request({ ...options, method: 'GET', route: CHANNEL, params: { channel_id: channelId } });
 }
 
@@ -36,7 +40,11 @@ export function editChannel(
 }
 
 /** Delete a guild channel or thread (close a DM); resolves with the channel as it was. */
-export function deleteChannel(rest: RestRequester, channelId: string, options: ReasonOptions = {}): Promise<RESTDeleteAPIChannelResult> {
+export function deleteChannel(
+  rest: RestRequester,
+  channelId: string,
+  options: ReasonOptions = {},
+): Promise<RESTDeleteAPIChannelResult> {
   return rest.request({ ...options, method: 'DELETE', route: CHANNEL, params: { channel_id: channelId } });
 }
 
@@ -63,13 +71,28 @@ export async function deleteChannelPermission(
   overwriteId: string,
   options: ReasonOptions = {},
 ): Promise<void> {
-  await rest.request({ ...options, method: 'DELETE', route: OVERWRITE, params: { channel_id: channelId, overwrite_id: overwriteId } });
+  await rest.request({
+    ...options,
+    method: 'DELETE',
+    route: OVERWRITE,
+    params: { channel_id: channelId, overwrite_id: overwriteId },
+  });
 }
 
 /** Show "typing..." in a channel for about 10 seconds, or until the bot sends a message there. */
-export async function triggerTyping(rest: RestRequester, channelId: string, options: CallOptions = {}): Promise<RESTPostAPIChannelTypingResult> {
+export async function triggerTyping(
+  rest: RestRequester,
+  channelId: string,
+  options: CallOptions = {},
+): Promise<RESTPostAPIChannelTypingResult> {
   // Sending it twice has the effect of sending it once: a lost answer may be retried.
-  await rest.request({ ...options, method: 'POST', route: '/channels/{channel_id}/typing', params: { channel_id: channelId }, idempotent: true });
+  await rest.request({
+    ...options,
+    method: 'POST',
+    route: '/channels/{channel_id}/typing',
+    params: { channel_id: channelId },
+    idempotent: true,
+  });
 }
 
 /** Maximum length of a voice channel status (spec 4.4, 8). */
@@ -92,7 +115,13 @@ export async function setVoiceChannelStatus(
       `voice channel status is ${[...status].length} characters; at most ${MAX_VOICE_STATUS_LENGTH}`,
     );
   }
-  await rest.request({ ...options, method: 'PUT', route: VOICE_STATUS, params: { channel_id: channelId }, body: { status } });
+  await rest.request({
+    ...options,
+    method: 'PUT',
+    route: VOICE_STATUS,
+    params: { channel_id: channelId },
+    body: { status },
+  });
 }
 
 export interface ThreadMembersQuery {

@@ -25,15 +25,34 @@ const GUILD_EMOJI = '/guilds/{guild_id}/emojis/{emoji_id}';
 const APP_EMOJIS = '/applications/{application_id}/emojis';
 const APP_EMOJI = '/applications/{application_id}/emojis/{emoji_id}';
 
-export function listGuildEmojis(rest: RestRequester, guildId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildEmojisResult> {
+export function listGuildEmojis(
+  rest: RestRequester,
+  guildId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildEmojisResult> {
   return rest.request({ ...options, method: 'GET', route: GUILD_EMOJIS, params: { guild_id: guildId } });
 }
 
-export function getGuildEmoji(rest: RestRequester, guildId: string, emojiId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildEmojiResult> {
-  return rest.request({ ...options, method: 'GET', route: GUILD_EMOJI, params: { guild_id: guildId, emoji_id: emojiId } });
+export function getGuildEmoji(
+  rest: RestRequester,
+  guildId: string,
+  emojiId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildEmojiResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: GUILD_EMOJI,
+    params: { guild_id: guildId, emoji_id: emojiId },
+  });
 }
 
-export function createGuildEmoji(rest: RestRequester, guildId: string, emoji: RESTPostAPIGuildEmojiJSONBody, options: ReasonOptions = {}): Promise<RESTPostAPIGuildEmojiResult> {
+export function createGuildEmoji(
+  rest: RestRequester,
+  guildId: string,
+  emoji: RESTPostAPIGuildEmojiJSONBody,
+  options: ReasonOptions = {},
+): Promise<RESTPostAPIGuildEmojiResult> {
   return rest.request({ ...options, method: 'POST', route: GUILD_EMOJIS, params: { guild_id: guildId }, body: emoji });
 }
 
@@ -44,20 +63,50 @@ export function editGuildEmoji(
   patch: RESTPatchAPIGuildEmojiJSONBody,
   options: ReasonOptions = {},
 ): Promise<RESTPatchAPIGuildEmojiResult> {
-  return rest.request({ ...options, method: 'PATCH', route: GUILD_EMOJI, params: { guild_id: guildId, emoji_id: emojiId }, body: patch });
+  return rest.request({
+    ...options,
+    method: 'PATCH',
+    route: GUILD_EMOJI,
+    params: { guild_id: guildId, emoji_id: emojiId },
+    body: patch,
+  });
 }
 
-export async function deleteGuildEmoji(rest: RestRequester, guildId: string, emojiId: string, options: ReasonOptions = {}): Promise<void> {
-  await rest.request({ ...options, method: 'DELETE', route: GUILD_EMOJI, params: { guild_id: guildId, emoji_id: emojiId } });
+export async function deleteGuildEmoji(
+  rest: RestRequester,
+  guildId: string,
+  emojiId: string,
+  options: ReasonOptions = {},
+): Promise<void> {
+  await rest.request({
+    ...options,
+    method: 'DELETE',
+    route: GUILD_EMOJI,
+    params: { guild_id: guildId, emoji_id: emojiId },
+  });
 }
 
 /** The application's emojis, as `{ items: [...] }`. */
-export function listApplicationEmojis(rest: RestRequester, applicationId: string, options: CallOptions = {}): Promise<RESTGetAPIApplicationEmojisResult> {
+export function listApplicationEmojis(
+  rest: RestRequester,
+  applicationId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIApplicationEmojisResult> {
   return rest.request({ ...options, method: 'GET', route: APP_EMOJIS, params: { application_id: applicationId } });
 }
 
-export function getApplicationEmoji(rest: RestRequester, applicationId: string, emojiId: string, options: CallOptions = {}): Promise<RESTGetAPIApplicationEmojiResult> {
-  return rest.request({ ...options, method: 'GET', route: APP_EMOJI, params: { application_id: applicationId, emoji_id: emojiId } });
+export function getApplicationEmoji(
+  rest: RestRequester,
+  applicationId: string,
+  emojiId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIApplicationEmojiResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: APP_EMOJI,
+    params: { application_id: applicationId, emoji_id: emojiId },
+  });
 }
 
 export function createApplicationEmoji(
@@ -66,7 +115,13 @@ export function createApplicationEmoji(
   emoji: RESTPostAPIApplicationEmojiJSONBody,
   options: CallOptions = {},
 ): Promise<RESTPostAPIApplicationEmojiResult> {
-  return rest.request({ ...options, method: 'POST', route: APP_EMOJIS, params: { application_id: applicationId }, body: emoji });
+  return rest.request({
+    ...options,
+    method: 'POST',
+    route: APP_EMOJIS,
+    params: { application_id: applicationId },
+    body: emoji,
+  });
 }
 
 export function editApplicationEmoji(
@@ -76,9 +131,25 @@ export function editApplicationEmoji(
   patch: RESTPatchAPIApplicationEmojiJSONBody,
   options: CallOptions = {},
 ): Promise<RESTPatchAPIApplicationEmojiResult> {
-  return rest.request({ ...options, method: 'PATCH', route: APP_EMOJI, params: { application_id: applicationId, emoji_id: emojiId }, body: patch });
+  return rest.request({
+    ...options,
+    method: 'PATCH',
+    route: APP_EMOJI,
+    params: { application_id: applicationId, emoji_id: emojiId },
+    body: patch,
+  });
 }
 
-export async function deleteApplicationEmoji(rest: RestRequester, applicationId: string, emojiId: string, options: CallOptions = {}): Promise<void> {
-  await rest.request({ ...options, method: 'DELETE', route: APP_EMOJI, params: { application_id: applicationId, emoji_id: emojiId } });
+export async function deleteApplicationEmoji(
+  rest: RestRequester,
+  applicationId: string,
+  emojiId: string,
+  options: CallOptions = {},
+): Promise<void> {
+  await rest.request({
+    ...options,
+    method: 'DELETE',
+    route: APP_EMOJI,
+    params: { application_id: applicationId, emoji_id: emojiId },
+  });
 }

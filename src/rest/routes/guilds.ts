@@ -20,17 +20,37 @@ const GUILD = '/guilds/{guild_id}';
 const CHANNELS = '/guilds/{guild_id}/channels';
 
 /** The guild; `with_counts` adds approximate_member_count and approximate_presence_count. */
-export async function getGuild(rest: RestRequester, guildId: string, query: RESTGetAPIGuildQuery = {}, options: CallOptions = {}): Promise<RESTGetAPIGuildResult> {
-  return rest.request({ ...options, method: 'GET', route: GUILD, params: { guild_id: guildId }, query: pickQuery(query, ['with_counts']) });
+export async function getGuild(
+  rest: RestRequester,
+  guildId: string,
+  query: RESTGetAPIGuildQuery = {},
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: GUILD,
+    params: { guild_id: guildId },
+    query: pickQuery(query, ['with_counts']),
+  });
 }
 
 /** Edit the guild's settings (MANAGE_GUILD). */
-export function editGuild(rest: RestRequester, guildId: string, patch: RESTPatchAPIGuildJSONBody, options: ReasonOptions = {}): Promise<RESTPatchAPIGuildResult> {
+export function editGuild(
+  rest: RestRequester,
+  guildId: string,
+  patch: RESTPatchAPIGuildJSONBody,
+  options: ReasonOptions = {},
+): Promise<RESTPatchAPIGuildResult> {
   return rest.request({ ...options, method: 'PATCH', route: GUILD, params: { guild_id: guildId }, body: patch });
 }
 
 /** The guild's channels, threads excluded (listActiveGuildThreads in threads.ts has those). */
-export function listGuildChannels(rest: RestRequester, guildId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildChannelsResult> {
+export function listGuildChannels(
+  rest: RestRequester,
+  guildId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildChannelsResult> {
   return rest.request({ ...options, method: 'GET', route: CHANNELS, params: { guild_id: guildId } });
 }
 
@@ -55,10 +75,30 @@ export async function editGuildChannelPositions(
 }
 
 const SEARCH_KEYS = [
-  'limit', 'offset', 'max_id', 'min_id', 'slop', 'content', 'channel_id', 'author_type', 'author_id', 'mentions',
-  'mentions_role_id', 'mention_everyone', 'replied_to_user_id', 'replied_to_message_id', 'pinned', 'has',
-  'embed_type', 'embed_provider', 'link_hostname', 'attachment_filename', 'attachment_extension', 'sort_by',
-  'sort_order', 'include_nsfw',
+  'limit',
+  'offset',
+  'max_id',
+  'min_id',
+  'slop',
+  'content',
+  'channel_id',
+  'author_type',
+  'author_id',
+  'mentions',
+  'mentions_role_id',
+  'mention_everyone',
+  'replied_to_user_id',
+  'replied_to_message_id',
+  'pinned',
+  'has',
+  'embed_type',
+  'embed_provider',
+  'link_hostname',
+  'attachment_filename',
+  'attachment_extension',
+  'sort_by',
+  'sort_order',
+  'include_nsfw',
 ] as const satisfies readonly (keyof RESTGetAPIGuildMessagesSearchQuery)[];
 
 /**
@@ -72,5 +112,11 @@ export async function searchGuildMessages(
   query: RESTGetAPIGuildMessagesSearchQuery = {},
   options: CallOptions = {},
 ): Promise<APIMessageSearchResult | APIMessageSearchIndexNotReadyResponse> {
-  return rest.request({ ...options, method: 'GET', route: '/guilds/{guild_id}/messages/search', params: { guild_id: guildId }, query: pickQuery(query, SEARCH_KEYS) });
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: '/guilds/{guild_id}/messages/search',
+    params: { guild_id: guildId },
+    query: pickQuery(query, SEARCH_KEYS),
+  });
 }

@@ -15,17 +15,41 @@ import { pickQuery, type ReasonFileOptions, type ReasonOptions } from './options
 /** The parameters the published description gives the invite lookup (`with_expiration` is gone: always on). */
 export type GetInviteQuery = Pick<RESTGetAPIInviteQuery, 'with_counts' | 'guild_scheduled_event_id'>;
 
-export async function getInvite(rest: RestRequester, code: string, query: GetInviteQuery = {}, options: CallOptions = {}): Promise<RESTGetAPIInviteResult> {
-  return rest.request({ ...options, method: 'GET', route: '/invites/{code}', params: { code }, query: pickQuery(query, ['with_counts', 'guild_scheduled_event_id']) });
+export async function getInvite(
+  rest: RestRequester,
+  code: string,
+  query: GetInviteQuery = {},
+  options: CallOptions = {},
+): Promise<RESTGetAPIInviteResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: '/invites/{code}',
+    params: { code },
+    query: pickQuery(query, ['with_counts', 'guild_scheduled_event_id']),
+  });
 }
 
 /** Revoke an invite (MANAGE_CHANNELS on its channel, or MANAGE_GUILD). */
-export function deleteInvite(rest: RestRequester, code: string, options: ReasonOptions = {}): Promise<RESTDeleteAPIInviteResult> {
+export function deleteInvite(
+  rest: RestRequester,
+  code: string,
+  options: ReasonOptions = {},
+): Promise<RESTDeleteAPIInviteResult> {
   return rest.request({ ...options, method: 'DELETE', route: '/invites/{code}', params: { code } });
 }
 
-export function listChannelInvites(rest: RestRequester, channelId: string, options: CallOptions = {}): Promise<RESTGetAPIChannelInvitesResult> {
-  return rest.request({ ...options, method: 'GET', route: '/channels/{channel_id}/invites', params: { channel_id: channelId } });
+export function listChannelInvites(
+  rest: RestRequester,
+  channelId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIChannelInvitesResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: '/channels/{channel_id}/invites',
+    params: { channel_id: channelId },
+  });
 }
 
 /**
@@ -38,9 +62,24 @@ export function createChannelInvite(
   invite: RESTPostAPIChannelInviteJSONBody = {},
   options: ReasonFileOptions = {},
 ): Promise<RESTPostAPIChannelInviteResult> {
-  return rest.request({ ...options, method: 'POST', route: '/channels/{channel_id}/invites', params: { channel_id: channelId }, body: invite });
+  return rest.request({
+    ...options,
+    method: 'POST',
+    route: '/channels/{channel_id}/invites',
+    params: { channel_id: channelId },
+    body: invite,
+  });
 }
 
-export function listGuildInvites(rest: RestRequester, guildId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildInvitesResult> {
-  return rest.request({ ...options, method: 'GET', route: '/guilds/{guild_id}/invites', params: { guild_id: guildId } });
+export function listGuildInvites(
+  rest: RestRequester,
+  guildId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildInvitesResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: '/guilds/{guild_id}/invites',
+    params: { guild_id: guildId },
+  });
 }

@@ -32,7 +32,13 @@ export async function listMembers(
   query: RESTGetAPIGuildMembersQuery = {},
   options: CallOptions = {},
 ): Promise<RESTGetAPIGuildMembersResult> {
-  return rest.request({ ...options, method: 'GET', route: MEMBERS, params: { guild_id: guildId }, query: pickQuery(query, ['limit', 'after']) });
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: MEMBERS,
+    params: { guild_id: guildId },
+    query: pickQuery(query, ['limit', 'after']),
+  });
 }
 
 /** Members whose username or nickname starts with `query` (limit 1-1000, default 1). */
@@ -51,7 +57,12 @@ export async function searchMembers(
   });
 }
 
-export function getMember(rest: RestRequester, guildId: string, userId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildMemberResult> {
+export function getMember(
+  rest: RestRequester,
+  guildId: string,
+  userId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildMemberResult> {
   return rest.request({ ...options, method: 'GET', route: MEMBER, params: { guild_id: guildId, user_id: userId } });
 }
 
@@ -68,7 +79,13 @@ export function addMember(
   options: CallOptions = {},
 ): Promise<RESTPutAPIGuildMemberResult> {
   registerSecret(member.access_token, { transient: true });
-  return rest.request({ ...options, method: 'PUT', route: MEMBER, params: { guild_id: guildId, user_id: userId }, body: member });
+  return rest.request({
+    ...options,
+    method: 'PUT',
+    route: MEMBER,
+    params: { guild_id: guildId, user_id: userId },
+    body: member,
+  });
 }
 
 /**
@@ -82,7 +99,13 @@ export function editMember(
   patch: RESTPatchAPIGuildMemberJSONBody,
   options: ReasonOptions = {},
 ): Promise<RESTPatchAPIGuildMemberResult | undefined> {
-  return rest.request({ ...options, method: 'PATCH', route: MEMBER, params: { guild_id: guildId, user_id: userId }, body: patch });
+  return rest.request({
+    ...options,
+    method: 'PATCH',
+    route: MEMBER,
+    params: { guild_id: guildId, user_id: userId },
+    body: patch,
+  });
 }
 
 /**
@@ -96,7 +119,8 @@ export function timeoutMember(
   until: Date | string | number | null,
   options: ReasonOptions = {},
 ): Promise<RESTPatchAPIGuildMemberResult | undefined> {
-  const refuse = (why: string): Promise<never> => Promise.reject(new RequestRefusedError('PATCH', MEMBER, 'invalid-input', why));
+  const refuse = (why: string): Promise<never> =>
+    Promise.reject(new RequestRefusedError('PATCH', MEMBER, 'invalid-input', why));
   let timestamp: string | null = null;
   if (typeof until === 'number') {
     if (!(until > 0 && until <= MAX_TIMEOUT_MS)) return refuse(`a timeout lasts 1 ms to 28 days; got ${until} ms`);
@@ -116,19 +140,52 @@ export function editCurrentMember(
   patch: RESTPatchAPICurrentGuildMemberJSONBody,
   options: ReasonOptions = {},
 ): Promise<RESTPatchAPICurrentGuildMemberResult> {
-  return rest.request({ ...options, method: 'PATCH', route: '/guilds/{guild_id}/members/@me', params: { guild_id: guildId }, body: patch });
+  return rest.request({
+    ...options,
+    method: 'PATCH',
+    route: '/guilds/{guild_id}/members/@me',
+    params: { guild_id: guildId },
+    body: patch,
+  });
 }
 
 /** Remove a member from the guild (KICK_MEMBERS); they can join again. */
-export async function kickMember(rest: RestRequester, guildId: string, userId: string, options: ReasonOptions = {}): Promise<void> {
+export async function kickMember(
+  rest: RestRequester,
+  guildId: string,
+  userId: string,
+  options: ReasonOptions = {},
+): Promise<void> {
   await rest.request({ ...options, method: 'DELETE', route: MEMBER, params: { guild_id: guildId, user_id: userId } });
 }
 
 /** Give a member a role (MANAGE_ROLES; the role must be below the bot's highest). */
-export async function addMemberRole(rest: RestRequester, guildId: string, userId: string, roleId: string, options: ReasonOptions = {}): Promise<void> {
-  await rest.request({ ...options, method: 'PUT', route: MEMBER_ROLE, params: { guild_id: guildId, user_id: userId, role_id: roleId } });
+export async function addMemberRole(
+  rest: RestRequester,
+  guildId: string,
+  userId: string,
+  roleId: string,
+  options: ReasonOptions = {},
+): Promise<void> {
+  await rest.request({
+    ...options,
+    method: 'PUT',
+    route: MEMBER_ROLE,
+    params: { guild_id: guildId, user_id: userId, role_id: roleId },
+  });
 }
 
-export async function removeMemberRole(rest: RestRequester, guildId: string, userId: string, roleId: string, options: ReasonOptions = {}): Promise<void> {
-  await rest.request({ ...options, method: 'DELETE', route: MEMBER_ROLE, params: { guild_id: guildId, user_id: userId, role_id: roleId } });
+export async function removeMemberRole(
+  rest: RestRequester,
+  guildId: string,
+  userId: string,
+  roleId: string,
+  options: ReasonOptions = {},
+): Promise<void> {
+  await rest.request({
+    ...options,
+    method: 'DELETE',
+    route: MEMBER_ROLE,
+    params: { guild_id: guildId, user_id: userId, role_id: roleId },
+  });
 }

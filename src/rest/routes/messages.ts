@@ -38,8 +38,18 @@ export async function listMessages(
   });
 }
 
-export function getMessage(rest: RestRequester, channelId: string, messageId: string, options: CallOptions = {}): Promise<RESTGetAPIChannelMessageResult> {
-  return rest.request({ ...options, method: 'GET', route: MESSAGE, params: { channel_id: channelId, message_id: messageId } });
+export function getMessage(
+  rest: RestRequester,
+  channelId: string,
+  messageId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIChannelMessageResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: MESSAGE,
+    params: { channel_id: channelId, message_id: messageId },
+  });
 }
 
 /**
@@ -71,12 +81,28 @@ export function editMessage(
   patch: RESTPatchAPIChannelMessageJSONBody,
   options: CallOptions & FileOptions = {},
 ): Promise<RESTPatchAPIChannelMessageResult> {
-  return rest.request({ ...options, method: 'PATCH', route: MESSAGE, params: { channel_id: channelId, message_id: messageId }, body: patch });
+  return rest.request({
+    ...options,
+    method: 'PATCH',
+    route: MESSAGE,
+    params: { channel_id: channelId, message_id: messageId },
+    body: patch,
+  });
 }
 
 /** Delete a message (another user's needs MANAGE_MESSAGES; the reason is then logged). */
-export async function deleteMessage(rest: RestRequester, channelId: string, messageId: string, options: ReasonOptions = {}): Promise<void> {
-  await rest.request({ ...options, method: 'DELETE', route: MESSAGE, params: { channel_id: channelId, message_id: messageId } });
+export async function deleteMessage(
+  rest: RestRequester,
+  channelId: string,
+  messageId: string,
+  options: ReasonOptions = {},
+): Promise<void> {
+  await rest.request({
+    ...options,
+    method: 'DELETE',
+    route: MESSAGE,
+    params: { channel_id: channelId, message_id: messageId },
+  });
 }
 
 /** Delete 2-100 messages at once (none older than two weeks, no id twice: the service refuses those). */

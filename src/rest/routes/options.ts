@@ -2,7 +2,7 @@ import type { CallOptions, Query, QueryValue, RestFile } from '../types.js';
 
 /** Options of an endpoint that records an audit-log entry. */
 export interface ReasonOptions extends CallOptions {
-  /** Shown in the guild's audit log (X-Audit-Log-Reason: 1-512 characters, URL-encoded by the client). */
+  /** Shown in the guild's audit log (X-Audit-Log-Reason: 1-512 characters, URL-encoded by the client; docs/protocol.md §2.2). */
   reason?: string;
 }
 
@@ -18,8 +18,8 @@ export interface FileOptions {
 export type ReasonFileOptions = ReasonOptions & FileOptions;
 
 /**
- * Picks the named keys of a typed query object into the client's query shape. Only the listed keys go
- * out: a query object built elsewhere (a form, a plugin's options) cannot add parameters the endpoint
+ * Picks the named keys of a typed query object into the client's query shape (lists repeat their key,
+ * docs/protocol.md §2.3). Only the listed keys go out: a query object built elsewhere (a form, a plugin's options) cannot add parameters the endpoint
  * does not have.
  */
 export function pickQuery<T extends object>(query: T | undefined, keys: readonly (keyof T & string)[]): Query {
@@ -29,7 +29,13 @@ export function pickQuery<T extends object>(query: T | undefined, keys: readonly
     const value = (query as Readonly<Record<string, unknown>>)[key];
     if (value === undefined || value === null) continue;
     if (Array.isArray(value)) out[key] = value as readonly (string | number | boolean | bigint)[];
-    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') out[key] = value;
+    else if (
+      typeof value === 'string' ||
+      typeof value === 'number' ||
+      typeof value === 'boolean' ||
+      typeof value === 'bigint'
+    )
+      out[key] = value;
     else throw new TypeError(`query parameter "${key}" must be a string, number, boolean or an array of them`);
   }
   return out;

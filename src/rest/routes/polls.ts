@@ -1,4 +1,8 @@
-import type { RESTGetAPIPollAnswerVotersQuery, RESTGetAPIPollAnswerVotersResult, RESTPostAPIPollExpireResult } from 'discord-api-types/v10';
+import type {
+  RESTGetAPIPollAnswerVotersQuery,
+  RESTGetAPIPollAnswerVotersResult,
+  RESTPostAPIPollExpireResult,
+} from 'discord-api-types/v10';
 import type { CallOptions, RestRequester } from '../types.js';
 import { pickQuery } from './options.js';
 
@@ -23,7 +27,12 @@ export async function getPollAnswerVoters(
 }
 
 /** End a poll of the bot's now; resolves with the message, its results being finalized. */
-export function endPoll(rest: RestRequester, channelId: string, messageId: string, options: CallOptions = {}): Promise<RESTPostAPIPollExpireResult> {
+export function endPoll(
+  rest: RestRequester,
+  channelId: string,
+  messageId: string,
+  options: CallOptions = {},
+): Promise<RESTPostAPIPollExpireResult> {
   return rest.request({
     ...options,
     method: 'POST',

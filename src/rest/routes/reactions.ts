@@ -1,4 +1,7 @@
-import type { RESTGetAPIChannelMessageReactionUsersQuery, RESTGetAPIChannelMessageReactionUsersResult } from 'discord-api-types/v10';
+import type {
+  RESTGetAPIChannelMessageReactionUsersQuery,
+  RESTGetAPIChannelMessageReactionUsersResult,
+} from 'discord-api-types/v10';
 import type { CallOptions, RestRequester } from '../types.js';
 import { pickQuery } from './options.js';
 
@@ -30,7 +33,13 @@ export function reactionEmoji(emoji: string): string {
 }
 
 /** React as the bot (204; reacting again with the same emoji changes nothing). */
-export async function addReaction(rest: RestRequester, channelId: string, messageId: string, emoji: string, options: CallOptions = {}): Promise<void> {
+export async function addReaction(
+  rest: RestRequester,
+  channelId: string,
+  messageId: string,
+  emoji: string,
+  options: CallOptions = {},
+): Promise<void> {
   await rest.request({
     ...options,
     method: 'PUT',
@@ -39,7 +48,13 @@ export async function addReaction(rest: RestRequester, channelId: string, messag
   });
 }
 
-export async function removeOwnReaction(rest: RestRequester, channelId: string, messageId: string, emoji: string, options: CallOptions = {}): Promise<void> {
+export async function removeOwnReaction(
+  rest: RestRequester,
+  channelId: string,
+  messageId: string,
+  emoji: string,
+  options: CallOptions = {},
+): Promise<void> {
   await rest.request({
     ...options,
     method: 'DELETE',
@@ -100,6 +115,16 @@ export async function removeEmojiReactions(
 }
 
 /** Remove every reaction of a message (MANAGE_MESSAGES). */
-export async function removeAllReactions(rest: RestRequester, channelId: string, messageId: string, options: CallOptions = {}): Promise<void> {
-  await rest.request({ ...options, method: 'DELETE', route: REACTIONS, params: { channel_id: channelId, message_id: messageId } });
+export async function removeAllReactions(
+  rest: RestRequester,
+  channelId: string,
+  messageId: string,
+  options: CallOptions = {},
+): Promise<void> {
+  await rest.request({
+    ...options,
+    method: 'DELETE',
+    route: REACTIONS,
+    params: { channel_id: channelId, message_id: messageId },
+  });
 }

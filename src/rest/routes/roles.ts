@@ -16,15 +16,29 @@ import type { ReasonOptions } from './options.js';
 const ROLES = '/guilds/{guild_id}/roles';
 const ROLE = '/guilds/{guild_id}/roles/{role_id}';
 
-export function listRoles(rest: RestRequester, guildId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildRolesResult> {
+export function listRoles(
+  rest: RestRequester,
+  guildId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildRolesResult> {
   return rest.request({ ...options, method: 'GET', route: ROLES, params: { guild_id: guildId } });
 }
 
-export function getRole(rest: RestRequester, guildId: string, roleId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildRoleResult> {
+export function getRole(
+  rest: RestRequester,
+  guildId: string,
+  roleId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildRoleResult> {
   return rest.request({ ...options, method: 'GET', route: ROLE, params: { guild_id: guildId, role_id: roleId } });
 }
 
-export function createRole(rest: RestRequester, guildId: string, role: RESTPostAPIGuildRoleJSONBody = {}, options: ReasonOptions = {}): Promise<RESTPostAPIGuildRoleResult> {
+export function createRole(
+  rest: RestRequester,
+  guildId: string,
+  role: RESTPostAPIGuildRoleJSONBody = {},
+  options: ReasonOptions = {},
+): Promise<RESTPostAPIGuildRoleResult> {
   return rest.request({ ...options, method: 'POST', route: ROLES, params: { guild_id: guildId }, body: role });
 }
 
@@ -45,9 +59,20 @@ export function editRole(
   patch: RESTPatchAPIGuildRoleJSONBody,
   options: ReasonOptions = {},
 ): Promise<RESTPatchAPIGuildRoleResult> {
-  return rest.request({ ...options, method: 'PATCH', route: ROLE, params: { guild_id: guildId, role_id: roleId }, body: patch });
+  return rest.request({
+    ...options,
+    method: 'PATCH',
+    route: ROLE,
+    params: { guild_id: guildId, role_id: roleId },
+    body: patch,
+  });
 }
 
-export async function deleteRole(rest: RestRequester, guildId: string, roleId: string, options: ReasonOptions = {}): Promise<void> {
+export async function deleteRole(
+  rest: RestRequester,
+  guildId: string,
+  roleId: string,
+  options: ReasonOptions = {},
+): Promise<void> {
   await rest.request({ ...options, method: 'DELETE', route: ROLE, params: { guild_id: guildId, role_id: roleId } });
 }

@@ -24,7 +24,13 @@ export async function listScheduledEvents(
   query: RESTGetAPIGuildScheduledEventsQuery = {},
   options: CallOptions = {},
 ): Promise<RESTGetAPIGuildScheduledEventsResult> {
-  return rest.request({ ...options, method: 'GET', route: EVENTS, params: { guild_id: guildId }, query: pickQuery(query, ['with_user_count']) });
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: EVENTS,
+    params: { guild_id: guildId },
+    query: pickQuery(query, ['with_user_count']),
+  });
 }
 
 export function createScheduledEvent(
@@ -60,11 +66,27 @@ export function editScheduledEvent(
   patch: RESTPatchAPIGuildScheduledEventJSONBody,
   options: ReasonOptions = {},
 ): Promise<RESTPatchAPIGuildScheduledEventResult> {
-  return rest.request({ ...options, method: 'PATCH', route: EVENT, params: { guild_id: guildId, guild_scheduled_event_id: eventId }, body: patch });
+  return rest.request({
+    ...options,
+    method: 'PATCH',
+    route: EVENT,
+    params: { guild_id: guildId, guild_scheduled_event_id: eventId },
+    body: patch,
+  });
 }
 
-export async function deleteScheduledEvent(rest: RestRequester, guildId: string, eventId: string, options: ReasonOptions = {}): Promise<void> {
-  await rest.request({ ...options, method: 'DELETE', route: EVENT, params: { guild_id: guildId, guild_scheduled_event_id: eventId } });
+export async function deleteScheduledEvent(
+  rest: RestRequester,
+  guildId: string,
+  eventId: string,
+  options: ReasonOptions = {},
+): Promise<void> {
+  await rest.request({
+    ...options,
+    method: 'DELETE',
+    route: EVENT,
+    params: { guild_id: guildId, guild_scheduled_event_id: eventId },
+  });
 }
 
 const USER_KEYS = ['limit', 'with_member', 'before', 'after'] as const;

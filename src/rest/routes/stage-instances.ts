@@ -12,11 +12,19 @@ import type { ReasonOptions } from './options.js';
 
 const INSTANCE = '/stage-instances/{channel_id}';
 
-export function createStageInstance(rest: RestRequester, instance: RESTPostAPIStageInstanceJSONBody, options: ReasonOptions = {}): Promise<RESTPostAPIStageInstanceResult> {
+export function createStageInstance(
+  rest: RestRequester,
+  instance: RESTPostAPIStageInstanceJSONBody,
+  options: ReasonOptions = {},
+): Promise<RESTPostAPIStageInstanceResult> {
   return rest.request({ ...options, method: 'POST', route: '/stage-instances', body: instance });
 }
 
-export function getStageInstance(rest: RestRequester, channelId: string, options: CallOptions = {}): Promise<RESTGetAPIStageInstanceResult> {
+export function getStageInstance(
+  rest: RestRequester,
+  channelId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIStageInstanceResult> {
   return rest.request({ ...options, method: 'GET', route: INSTANCE, params: { channel_id: channelId } });
 }
 
@@ -30,6 +38,10 @@ export function editStageInstance(
 }
 
 /** End a stage. */
-export async function deleteStageInstance(rest: RestRequester, channelId: string, options: ReasonOptions = {}): Promise<void> {
+export async function deleteStageInstance(
+  rest: RestRequester,
+  channelId: string,
+  options: ReasonOptions = {},
+): Promise<void> {
   await rest.request({ ...options, method: 'DELETE', route: INSTANCE, params: { channel_id: channelId } });
 }

@@ -15,16 +15,39 @@ const GUILD_STICKERS = '/guilds/{guild_id}/stickers';
 const GUILD_STICKER = '/guilds/{guild_id}/stickers/{sticker_id}';
 
 /** A standard or guild sticker. */
-export function getSticker(rest: RestRequester, stickerId: string, options: CallOptions = {}): Promise<RESTGetAPIStickerResult> {
-  return rest.request({ ...options, method: 'GET', route: '/stickers/{sticker_id}', params: { sticker_id: stickerId } });
+export function getSticker(
+  rest: RestRequester,
+  stickerId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIStickerResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: '/stickers/{sticker_id}',
+    params: { sticker_id: stickerId },
+  });
 }
 
-export function listGuildStickers(rest: RestRequester, guildId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildStickersResult> {
+export function listGuildStickers(
+  rest: RestRequester,
+  guildId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildStickersResult> {
   return rest.request({ ...options, method: 'GET', route: GUILD_STICKERS, params: { guild_id: guildId } });
 }
 
-export function getGuildSticker(rest: RestRequester, guildId: string, stickerId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildStickerResult> {
-  return rest.request({ ...options, method: 'GET', route: GUILD_STICKER, params: { guild_id: guildId, sticker_id: stickerId } });
+export function getGuildSticker(
+  rest: RestRequester,
+  guildId: string,
+  stickerId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildStickerResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: GUILD_STICKER,
+    params: { guild_id: guildId, sticker_id: stickerId },
+  });
 }
 
 export interface NewGuildSticker {
@@ -62,9 +85,25 @@ export function editGuildSticker(
   patch: RESTPatchAPIGuildStickerJSONBody,
   options: ReasonOptions = {},
 ): Promise<RESTPatchAPIGuildStickerResult> {
-  return rest.request({ ...options, method: 'PATCH', route: GUILD_STICKER, params: { guild_id: guildId, sticker_id: stickerId }, body: patch });
+  return rest.request({
+    ...options,
+    method: 'PATCH',
+    route: GUILD_STICKER,
+    params: { guild_id: guildId, sticker_id: stickerId },
+    body: patch,
+  });
 }
 
-export async function deleteGuildSticker(rest: RestRequester, guildId: string, stickerId: string, options: ReasonOptions = {}): Promise<void> {
-  await rest.request({ ...options, method: 'DELETE', route: GUILD_STICKER, params: { guild_id: guildId, sticker_id: stickerId } });
+export async function deleteGuildSticker(
+  rest: RestRequester,
+  guildId: string,
+  stickerId: string,
+  options: ReasonOptions = {},
+): Promise<void> {
+  await rest.request({
+    ...options,
+    method: 'DELETE',
+    route: GUILD_STICKER,
+    params: { guild_id: guildId, sticker_id: stickerId },
+  });
 }

@@ -50,16 +50,32 @@ export function startThread(
   thread: RESTPostAPIChannelThreadsJSONBody | RESTPostAPIGuildForumThreadsJSONBody,
   options: ReasonFileOptions = {},
 ): Promise<RESTPostAPIChannelThreadsResult> {
-  return rest.request({ ...options, method: 'POST', route: '/channels/{channel_id}/threads', params: { channel_id: channelId }, body: thread });
+  return rest.request({
+    ...options,
+    method: 'POST',
+    route: '/channels/{channel_id}/threads',
+    params: { channel_id: channelId },
+    body: thread,
+  });
 }
 
 /** Remove the bot from a thread. */
 export async function leaveThread(rest: RestRequester, channelId: string, options: CallOptions = {}): Promise<void> {
-  await rest.request({ ...options, method: 'DELETE', route: '/channels/{channel_id}/thread-members/@me', params: { channel_id: channelId } });
+  await rest.request({
+    ...options,
+    method: 'DELETE',
+    route: '/channels/{channel_id}/thread-members/@me',
+    params: { channel_id: channelId },
+  });
 }
 
 /** Remove a member from a thread (MANAGE_THREADS, or the creator of a private thread). */
-export async function removeThreadMember(rest: RestRequester, channelId: string, userId: string, options: CallOptions = {}): Promise<void> {
+export async function removeThreadMember(
+  rest: RestRequester,
+  channelId: string,
+  userId: string,
+  options: CallOptions = {},
+): Promise<void> {
   await rest.request({
     ...options,
     method: 'DELETE',
@@ -117,8 +133,17 @@ export async function listJoinedPrivateArchivedThreads(
 }
 
 /** Every active thread of a guild the bot can see, with the bot's thread members. */
-export function listActiveGuildThreads(rest: RestRequester, guildId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildThreadsResult> {
-  return rest.request({ ...options, method: 'GET', route: '/guilds/{guild_id}/threads/active', params: { guild_id: guildId } });
+export function listActiveGuildThreads(
+  rest: RestRequester,
+  guildId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildThreadsResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: '/guilds/{guild_id}/threads/active',
+    params: { guild_id: guildId },
+  });
 }
 
 /** Query of a thread search (the published description's parameters; discord-api-types has none). */
@@ -160,6 +185,18 @@ export async function searchThreads(
     method: 'GET',
     route: '/channels/{channel_id}/threads/search',
     params: { channel_id: channelId },
-    query: pickQuery(query, ['name', 'slop', 'min_id', 'max_id', 'tag', 'tag_setting', 'archived', 'sort_by', 'sort_order', 'limit', 'offset']),
+    query: pickQuery(query, [
+      'name',
+      'slop',
+      'min_id',
+      'max_id',
+      'tag',
+      'tag_setting',
+      'archived',
+      'sort_by',
+      'sort_order',
+      'limit',
+      'offset',
+    ]),
   });
 }

@@ -24,23 +24,45 @@ export function getUser(rest: RestRequester, userId: string, options: CallOption
 }
 
 /** Change the bot's username, avatar or banner (data URIs). */
-export function editCurrentUser(rest: RestRequester, patch: RESTPatchAPICurrentUserJSONBody, options: CallOptions = {}): Promise<RESTPatchAPICurrentUserResult> {
+export function editCurrentUser(
+  rest: RestRequester,
+  patch: RESTPatchAPICurrentUserJSONBody,
+  options: CallOptions = {},
+): Promise<RESTPatchAPICurrentUserResult> {
   return rest.request({ ...options, method: 'PATCH', route: '/users/@me', body: patch });
 }
 
 /** Open (or get) the DM channel with a user. */
-export function createDM(rest: RestRequester, userId: string, options: CallOptions = {}): Promise<RESTPostAPICurrentUserCreateDMChannelResult> {
+export function createDM(
+  rest: RestRequester,
+  userId: string,
+  options: CallOptions = {},
+): Promise<RESTPostAPICurrentUserCreateDMChannelResult> {
   // The same DM channel comes back each time: safe to retry.
-  return rest.request({ ...options, method: 'POST', route: '/users/@me/channels', body: { recipient_id: userId }, idempotent: true });
+  return rest.request({
+    ...options,
+    method: 'POST',
+    route: '/users/@me/channels',
+    body: { recipient_id: userId },
+    idempotent: true,
+  });
 }
 
 /** Make the bot leave a guild. */
 export async function leaveGuild(rest: RestRequester, guildId: string, options: CallOptions = {}): Promise<void> {
-  await rest.request({ ...options, method: 'DELETE', route: '/users/@me/guilds/{guild_id}', params: { guild_id: guildId } });
+  await rest.request({
+    ...options,
+    method: 'DELETE',
+    route: '/users/@me/guilds/{guild_id}',
+    params: { guild_id: guildId },
+  });
 }
 
 /** Accounts connected to the user (scope `connections` with a Bearer token in `auth`). */
-export function getCurrentUserConnections(rest: RestRequester, options: CallOptions = {}): Promise<RESTGetAPICurrentUserConnectionsResult> {
+export function getCurrentUserConnections(
+  rest: RestRequester,
+  options: CallOptions = {},
+): Promise<RESTGetAPICurrentUserConnectionsResult> {
   return rest.request({ ...options, method: 'GET', route: '/users/@me/connections' });
 }
 

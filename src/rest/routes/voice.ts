@@ -14,11 +14,20 @@ import type { CallOptions, RestRequester } from '../types.js';
 const OWN = '/guilds/{guild_id}/voice-states/@me';
 const USER = '/guilds/{guild_id}/voice-states/{user_id}';
 
-export function getCurrentUserVoiceState(rest: RestRequester, guildId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildVoiceStateCurrentMemberResult> {
+export function getCurrentUserVoiceState(
+  rest: RestRequester,
+  guildId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildVoiceStateCurrentMemberResult> {
   return rest.request({ ...options, method: 'GET', route: OWN, params: { guild_id: guildId } });
 }
 
-export function getUserVoiceState(rest: RestRequester, guildId: string, userId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildVoiceStateUserResult> {
+export function getUserVoiceState(
+  rest: RestRequester,
+  guildId: string,
+  userId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildVoiceStateUserResult> {
   return rest.request({ ...options, method: 'GET', route: USER, params: { guild_id: guildId, user_id: userId } });
 }
 
@@ -40,5 +49,11 @@ export async function editUserVoiceState(
   patch: RESTPatchAPIGuildVoiceStateUserJSONBody,
   options: CallOptions = {},
 ): Promise<void> {
-  await rest.request({ ...options, method: 'PATCH', route: USER, params: { guild_id: guildId, user_id: userId }, body: patch });
+  await rest.request({
+    ...options,
+    method: 'PATCH',
+    route: USER,
+    params: { guild_id: guildId, user_id: userId },
+    body: patch,
+  });
 }

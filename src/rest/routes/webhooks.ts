@@ -40,18 +40,41 @@ export function createWebhook(
   webhook: RESTPostAPIChannelWebhookJSONBody,
   options: ReasonOptions = {},
 ): Promise<RESTPostAPIChannelWebhookResult> {
-  return rest.request({ ...options, method: 'POST', route: CHANNEL_WEBHOOKS, params: { channel_id: channelId }, body: webhook });
+  return rest.request({
+    ...options,
+    method: 'POST',
+    route: CHANNEL_WEBHOOKS,
+    params: { channel_id: channelId },
+    body: webhook,
+  });
 }
 
-export function listChannelWebhooks(rest: RestRequester, channelId: string, options: CallOptions = {}): Promise<RESTGetAPIChannelWebhooksResult> {
+export function listChannelWebhooks(
+  rest: RestRequester,
+  channelId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIChannelWebhooksResult> {
   return rest.request({ ...options, method: 'GET', route: CHANNEL_WEBHOOKS, params: { channel_id: channelId } });
 }
 
-export function listGuildWebhooks(rest: RestRequester, guildId: string, options: CallOptions = {}): Promise<RESTGetAPIGuildWebhooksResult> {
-  return rest.request({ ...options, method: 'GET', route: '/guilds/{guild_id}/webhooks', params: { guild_id: guildId } });
+export function listGuildWebhooks(
+  rest: RestRequester,
+  guildId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIGuildWebhooksResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: '/guilds/{guild_id}/webhooks',
+    params: { guild_id: guildId },
+  });
 }
 
-export function getWebhook(rest: RestRequester, webhookId: string, options: CallOptions = {}): Promise<RESTGetAPIWebhookResult> {
+export function getWebhook(
+  rest: RestRequester,
+  webhookId: string,
+  options: CallOptions = {},
+): Promise<RESTGetAPIWebhookResult> {
   return rest.request({ ...options, method: 'GET', route: WEBHOOK, params: { webhook_id: webhookId } });
 }
 
@@ -65,12 +88,27 @@ export function editWebhook(
   return rest.request({ ...options, method: 'PATCH', route: WEBHOOK, params: { webhook_id: webhookId }, body: patch });
 }
 
-export async function deleteWebhook(rest: RestRequester, webhookId: string, options: ReasonOptions = {}): Promise<void> {
+export async function deleteWebhook(
+  rest: RestRequester,
+  webhookId: string,
+  options: ReasonOptions = {},
+): Promise<void> {
   await rest.request({ ...options, method: 'DELETE', route: WEBHOOK, params: { webhook_id: webhookId } });
 }
 
-export function getWebhookWithToken(rest: RestRequester, webhookId: string, token: string, options: TokenOptions = {}): Promise<RESTGetAPIWebhookWithTokenResult> {
-  return rest.request({ ...options, method: 'GET', route: WITH_TOKEN, params: { webhook_id: webhookId, webhook_token: token }, auth: false });
+export function getWebhookWithToken(
+  rest: RestRequester,
+  webhookId: string,
+  token: string,
+  options: TokenOptions = {},
+): Promise<RESTGetAPIWebhookWithTokenResult> {
+  return rest.request({
+    ...options,
+    method: 'GET',
+    route: WITH_TOKEN,
+    params: { webhook_id: webhookId, webhook_token: token },
+    auth: false,
+  });
 }
 
 /** Like editWebhook, without moving it (no `channel_id`). */
@@ -81,11 +119,29 @@ export function editWebhookWithToken(
   patch: RESTPatchAPIWebhookWithTokenJSONBody,
   options: Omit<ReasonOptions, 'auth'> = {},
 ): Promise<RESTPatchAPIWebhookWithTokenResult> {
-  return rest.request({ ...options, method: 'PATCH', route: WITH_TOKEN, params: { webhook_id: webhookId, webhook_token: token }, body: patch, auth: false });
+  return rest.request({
+    ...options,
+    method: 'PATCH',
+    route: WITH_TOKEN,
+    params: { webhook_id: webhookId, webhook_token: token },
+    body: patch,
+    auth: false,
+  });
 }
 
-export async function deleteWebhookWithToken(rest: RestRequester, webhookId: string, token: string, options: Omit<ReasonOptions, 'auth'> = {}): Promise<void> {
-  await rest.request({ ...options, method: 'DELETE', route: WITH_TOKEN, params: { webhook_id: webhookId, webhook_token: token }, auth: false });
+export async function deleteWebhookWithToken(
+  rest: RestRequester,
+  webhookId: string,
+  token: string,
+  options: Omit<ReasonOptions, 'auth'> = {},
+): Promise<void> {
+  await rest.request({
+    ...options,
+    method: 'DELETE',
+    route: WITH_TOKEN,
+    params: { webhook_id: webhookId, webhook_token: token },
+    auth: false,
+  });
 }
 
 export interface ExecuteWebhookOptions extends TokenOptions, FileOptions {
@@ -126,7 +182,11 @@ export async function executeWebhook(
     method: 'POST',
     route: WITH_TOKEN,
     params: { webhook_id: webhookId, webhook_token: token },
-    query: pickQuery({ wait, thread_id: threadId, with_components: withComponents }, ['wait', 'thread_id', 'with_components']),
+    query: pickQuery({ wait, thread_id: threadId, with_components: withComponents }, [
+      'wait',
+      'thread_id',
+      'with_components',
+    ]),
     body: message,
     auth: false,
   });
