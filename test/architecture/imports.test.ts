@@ -25,6 +25,7 @@ export const LAYERS: ReadonlyMap<string, number> = new Map([
   ['plugins', 4],
   ['runtime', 5],
   ['cli', 6],
+  ['testing', 6],
   ['index', 7],
 ]);
 
