@@ -136,7 +136,10 @@ export class TestSandbox implements ReplyHost {
   private readonly restErrors: RestAnswer[] = [];
   private readonly guildCache = new Map<string, TestGuild>();
   private firstGuild: TestGuild | null = null;
+  private ownerValue: TestMember | null = null;
   private closed: Promise<void> | null = null;
+  /** Listeners this kit put on the sandbox, removed at close. */
+  private readonly disposers: Array<() => void> = [];
 
   /** @internal Use startSandbox() or startBot(). */
   constructor(
@@ -145,17 +148,26 @@ export class TestSandbox implements ReplyHost {
     timeoutMs: number,
   ) {
     this.timeoutMs = timeoutMs;
-    sandbox.restEvents.on('response', (r) => {
+    this.listen((r) => {
       if (r.status < 400) return;
       this.restErrors.push({ method: r.method, path: r.path, status: r.status, at: r.at });
       if (this.restErrors.length > KEPT_REST_ERRORS) this.restErrors.shift();
     });
   }
 
+  /** Follow every REST answer of the sandbox until the kit closes. */
+  private listen(listener: (r: { method: string; path: string; status: number; bucket: string | null; at: number }) => void): void {
+    this.sandbox.restEvents.on('response', listener);
+    this.disposers.push(() => this.sandbox.restEvents.off('response', listener));
+  }
+
   /** @internal Read what the kit needs of the first guild (once). */
   async init(): Promise<this> {
     const first = this.sandbox.state.guildIds[0];
-    if (first !== undefined) this.firstGuild = await this.guildInfo(first);
+    if (first !== undefined) {
+      this.firstGuild = await this.guildInfo(first);
+      this.ownerValue = await this.member(this.firstGuild.ownerId, first);
+    }
     return this;
   }
 
@@ -197,8 +209,8 @@ export class TestSandbox implements ReplyHost {
 
   /** The owner of the first guild (user 0 of the seed, an administrator): who acts by default. */
   get owner(): TestMember {
-    const g = this.guild;
-    return { id: g.ownerId, username: 'owner', guildId: g.id, roles: [], nick: null };
+    if (this.ownerValue === null) throw new Error('the sandbox has no guild (seed.guilds is 0)');
+    return this.ownerValue;
   }
 
   /** A guild by id, with its roles and channels. */
@@ -442,7 +454,7 @@ export class TestSandbox implements ReplyHost {
     const count = input.count ?? 1;
     let served = 0;
     const bucket = input.bucket;
-    this.sandbox.restEvents.on('response', (r) => {
+    this.listen((r) => {
       if (r.status === 429 && r.bucket === bucket) served++;
     });
     this.sandbox.restFaults.rateLimit({ bucket, retryAfterMs: input.retryAfterMs ?? 500, count, ...(input.scope !== undefined ? { scope: input.scope } : {}) });
@@ -499,7 +511,10 @@ export class TestSandbox implements ReplyHost {
 
   /** Close everything this kit started. Safe to call more than once. */
   close(): Promise<void> {
-    this.closed ??= this.closeParts();
+    this.closed ??= (async () => {
+      for (const dispose of this.disposers.splice(0)) dispose();
+      await this.closeParts();
+    })();
     return this.closed;
   }
 
