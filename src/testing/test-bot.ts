@@ -13,6 +13,8 @@ import type { Sandbox } from '../sandbox/contract.js';
 import { intentBits, loadConfig, type Config, type ConfigInput } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
 import { Runtime } from '../runtime/runtime.js';
+import { dropNamespace } from '../runtime/embedded-namespace.js';
+import { openRedis } from '../util/redis-connection.js';
 import { INTENT_BITS } from '../api/intents.js';
 import { pluginOf, resolvePlugins, type PluginInput } from './plugins.js';
 import type { Reply } from './reply.js';
@@ -220,12 +222,26 @@ export class TestBot extends TestSandbox {
   protected override async closeParts(): Promise<void> {
     try {
       await this.runtime.stop({ graceMs: 2_000 });
+      await this.dropRedisKeys();
     } finally {
       try {
         await super.closeParts();
       } finally {
         rmSync(this.scratch, { recursive: true, force: true });
       }
+    }
+  }
+
+  /** The bot's Redis keys (their namespace is this sandbox's alone): a test leaves nothing behind. */
+  private async dropRedisKeys(): Promise<void> {
+    const { redisUrl, transport } = this.runtime.config;
+    if (redisUrl === undefined || this.runtime.state !== 'stopped') return;
+    if (this.runtime.parts.cache?.backend !== 'redis' && transport === 'gateway') return;
+    const redis = openRedis(redisUrl, { name: 'test kit cleanup', redisOptions: { maxRetriesPerRequest: 1 } });
+    try {
+      await dropNamespace(redis, this.runtime.cacheNamespace);
+    } finally {
+      redis.disconnect();
     }
   }
 }
