@@ -267,7 +267,7 @@ export class TestSandbox implements ReplyHost {
       input.timeoutMs,
     );
     await handled.done;
-    const username = input.username ?? (input.user !== undefined ? (await this.member(id, guildId)).username : `user ${id}`);
+    const username = input.username ?? (await this.member(id, guildId)).username;
     return { id, username, guildId, roles, nick: input.nick ?? null };
   }
 

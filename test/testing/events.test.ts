@@ -55,6 +55,11 @@ describe('events made by the test kit', () => {
     expect(await bot.runtime.cache.getMember(bot.guild.id, ada.id)).toBeUndefined();
     await bot.waitForMessage((m) => m.message.content === 'goodbye ada');
     await expect(bot.invoke('cart items show', { user: ada })).rejects.toThrow(/not a member/);
+
+    // Without a name the sandbox names the newcomer; the kit reports the name it got.
+    const anonymous = await bot.join();
+    expect(anonymous.username).toMatch(/^newcomer\d+$/);
+    expect(seen).toContain(`add ${anonymous.username}`);
   });
 
   it('an entitlement is granted to a user, then its subscription ends', async () => {
@@ -85,7 +90,10 @@ describe('events made by the test kit', () => {
     const cart = bot.commands().find((c) => c.name === 'cart')!;
     expect(result).toMatchObject({ id: cart.id, guild_id: bot.guild.id, permissions: [{ id: bot.guild.id, type: 1, permission: false }] });
     expect(permissions.at(-1)).toMatchObject({ id: cart.id, guild_id: bot.guild.id });
-    await expect(bot.invoke('cart items add', { user: cleo, options: { item: 'apple' } })).rejects.toThrow();
+    await expect(bot.invoke('cart items add', { user: cleo, options: { item: 'apple' } })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringMatching(new RegExp(`user ${cleo.id} may not use 'cart'`)),
+    });
     // The owner is an administrator: every command stays usable.
     expect((await bot.invoke('cart items add', { options: { item: 'apple' } })).content).toBe('owner added 1 x apple');
 
