@@ -204,7 +204,7 @@ export const ConfigSchema = z.strictObject({
     .default({ enabled: true, host: '127.0.0.1', port: 9464 }),
   /**
    * Cluster mode (on when `redisUrl` and a token are set): several processes share the bot through Redis.
-   * See src/cluster/ and README "Running several processes".
+   * See src/cluster/ and README "Several processes".
    */
   cluster: z
     .strictObject({
