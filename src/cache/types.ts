@@ -83,10 +83,10 @@ export interface EntitlementView {
   readonly applicationId: Snowflake | null;
   readonly userId: Snowflake | null;
   readonly guildId: Snowflake | null;
-  /** 1 PURCHASE, 2 PREMIUM_SUBSCRIPTION, 3 DEVELOPER_GIFT, 4 TEST_MODE_PURCHASE, ... (reference §13.1). */
+  /** 1 PURCHASE, 2 PREMIUM_SUBSCRIPTION, 3 DEVELOPER_GIFT, 4 TEST_MODE_PURCHASE, ... (protocol §13.1). */
   readonly type: number;
   readonly startsAt: number | null;
-  /** Null while ongoing; set once the entitlement ends (spec §3). */
+  /** Null while ongoing; set once the entitlement ends (protocol §S3). */
   readonly endsAt: number | null;
   readonly deleted: boolean;
   readonly consumed: boolean;
