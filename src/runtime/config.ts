@@ -340,6 +340,9 @@ const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; parse: (raw: st
   { env: 'GATEHOUSE_SANDBOX_PORT', path: ['sandbox', 'port'], parse: parseNumber },
 ];
 
+/** The environment variables and the keys they set, for the configuration reference (scripts/config-reference.ts). */
+export const CONFIG_ENV_BINDINGS: ReadonlyArray<{ readonly env: string; readonly path: readonly string[] }> = ENV_BINDINGS;
+
 function parseNumber(raw: string): unknown {
   const n = Number(raw);
   return raw.trim() !== '' && Number.isFinite(n) ? n : raw;
