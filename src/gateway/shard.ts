@@ -674,8 +674,8 @@ export class Shard {
       // A seq is a count from 1 (protocol §5.2: int). Any other number (1e300, 2.5, -3) cannot be the session's
       // position: taken as one, a huge value made every later dispatch look like a replay duplicate (dropped)
       // and went out in heartbeats and RESUME. It is a malformed field, treated like the others the gateway
-      // reports (README, logging): the payload is still delivered, as a dispatch without seq is, since its `d`
-      // may be sound and dropping it would lose an event for a broken envelope; the seq does not move (the hook
+      // reports (docs/operations.md, logs): the payload is still delivered, as a dispatch without seq is, since
+      // its `d` may be sound and dropping it would lose an event for a broken envelope; the seq does not move (the hook
       // gets the last good one), so duplicate detection, heartbeats and RESUME keep counting from real seqs.
       // Reported through the anomaly log, so a peer that sends thousands makes one line per minute.
       this.reportBadSeq(t, s);
