@@ -441,6 +441,7 @@ export class Runtime {
       pluginConfig: this.config.plugins.config,
       pluginEnvironment: this.config.pluginEnvironment ?? [],
       disabled: this.config.plugins.disabled,
+      intents: intentBits(this.config),
       ...(this.options.cwd !== undefined ? { cwd: this.options.cwd } : {}),
     });
     await host.load(this.config.plugins.dirs);
