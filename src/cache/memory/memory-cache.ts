@@ -320,12 +320,13 @@ export class MemoryCache implements Cache, CacheSink {
     const g = this.guilds.get(guildId);
     if (!g) return;
     const slot = this.channels.find(channelId);
-    if (slot < 0 || this.channels.guildOf(slot) !== g.slot) return;
-    const wasThread = this.channels.isThread(slot);
-    // THREAD_DELETE names threads only; a deleted channel takes its threads with it.
+    const cached = slot >= 0 && this.channels.guildOf(slot) === g.slot;
+    const wasThread = cached && this.channels.isThread(slot);
+    // THREAD_DELETE names threads only. A deleted channel takes its threads with it, also when it is not cached
+    // (a replay can bring back a thread created before the deletion).
     if (thread && !wasThread) return;
-    if (!wasThread) this.dropThreadsOf(g, [channelId]);
-    this.channels.remove(g, slot);
+    if (!thread) this.dropThreadsOf(g, [channelId]);
+    if (cached && thread === wasThread) this.channels.remove(g, slot);
   }
 
   channelsReplace(guildId: string, channels: readonly ChannelFields[] | null, threads: readonly ChannelFields[] | null): void {

@@ -678,15 +678,18 @@ return 1
  */
 export const CHANNEL_DELETE = `${CHANNEL_INDEX}
 local prefix, g, id = ARGV[1], ARGV[2], ARGV[3]
-if redis.call('HGET', KEYS[1], id) ~= g then return 0 end
 local guild = prefix .. ':g:' .. g
-local wasThread = redis.call('HDEL', guild .. ':th', id) == 1
-if ARGV[4] == '1' and not wasThread then return 0 end
-if not wasThread then
-  redis.call('HDEL', guild .. ':c', id)
-  dropThreadsOf(prefix, KEYS[1], g, { [id] = true })
+local cached = redis.call('HGET', KEYS[1], id) == g
+if ARGV[4] == '1' then
+  -- THREAD_DELETE names threads only.
+  if not cached or redis.call('HDEL', guild .. ':th', id) == 0 then return 0 end
+  redis.call('HDEL', KEYS[1], id)
+  return 1
 end
-redis.call('HDEL', KEYS[1], id)
+-- A deleted channel takes its threads with it, also when it is not cached (a replay can bring back a thread
+-- created before the deletion).
+if redis.call('HEXISTS', guild, 'gen') == 1 then dropThreadsOf(prefix, KEYS[1], g, { [id] = true }) end
+if cached and redis.call('HDEL', guild .. ':c', id) == 1 then redis.call('HDEL', KEYS[1], id) end
 return 1
 `;
 
