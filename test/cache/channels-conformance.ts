@@ -153,6 +153,17 @@ export function channelConformance(name: string, factory: CacheBackendFactory, d
       expect(await cache.getChannel('700000000000000105')).toBeUndefined();
     });
 
+    it('a replayed THREAD_CREATE after its channel was deleted goes again with the replayed CHANNEL_DELETE', async () => {
+      const cache = await seeded();
+      cache.apply('CHANNEL_DELETE', { ...channel(CHANNEL_1), guild_id: GUILD_A });
+      // A replay after a crash repeats the thread's creation, then the deletion of its (no longer cached) channel.
+      cache.apply('THREAD_CREATE', { ...thread(THREAD_1, CHANNEL_1), guild_id: GUILD_A });
+      cache.apply('CHANNEL_DELETE', { ...channel(CHANNEL_1), guild_id: GUILD_A });
+      await settle(cache);
+      expect(await cache.getChannel(THREAD_1)).toBeUndefined();
+      expect(ids(await cache.getThreads(GUILD_A))).toEqual([THREAD_2]);
+    });
+
     it('THREAD_CREATE / UPDATE / DELETE; THREAD_DELETE never removes a channel', async () => {
       const cache = await seeded();
       cache.apply('THREAD_CREATE', { ...thread(THREAD_3, CHANNEL_2), guild_id: GUILD_A, newly_created: true });
