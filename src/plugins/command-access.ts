@@ -3,11 +3,13 @@
  * why (command permissions v2, src/api/command-access.ts), from the cache. What the cache lacks is read from
  * REST once: a guild's command permission settings (GET .../guilds/{guild.id}/commands/permissions, then kept by
  * APPLICATION_COMMAND_PERMISSIONS_UPDATE events and read again after the guild was unavailable), and the command
- * when it is given by name (the guild's commands, then the global ones).
+ * when it is given by name (the guild's commands, then the global ones). A member the cache does not hold (a
+ * GUILD_CREATE lists few members without the GUILD_PRESENCES intent) is read from REST for the answer, not stored:
+ * an answer read outside the gateway's order could undo a later leave.
  */
-import type { APIApplicationCommand } from 'discord-api-types/v10';
+import type { APIApplicationCommand, APIGuildMember } from 'discord-api-types/v10';
 import type { CommandAccess } from '../api/command-access.js';
-import type { Cache, CacheReader, CommandRef } from '../cache/index.js';
+import { commandAccessFromParts, type Cache, type CacheReader, type ChannelView, type CommandRef, type MemberView } from '../cache/index.js';
 import { getGlobalCommands, getGuildCommandPermissions, getGuildCommands, type RestRequester } from '../rest/index.js';
 
 export interface CommandAccessDeps {
@@ -47,10 +49,41 @@ export class CommandAccessService {
     const ref = typeof command === 'string' ? await this.resolve(guildId, command) : command;
     if (ref === undefined) return undefined;
     const cache = this.deps.cache;
-    const settings = await cache.getCommandPermissions(guildId);
-    if (settings !== undefined && !settings.loaded) await this.load(guildId);
-    return cache.canUseCommand(guildId, userId, channelId, ref);
+    let settings = await cache.getCommandPermissions(guildId);
+    if (settings !== undefined && !settings.loaded) {
+      await this.load(guildId);
+      settings = await cache.getCommandPermissions(guildId);
+    }
+    const [guild, roles, cached, channel] = await Promise.all([cache.getGuild(guildId), cache.getRoles(guildId), cache.getMember(guildId, userId), cache.getChannel(channelId)]);
+    const parent = channel?.thread !== null && channel?.parentId != null ? await cache.getChannel(channel.parentId) : undefined;
+    const member = cached ?? (guild?.ownerId === userId ? undefined : await this.fetchMember(guildId, userId));
+    return commandAccessFromParts(guildId, userId, channelId, ref, { ownerId: guild?.ownerId, roles, member, channel, parent: parent as ChannelView | undefined }, settings);
   };
+
+  /** A member from REST, as a view (roles, timeout), or undefined when they are not in the guild. */
+  private async fetchMember(guildId: string, userId: string): Promise<MemberView | undefined> {
+    let m: APIGuildMember;
+    try {
+      m = await this.deps.rest.request<APIGuildMember>({ method: 'GET', route: '/guilds/{guild_id}/members/{user_id}', params: { guild_id: guildId, user_id: userId } });
+    } catch (err) {
+      if ((err as { status?: unknown }).status === 404) return undefined;
+      throw err;
+    }
+    const until = typeof m.communication_disabled_until === 'string' ? Date.parse(m.communication_disabled_until) : NaN;
+    return {
+      guildId,
+      userId,
+      nick: m.nick ?? null,
+      roles: m.roles.filter((r) => r !== guildId),
+      joinedAt: null,
+      avatar: null,
+      banner: null,
+      communicationDisabledUntil: Number.isNaN(until) ? null : until,
+      flags: m.flags ?? 0,
+      pending: m.pending === true,
+      user: null,
+    };
+  }
 
   private load(guildId: string): Promise<void> {
     const cache = this.deps.cache;
