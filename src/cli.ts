@@ -16,7 +16,7 @@ export const VERBS: ReadonlyMap<string, () => Promise<VerbModule>> = new Map<str
   ['check', () => import('./cli/check.js')],
   ['sandbox', () => import('./cli/sandbox.js')],
   ['commands', () => import('./cli/commands.js')],
-  ['reshard', () => import('./cli/reshard.js')],
+  ['reshard', () => import('./cli/request-reshard.js')],
 ]);
 
 const USAGE = `usage: gatehouse <verb> [...]   (every verb takes --help)

@@ -23,6 +23,6 @@ export {
   currentGeneration,
   generationNamespace,
   type RedisReshardCoordinationOptions,
-} from './reshard.js';
+} from './redis-reshard-coordination.js';
 export { CLUSTER_SCRIPTS, withClusterScripts, type ClusterScriptName } from './scripts.js';
 export { ClusterError, IdentifyQueueTimeoutError, ShardCountMismatchError } from './errors.js';

@@ -16,7 +16,7 @@ export {
   type LocalIdentifyBudgetOptions,
 } from './identify-budget.js';
 export type { ShardFence } from './fence.js';
-export { LocalReshardCoordination, type ReshardCoordination, type ReshardPlan } from './reshard.js';
+export { LocalReshardCoordination, type ReshardCoordination, type ReshardPlan } from './reshard-coordination.js';
 export { Cutover, eventKey, receivingShard, MAX_BUFFERED_PER_SHARD, type CutoverOptions, type DeliverHook } from './cutover.js';
 export { LocalIdentifyQueue, type IdentifyQueue, type LocalIdentifyQueueOptions } from './identify-queue.js';
 export { DEFAULT_MAX_QUEUED_SENDS, SendQueue, type SendQueueOptions } from './send-queue.js';

@@ -24,6 +24,7 @@ import { checkingTransport } from './message-limits.js';
 import { parseOptions, type OptionValue } from './options.js';
 import type { InteractionTransport } from './transport.js';
 import { WarnLimiter } from './warn-limiter.js';
+import { inSpan, PLUGIN_KEY, SpanKind } from '../util/tracing.js';
 
 /*
  * Handlers are declared with method syntax on purpose: method parameters are checked bivariantly, so a
@@ -90,7 +91,26 @@ export interface RouterOptions<TCache, TPlugin> {
   errorMessage?: (command: string) => string;
   /** Unhandled interactions are logged once per command (or custom_id) per this window. Default 60 s. */
   unhandledWarnMs?: number;
+  /**
+   * Told of every interaction no plugin handles; returns the message the user gets (ephemeral, say), or null to
+   * leave it unanswered. Default: "This command is not available right now.", ephemeral. An autocomplete gets no
+   * message: it is answered with no choices.
+   */
+  unhandled?: (kind: UnhandledKind, interaction: APIInteraction) => UnavailableAnswer | null;
 }
+
+export type UnhandledKind = 'command' | 'autocomplete' | 'component' | 'modal';
+
+/** The message an unhandled interaction is answered with (a CHANNEL_MESSAGE_WITH_SOURCE callback's data). */
+export interface UnavailableAnswer {
+  content: string;
+  flags?: number;
+}
+
+const DEFAULT_UNAVAILABLE: UnavailableAnswer = { content: 'This command is not available right now.', flags: MessageFlags.Ephemeral };
+/** Interaction callback types (docs/protocol.md §14.4). */
+const CHANNEL_MESSAGE_WITH_SOURCE = 4;
+const AUTOCOMPLETE_RESULT = 8;
 
 interface Route {
   plugin: string;
@@ -239,7 +259,7 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
     const commandLabel = [data.name, ...parsed.path].join(' ');
     if (route === undefined) {
       this.warnUnhandled(`command ${data.type} ${commandLabel}`, { command: commandLabel, type: data.type }, 'no plugin handles this command');
-      return;
+      return this.answerUnhandled('command', interaction);
     }
     const services = this.options.servicesFor(route.plugin);
     const ctx = new CommandContext(interaction, this.transport, services, parsed.options, parsed.path);
@@ -256,8 +276,10 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
       if (typeof run !== 'function') {
         throw new Error(`plugin "${route.plugin}" declares no run handler for /${commandLabel}`);
       }
-      await run(ctx);
-      await ctx.settled();
+      await handlerSpan(route.plugin, `/${commandLabel}`, async () => {
+        await run(ctx);
+        await ctx.settled();
+      });
       if (!ctx.acknowledged) {
         services.log.warn({ command: commandLabel }, 'handler finished without answering the interaction');
       }
@@ -266,6 +288,22 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
       await this.answerError(ctx, commandLabel, services.log);
     } finally {
       clearTimeout(guard);
+    }
+  }
+
+  /**
+   * Answer an interaction no plugin handles, so that the user reads why instead of "This interaction failed":
+   * the message `unhandled` gives (ephemeral by default), or, for autocomplete, no choices.
+   */
+  private async answerUnhandled(kind: UnhandledKind, interaction: APIInteraction): Promise<void> {
+    const answer = this.options.unhandled !== undefined ? this.options.unhandled(kind, interaction) : DEFAULT_UNAVAILABLE;
+    if (answer === null) return;
+    const body =
+      kind === 'autocomplete' ? { type: AUTOCOMPLETE_RESULT, data: { choices: [] } } : { type: CHANNEL_MESSAGE_WITH_SOURCE, data: answer };
+    try {
+      await this.transport.callback(interaction.id, interaction.token, body);
+    } catch (err) {
+      this.options.log.warn({ err, interaction: interaction.id }, 'could not answer an interaction no plugin handles');
     }
   }
 
@@ -285,7 +323,7 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
     const found = this.componentRoutes.find(customId);
     if (found === undefined) {
       this.warnUnhandled(`component ${customId}`, { customId, componentType }, 'no plugin handles this component');
-      return;
+      return this.answerUnhandled('component', interaction);
     }
     const { route, params } = found;
     const services = this.options.servicesFor(route.owner);
@@ -308,7 +346,7 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
     const found = this.modalRoutes.find(customId);
     if (found === undefined) {
       this.warnUnhandled(`modal ${customId}`, { customId }, 'no plugin handles this modal');
-      return;
+      return this.answerUnhandled('modal', interaction);
     }
     const { route, params } = found;
     const services = this.options.servicesFor(route.owner);
@@ -334,8 +372,10 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
     }, this.deferAfterMs);
     guard.unref();
     try {
-      await run();
-      await ctx.settled();
+      await handlerSpan(plugin, label, async () => {
+        await run();
+        await ctx.settled();
+      });
       if (!ctx.acknowledged) log.warn({ handler: label }, 'handler finished without answering the interaction');
     } catch (err) {
       log.error({ err, plugin, handler: label }, 'component or modal handler failed');
@@ -368,7 +408,7 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
     const commandLabel = [interaction.data.name, ...parsed.path].join(' ');
     if (route === undefined) {
       this.warnUnhandled(`autocomplete ${commandLabel}`, { command: commandLabel }, 'no plugin handles autocomplete for this command');
-      return;
+      return this.answerUnhandled('autocomplete', interaction);
     }
     const services = this.options.servicesFor(route.plugin);
     if (parsed.focused === null) {
@@ -389,7 +429,7 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
       if (typeof handler !== 'function') {
         throw new Error(`plugin "${route.plugin}" declares no autocomplete handler for /${commandLabel}`);
       }
-      const result = await handler(ctx);
+      const result = await handlerSpan(route.plugin, `/${commandLabel} (autocomplete)`, async () => handler(ctx));
       if (result !== undefined && !ctx.answered) choices = checkChoices(result, commandLabel);
     } catch (err) {
       services.log.error(
@@ -407,4 +447,9 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
       services.log.warn({ err, command: commandLabel }, 'could not answer autocomplete');
     }
   }
+}
+
+/** Run a plugin's handler inside a "gatehouse.handler" span, with the plugin in the context for REST spans. */
+function handlerSpan<T>(plugin: string, handler: string, run: () => Promise<T>): Promise<T> {
+  return inSpan('gatehouse.handler', SpanKind.INTERNAL, { 'gatehouse.plugin': plugin, 'gatehouse.handler': handler }, [[PLUGIN_KEY, plugin]], run);
 }

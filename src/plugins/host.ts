@@ -81,11 +81,31 @@ export interface PluginHostOptions {
    */
   eventFailureWindowMs?: number;
   now?: () => number;
+  /** A plugin's setup that has not settled after this fails the start (PluginTimeoutError). Default 5000. */
+  setupTimeoutMs?: number;
+  /** A plugin's teardown that has not settled after this is left behind, logged with the plugin's name. Default 5000. */
+  teardownTimeoutMs?: number;
   /**
    * The configured gateway intents: a plugin listening to an event none of them brings fails to load, naming the
    * intent (src/plugins/events.ts). Not checked when absent.
    */
   intents?: number;
+}
+
+/** How long a plugin's setup or teardown may take by default: long enough for a connection to a store, short enough to notice. */
+export const DEFAULT_PLUGIN_TIMEOUT_MS = 5_000;
+
+/** A plugin's setup or teardown did not settle in time. */
+export class PluginTimeoutError extends Error {
+  constructor(
+    readonly plugin: string,
+    readonly phase: 'setup' | 'teardown',
+    readonly timeoutMs: number,
+  ) {
+    const setting = phase === 'setup' ? 'plugins.setupTimeoutMs' : 'plugins.teardownTimeoutMs';
+    super(`plugin "${plugin}": ${phase} did not settle within ${timeoutMs} ms (${setting})`);
+    this.name = 'PluginTimeoutError';
+  }
 }
 
 type AnyEventHandler = (payload: unknown, ctx: PluginContext) => unknown;
@@ -333,34 +353,80 @@ export class PluginHost {
     }
   }
 
-  /** Run every plugin's setup in load order; a throw disables that plugin only. */
-  async setupAll(): Promise<void> {
-    for (const plugin of this.plugins) await this.setup(plugin);
+  /**
+   * Run every plugin's setup in load order; a throw disables that plugin only. A setup that does not settle within
+   * the timeout rejects with PluginTimeoutError (the start fails, naming the plugin); so does `signal` aborting
+   * (a stop while starting), at once.
+   */
+  async setupAll(signal?: AbortSignal): Promise<void> {
+    for (const plugin of this.plugins) {
+      signal?.throwIfAborted();
+      await this.setup(plugin, signal);
+      signal?.throwIfAborted();
+      if (plugin.error instanceof PluginTimeoutError) throw plugin.error;
+    }
   }
 
-  /** Run one plugin's setup; a throw disables it (state `failed`) and is logged. */
-  async setup(plugin: HostedPlugin): Promise<void> {
+  /**
+   * Run one plugin's setup; a throw disables it (state `failed`) and is logged, and so does a setup that does not
+   * settle within the timeout (its error a PluginTimeoutError) or that `signal` cuts short. Never rejects.
+   */
+  async setup(plugin: HostedPlugin, signal?: AbortSignal): Promise<void> {
     if (plugin.state !== 'loaded') return;
-    try {
-      await plugin.definition.setup?.(plugin.context);
+    if (plugin.definition.setup === undefined) {
       plugin.state = 'ready';
+      return;
+    }
+    const timeoutMs = this.options.setupTimeoutMs ?? DEFAULT_PLUGIN_TIMEOUT_MS;
+    const running = Promise.resolve().then(() => plugin.definition.setup?.(plugin.context));
+    let outcome: Settled;
+    try {
+      outcome = await settleWithin(running, timeoutMs, signal);
     } catch (err) {
       plugin.state = 'failed';
       plugin.error = err;
       plugin.context.log.error({ err, plugin: plugin.name }, 'plugin setup failed; the plugin is disabled');
+      return;
     }
+    if (outcome === 'done') {
+      plugin.state = 'ready';
+      return;
+    }
+    // Timed out or cut short: the plugin counts as failed; should its setup still finish, it is torn down then.
+    plugin.state = 'failed';
+    const error = outcome === 'timeout' ? new PluginTimeoutError(plugin.name, 'setup', timeoutMs) : new Error('plugin setup cut short: the runtime is stopping');
+    plugin.error = error;
+    void running.then(
+      () => this.teardownLate(plugin),
+      () => undefined,
+    );
+    if (outcome === 'timeout') plugin.context.log.error({ err: error, plugin: plugin.name }, error.message);
   }
 
-  /** Run teardown in reverse load order; errors are logged, and every plugin gets its turn. */
+  /** A setup that finished after it timed out or the start was cut short: its plugin never served, so undo it. */
+  private teardownLate(plugin: HostedPlugin): void {
+    const teardown = plugin.definition.teardown;
+    if (teardown === undefined) return;
+    void settleWithin(Promise.resolve().then(() => teardown(plugin.context)), this.options.teardownTimeoutMs ?? DEFAULT_PLUGIN_TIMEOUT_MS).catch(
+      (err: unknown) => plugin.context.log.error({ err, plugin: plugin.name }, 'plugin teardown failed'),
+    );
+  }
+
+  /** Run teardown in reverse load order; errors and timeouts are logged, and every plugin gets its turn. */
   async teardownAll(): Promise<void> {
     for (const plugin of [...this.plugins].reverse()) await this.teardown(plugin);
   }
 
-  /** Run one plugin's teardown (when it is running); a throw is logged. */
+  /** Run one plugin's teardown (when it is running); a throw is logged, and so is a teardown that does not settle in time. */
   async teardown(plugin: HostedPlugin): Promise<void> {
     if (plugin.state !== 'ready') return;
+    const timeoutMs = this.options.teardownTimeoutMs ?? DEFAULT_PLUGIN_TIMEOUT_MS;
     try {
-      await plugin.definition.teardown?.(plugin.context);
+      const outcome = await settleWithin(Promise.resolve().then(() => plugin.definition.teardown?.(plugin.context)), timeoutMs);
+      if (outcome === 'timeout') {
+        const error = new PluginTimeoutError(plugin.name, 'teardown', timeoutMs);
+        plugin.context.log.error({ err: error, plugin: plugin.name }, `${error.message}; stopping without it`);
+      }
     } catch (err) {
       plugin.context.log.error({ err, plugin: plugin.name }, 'plugin teardown failed');
     }
@@ -459,4 +525,36 @@ function unavailableHandler(customId: string, plugin: string): RoutableComponent
       await ctx.reply({ content: unavailableText(plugin), flags: MessageFlags.Ephemeral });
     },
   };
+}
+
+type Settled = 'done' | 'timeout' | 'aborted';
+
+/** Wait for `work` for at most `timeoutMs` (or until `signal` aborts); rejects with its error. */
+function settleWithin(work: Promise<unknown>, timeoutMs: number, signal?: AbortSignal): Promise<Settled> {
+  return new Promise<Settled>((resolve, reject) => {
+    const finish = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onAbort = (): void => {
+      finish();
+      resolve('aborted');
+    };
+    const timer = setTimeout(() => {
+      finish();
+      resolve('timeout');
+    }, timeoutMs);
+    if (signal?.aborted === true) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      () => {
+        finish();
+        resolve('done');
+      },
+      (err: unknown) => {
+        finish();
+        reject(err);
+      },
+    );
+  });
 }

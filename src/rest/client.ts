@@ -22,6 +22,7 @@ import { sleep } from '../util/sleep.js';
 import { HttpTransport, TransportFailure, type TransportResponse } from './transport.js';
 import type { Query, RequestOptions, RestAuth, RestFile, RestRequester, RestResponse } from './types.js';
 import { userAgent } from './user-agent.js';
+import type { RequestTrace, RequestTracer } from './request-trace.js';
 import { isObject } from '../util/is-object.js';
 
 export const DEFAULT_API_URL = 'https://discord.com/api/v10';
@@ -73,6 +74,8 @@ export interface RestClientOptions {
    * closes it. `useLimits` swaps it later (e.g. for a shared store once the application id is known).
    */
   limits?: RateLimitStore;
+  /** Told around each request: waits, sends, 429s and the end (tracing; see request-trace.ts). */
+  tracer?: RequestTracer;
 }
 
 export interface RequestEvent {
@@ -188,6 +191,8 @@ interface Entry extends LimitKey {
   resolve(value: RestResponse<unknown>): void;
   reject(err: Error): void;
   detach(): void;
+  /** The request's trace, when the client has a tracer. */
+  trace?: RequestTrace | null;
 }
 
 /**
@@ -339,9 +344,11 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
   /** Aborted by close(): cuts every rate-limit or retry wait short, so no timer outlives the client. */
   private readonly closing = new AbortController();
   private readonly counters = { requests: 0, responses: 0, rateLimited: 0, retries: 0 };
+  private readonly tracer: RequestTracer | null;
 
   constructor(options: RestClientOptions = {}) {
     super();
+    this.tracer = options.tracer ?? null;
     this.baseUrl = (options.baseUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
     this.transport = new HttpTransport(this.baseUrl, { maxSockets: options.maxSockets });
     this.log = options.logger ? options.logger.child({ component: 'rest' }) : null;
@@ -387,6 +394,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
+    if (this.tracer !== null) entry.trace = this.tracer.start(entry.method, entry.route.template);
     const promise = new Promise<RestResponse<T>>((resolve, reject) => {
       entry.resolve = resolve as (value: RestResponse<unknown>) => void;
       entry.reject = reject;
@@ -642,6 +650,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     if (entry.settled) return;
     entry.settled = true;
     entry.detach();
+    entry.trace?.end(result instanceof Error ? ((result as { status?: unknown }).status as number | undefined) ?? 0 : result.status, result instanceof Error ? result : null);
     if (result instanceof Error) entry.reject(result);
     else entry.resolve(result);
   }
@@ -745,6 +754,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
         if (admission.scope !== 'global') {
           this.log?.debug({ method, route: template, bucket: queue.key, waitMs: Math.round(admission.ms), scope: admission.scope }, 'bucket exhausted, waiting for reset');
         }
+        entry.trace?.wait(admission.ms, admission.scope);
         if (!(await wait(admission.ms))) return;
         continue; // ask again: a 429 elsewhere may have moved the reset
       }
@@ -754,6 +764,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       const attempt = retries + rateLimitHits;
       this.counters.requests++;
       this.emit('request', { method, route: template, bucket: queue.key, attempt });
+      entry.trace?.send(attempt);
       const started = performance.now();
       let res: TransportResponse;
       try {
@@ -881,6 +892,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       retryAfterMs: outcome.retryAfterMs,
       limit: this.limits.bucket(entry, this.hashes.get(entry.routeId) ?? null)?.limit ?? null,
     };
+    entry.trace?.rateLimited(outcome.retryAfterMs, outcome.scope, outcome.global);
     this.log?.warn(event, 'rate limited (429)');
     this.emit('rateLimited', event);
   }

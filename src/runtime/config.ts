@@ -66,6 +66,11 @@ const endpointSchema = z
     maxBodyBytes: z.number().int().min(1_024).max(64 * 1024 * 1024).default(1024 * 1024),
     /** An interaction nobody answered this long after receipt is released with 202 (the service waits 3 s). */
     deadlineMs: z.number().int().min(500).max(2_900).default(2_500),
+    /**
+     * At stop, /readyz turns 503 first and the endpoint keeps answering this long before it closes, so that a load
+     * balancer moves traffic away meanwhile. Default 3000 with a token, 0 on the embedded sandbox (no balancer).
+     */
+    drainMs: z.number().int().min(0).max(60_000).optional(),
   })
   .refine((e) => e.eventsPath !== e.interactionsPath, { path: ['eventsPath'], message: 'must differ from endpoint.interactionsPath' });
 
@@ -148,6 +153,10 @@ export const ConfigSchema = z.strictObject({
       disabled: z.array(z.string()).default([]),
       /** Per-plugin configuration sections, keyed by plugin name. */
       config: z.record(z.string(), z.unknown()).default({}),
+      /** A plugin's setup that has not settled after this fails the start, naming the plugin. Default 5000. */
+      setupTimeoutMs: z.number().int().min(1).max(600_000).optional(),
+      /** A plugin's teardown that has not settled after this is left behind (logged, naming it). Default 5000. */
+      teardownTimeoutMs: z.number().int().min(1).max(600_000).optional(),
     })
     .default({ dirs: ['plugins'], disabled: [], config: {} }),
   commands: z
@@ -156,6 +165,10 @@ export const ConfigSchema = z.strictObject({
       sync: z.boolean().default(true),
       /** Development mode: register every command in this guild instead of globally. */
       devGuildId: snowflake.optional(),
+      /** The ephemeral answer to an interaction no plugin handles. Default "This command is not available right now." */
+      unavailableText: z.string().min(1).max(2_000).optional(),
+      /** That answer by the interaction's locale ("de", "pt-BR"; a language alone matches its regional locales). */
+      unavailableTextLocalizations: z.record(z.string(), z.string().min(1).max(2_000)).optional(),
     })
     .default({ sync: true }),
   cache: z

@@ -33,15 +33,26 @@ export interface HttpEndpointOptions {
   events: WebhookEventIntake;
   log: Logger;
   onOutcome?: (path: string, outcome: RequestOutcome, status: number) => void;
+  /** The open exchanges, when the router's transport was built over them before the endpoint (see inlineTransport). */
+  responses?: InitialResponses;
+}
+
+/** The transport handlers answer through: inline for open HTTP exchanges, `base` (REST) for the rest. */
+export function inlineTransport(responses: InitialResponses, base: InteractionTransport): InteractionTransport {
+  return {
+    ...base,
+    callback: (interactionId, token, body) => responses.answer(interactionId, body) ?? base.callback(interactionId, token, body),
+  };
 }
 
 export class HttpEndpoint {
-  readonly responses = new InitialResponses();
+  readonly responses: InitialResponses;
   private readonly server: SignedEndpoint;
   private addressValue: { host: string; port: number } | null = null;
 
   constructor(options: HttpEndpointOptions) {
     const { config, log } = options;
+    this.responses = options.responses ?? new InitialResponses();
     const routes = new Map<string, SignedRoute>();
     routes.set(
       config.interactionsPath,
@@ -79,11 +90,7 @@ export class HttpEndpoint {
 
   /** The transport handlers answer through: inline for open HTTP exchanges, REST for the rest. */
   transport(base: InteractionTransport): InteractionTransport {
-    const responses = this.responses;
-    return {
-      ...base,
-      callback: (interactionId, token, body) => responses.answer(interactionId, body) ?? base.callback(interactionId, token, body),
-    };
+    return inlineTransport(this.responses, base);
   }
 
   async listen(): Promise<{ host: string; port: number }> {

@@ -27,6 +27,8 @@ export interface MetricsSource {
   readonly interactionsInFlight: number;
   readonly endpointRequests?: ReadonlyMap<string, number>;
   readonly endpoint: { readonly responses: { readonly size: number } } | null;
+  /** Interactions no plugin handles, by kind (command, autocomplete, component, modal), each answered "not available". */
+  readonly unhandledInteractions?: ReadonlyMap<string, number>;
 }
 
 export interface RuntimeMetrics {
@@ -44,7 +46,15 @@ export interface RuntimeMetrics {
 export function createMetrics(runtime: MetricsSource, options: { processMetrics?: boolean } = {}): RuntimeMetrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'gatehouse_' });
+  shardMetrics(registry, runtime);
+  eventMetrics(registry, runtime);
+  cacheMetrics(registry, runtime);
+  interactionMetrics(registry, runtime);
+  return { registry, ...restMetrics(registry, runtime) };
+}
 
+/** Per shard: heartbeat latency, status and queued sends. */
+function shardMetrics(registry: Registry, runtime: MetricsSource): void {
   new Gauge({
     name: 'gatehouse_shard_latency_seconds',
     help: 'Heartbeat round trip per shard (-1 before the first acknowledgement)',
@@ -79,6 +89,10 @@ export function createMetrics(runtime: MetricsSource, options: { processMetrics?
       for (const s of runtime.parts.gateway?.status() ?? []) this.set({ shard: String(s.id) }, s.queuedSends);
     },
   });
+}
+
+/** Dispatches handled (a total and a rate) and payloads that broke the protocol. */
+function eventMetrics(registry: Registry, runtime: MetricsSource): void {
   new Counter({
     name: 'gatehouse_gateway_events_total',
     help: 'Gateway dispatches handled',
@@ -112,6 +126,10 @@ export function createMetrics(runtime: MetricsSource, options: { processMetrics?
       lastAt = now;
     },
   });
+}
+
+/** Cached records per resource and failed cache writes. */
+function cacheMetrics(registry: Registry, runtime: MetricsSource): void {
   new Gauge({
     name: 'gatehouse_cache_entries',
     help: 'Cached records per resource',
@@ -141,7 +159,10 @@ export function createMetrics(runtime: MetricsSource, options: { processMetrics?
       this.inc(runtime.parts.cache?.stats().writeErrors ?? 0);
     },
   });
+}
 
+/** REST responses and 429s (counted from the client's events), queued requests and where the limits live. */
+function restMetrics(registry: Registry, runtime: MetricsSource): Omit<RuntimeMetrics, 'registry'> {
   const requests = new Counter({
     name: 'gatehouse_rest_requests_total',
     help: 'REST responses by method, route template and status',
@@ -173,6 +194,32 @@ export function createMetrics(runtime: MetricsSource, options: { processMetrics?
       if (mode !== undefined) for (const m of ['local', 'shared', 'shared-fallback']) this.set({ mode: m }, m === mode ? 1 : 0);
     },
   });
+  const onResponse = (e: { method: string; route: string; status: number }): void => {
+    requests.inc({ method: e.method, route: e.route, status: String(e.status) });
+  };
+  const onLimited = (e: { scope: string }): void => {
+    limited.inc({ scope: e.scope });
+  };
+  // The REST client exists once start() has connected; the runtime calls `attach` right after creating it.
+  let attached: RestClient | null = null;
+  return {
+    attach() {
+      const rest = runtime.parts.rest;
+      if (rest === null || attached === rest) return;
+      rest.on('response', onResponse);
+      rest.on('rateLimited', onLimited);
+      attached = rest;
+    },
+    detach() {
+      attached?.off('response', onResponse);
+      attached?.off('rateLimited', onLimited);
+      attached = null;
+    },
+  };
+}
+
+/** Interactions in flight and unhandled ones; the signed endpoint's requests and open exchanges. */
+function interactionMetrics(registry: Registry, runtime: MetricsSource): void {
   new Gauge({
     name: 'gatehouse_interactions_in_flight',
     help: 'Interactions whose handlers have not finished',
@@ -203,29 +250,14 @@ export function createMetrics(runtime: MetricsSource, options: { processMetrics?
       this.set(runtime.endpoint?.responses.size ?? 0);
     },
   });
-
-  const onResponse = (e: { method: string; route: string; status: number }): void => {
-    requests.inc({ method: e.method, route: e.route, status: String(e.status) });
-  };
-  const onLimited = (e: { scope: string }): void => {
-    limited.inc({ scope: e.scope });
-  };
-  // The REST client exists once start() has connected; the runtime calls `attach` right after creating it.
-  let attached: RestClient | null = null;
-  const attach = (): void => {
-    const rest = runtime.parts.rest;
-    if (rest === null || attached === rest) return;
-    rest.on('response', onResponse);
-    rest.on('rateLimited', onLimited);
-    attached = rest;
-  };
-  return {
-    registry,
-    attach,
-    detach() {
-      attached?.off('response', onResponse);
-      attached?.off('rateLimited', onLimited);
-      attached = null;
+  new Counter({
+    name: 'gatehouse_interactions_unhandled_total',
+    help: 'Interactions no plugin handles, by kind; each was answered "not available right now" (autocomplete: no choices)',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [kind, n] of runtime.unhandledInteractions ?? []) this.inc({ kind }, n);
     },
-  };
+  });
 }

@@ -1,7 +1,7 @@
 /** Routing: scope (guild before global), command type, subcommand path, and the answers the router gives itself. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { APIInteraction } from 'discord-api-types/v10';
-import { InteractionRouter } from '../../src/interactions/router.js';
+import { InteractionRouter, type RouterOptions } from '../../src/interactions/router.js';
 import { RestClient } from '../../src/rest/index.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { interactionTransport } from '../../src/runtime/rest-adapters.js';
@@ -34,7 +34,7 @@ function interaction(data: Record<string, unknown>, type = 2, guildId: string | 
 }
 
 async function setup(
-  extra: { unhandledWarnMs?: number } = {},
+  extra: Pick<RouterOptions<unknown, unknown>, 'unhandledWarnMs' | 'unhandled'> = {},
 ): Promise<{ api: FakeApi; router: InteractionRouter; logs: LogSink; answers: () => string[] }> {
   const api = await startFakeApi();
   open.push(api);
@@ -80,15 +80,45 @@ describe('InteractionRouter', () => {
     expect(answers()).toEqual(['user 55', 'own 3', 'outer grp leaf']);
   });
 
-  it('answers a command nobody handles with nothing, and logs it', async () => {
+  it('answers a command nobody handles with an ephemeral "not available right now", and logs it', async () => {
     const { api, router, logs } = await setup();
     await router.handle(interaction({ name: 'ghost' }));
-    expect(api.requests).toHaveLength(0);
+    expect(api.requests).toHaveLength(1);
+    expect(JSON.parse(api.requests[0]!.body)).toEqual({ type: 4, data: { content: 'This command is not available right now.', flags: 64 } });
     expect(logs.lines.find((l) => l.msg === 'no plugin handles this command')).toMatchObject({ command: 'ghost' });
   });
 
+  it('answers a component or modal nobody handles the same way, and an autocomplete with no choices', async () => {
+    const kinds: string[] = [];
+    const { api, router } = await setup({ unhandled: (kind) => (kinds.push(kind), { content: `no ${kind}`, flags: 64 }) });
+    await router.handle({ ...interaction({}, 3), data: { custom_id: 'gone', component_type: 2 } } as unknown as APIInteraction);
+    await router.handle({ ...interaction({}, 5), data: { custom_id: 'gone-form', components: [] } } as unknown as APIInteraction);
+    await router.handle(interaction({ name: 'ghost', options: [{ type: 3, name: 'q', value: 'a', focused: true }] }, 4));
+    expect(kinds).toEqual(['component', 'modal', 'autocomplete']);
+    expect(api.requests.map((r) => JSON.parse(r.body) as unknown)).toEqual([
+      { type: 4, data: { content: 'no component', flags: 64 } },
+      { type: 4, data: { content: 'no modal', flags: 64 } },
+      { type: 8, data: { choices: [] } },
+    ]);
+  });
+
+  it('answers an unhandled interaction with what `unhandled` says, or not at all when it says null', async () => {
+    const kinds: string[] = [];
+    const { api, router } = await setup({
+      unhandled: (kind, i) => {
+        kinds.push(kind);
+        return (i as { locale?: string }).locale === 'de' ? { content: 'Gerade nicht verfügbar.', flags: 64 } : null;
+      },
+    });
+    await router.handle({ ...interaction({ name: 'ghost' }), locale: 'de' } as APIInteraction);
+    await router.handle({ ...interaction({ name: 'ghost' }), locale: 'fr' } as APIInteraction);
+    expect(kinds).toEqual(['command', 'command']);
+    expect(api.requests.map((r) => JSON.parse(r.body) as unknown)).toEqual([{ type: 4, data: { content: 'Gerade nicht verfügbar.', flags: 64 } }]);
+  });
+
   it('warns about an unhandled command once per window, counting the repeats, not once per interaction', async () => {
-    const { router, logs } = await setup({ unhandledWarnMs: 300 });
+    // Left unanswered here (unhandled: null), so that the loop makes no REST call and stays inside the window.
+    const { router, logs } = await setup({ unhandledWarnMs: 300, unhandled: () => null });
     const warned = () => logs.lines.filter((l) => l.msg === 'no plugin handles this command');
     for (let i = 0; i < 50; i++) await router.handle(interaction({ name: 'ghost' }));
     await router.handle(interaction({ name: 'other-ghost' }));

@@ -119,7 +119,9 @@ it('transport "both": an entitlement event whose ends_at is an odd object never 
 
 it('transport "both": a throw in the duplicate check delivers the event (as a first copy) instead of dropping it', async () => {
   const { sandbox, runtime, logs } = await start('both');
-  const keys = (runtime as unknown as { seenEntitlementEvents: RecentKeys }).seenEntitlementEvents;
+  // The intake pipeline's memory of entitlement copies (transport "both"), reached through its private fields.
+  const pipeline = (runtime as unknown as { intake: { pipeline: { seenEntitlements: RecentKeys } } }).intake.pipeline;
+  const keys = pipeline.seenEntitlements;
   vi.spyOn(keys, 'add').mockImplementation(() => {
     throw new Error('the key store broke');
   });

@@ -8,14 +8,26 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCache } from '../../src/cache/index.js';
 import { PluginHost, type SharedServices } from '../../src/plugins/host.js';
 import { createLogger, silentLogger } from '../../src/runtime/logger.js';
-import { MemorySeenKeys, RedisSeenKeys, WEBHOOK_DEDUPE_TTL_MS, WebhookEventHandler } from '../../src/runtime/webhook-events.js';
+import { MemorySeenKeys, RedisSeenKeys, WEBHOOK_DEDUPE_TTL_MS, WebhookEventHandler } from '../../src/runtime/intake/webhook-receipt.js';
 import { RecentKeys, type WebhookEvent } from '../../src/transports/http/index.js';
 import { DEFAULT_CACHE_OPTIONS } from '../../src/cache/types.js';
 import { dropPrefix } from '../cache/redis-cleanup.js';
 import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { LogSink } from '../helpers/log-sink.js';
+import { InteractionRouter } from '../../src/interactions/router.js';
+import type { InteractionTransport } from '../../src/interactions/transport.js';
+import { IntakeCounters } from '../../src/runtime/intake/counters.js';
+import { IntakePipeline } from '../../src/runtime/intake/pipeline.js';
+import { AnomalyLog } from '../../src/util/anomaly-log.js';
+import type { Cache } from '../../src/cache/index.js';
 
 const APP = '100000000000000001';
+
+/** The intake pipeline a runtime delivers webhook events through, over this cache and plugin host. */
+function pipelineFor(cache: Cache, host: PluginHost): IntakePipeline {
+  const router = new InteractionRouter({ transport: {} as InteractionTransport, log: silentLogger(), servicesFor: () => { throw new Error('no handlers here'); } });
+  return new IntakePipeline({ cache, host, router, counters: new IntakeCounters(), anomalies: new AnomalyLog(silentLogger()), log: silentLogger(), interactionTtlMs: 60_000, entitlementCopies: false });
+}
 
 function process_(seenFactory: () => MemorySeenKeys | RedisSeenKeys): { handler: WebhookEventHandler; got: unknown[]; cache: ReturnType<typeof createCache> } {
   const cache = createCache({ ...DEFAULT_CACHE_OPTIONS, backend: 'memory', redisPrefix: 'unused' });
@@ -23,7 +35,8 @@ function process_(seenFactory: () => MemorySeenKeys | RedisSeenKeys): { handler:
   const host = new PluginHost({ log: silentLogger(), services: { applicationId: APP, cache, rest: {}, requestMembers: async () => ({}) } as unknown as SharedServices });
   host.add({ name: 'rec', on: { entitlementCreate: (e) => void got.push(e), webhookEvent: (e) => void got.push(e.type) } }, { file: '/p/rec.ts', label: 'p/rec.ts' });
   void host.setupAll();
-  const handler = new WebhookEventHandler({ applicationId: APP, seen: seenFactory(), cache: () => cache, host: () => host, log: silentLogger() });
+  const pipeline = pipelineFor(cache, host);
+  const handler = new WebhookEventHandler({ applicationId: APP, seen: seenFactory(), deliver: (e) => pipeline.webhookEvent(e), log: silentLogger() });
   return { handler, got, cache };
 }
 
@@ -55,7 +68,7 @@ describe('webhook events in one process', () => {
     await host.setupAll();
     const logs = new LogSink();
     const broken = { firstTime: () => Promise.reject(new Error('the key store broke')), close: async () => {} };
-    const handler = new WebhookEventHandler({ applicationId: APP, seen: broken, cache: () => cache, host: () => host, log: createLogger({ level: 'debug', pretty: false, destination: logs }) });
+    const handler = new WebhookEventHandler({ applicationId: APP, seen: broken, deliver: (e) => pipelineFor(cache, host).webhookEvent(e), log: createLogger({ level: 'debug', pretty: false, destination: logs }) });
     const ids = Array.from({ length: 10 }, (_, i) => String(410000000000000000n + BigInt(i)));
     for (const id of ids) handler.deliver(entitlement(id));
     // A key that cannot be made at all (JSON.stringify of data nested too deep throws).

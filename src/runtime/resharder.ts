@@ -3,7 +3,7 @@
  * the identify budget) while the old one keeps serving; once every new shard is READY with its guilds, the
  * old set stops delivering, each new shard replays what it held back minus what the old set delivered
  * (gateway/cutover.ts), the cache and plugins continue on the new set, and the old set closes. Nothing
- * restarts. With several processes every step is agreed through Redis (cluster/reshard.ts).
+ * restarts. With several processes every step is agreed through Redis (cluster/redis-reshard-coordination.ts).
  *
  * The runtime is the host: it knows how to start a shard set, deliver a dispatch and swap the sets.
  */

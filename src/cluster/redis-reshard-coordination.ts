@@ -22,7 +22,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
-import type { ReshardCoordination, ReshardPlan } from '../gateway/reshard.js';
+import type { ReshardCoordination, ReshardPlan } from '../gateway/reshard-coordination.js';
 import { sleep } from '../util/sleep.js';
 
 const NOW_MS = `

@@ -1,6 +1,6 @@
 /**
- * What the runtime does with a webhook event once its 204 is out: drop redeliveries, let the cache apply
- * entitlement events, then deliver to plugins.
+ * The receipt of a webhook event once its 204 is out: an event for another application is ignored and a
+ * redelivery dropped; the rest goes to the intake pipeline (intake/pipeline.ts: the cache, then plugins).
  *
  * Redelivery: the service sends an event again when it did not get a 2xx within 3 seconds, with exponential
  * backoff for up to 10 minutes (discord-api-docs, "Webhook Events" > "Responding to Events"). An event is
@@ -9,12 +9,10 @@
  * redelivery that reaches another process of the same bot is dropped too.
  */
 import type { Redis } from 'ioredis';
-import { openRedis } from '../util/redis-connection.js';
+import { openRedis } from '../../util/redis-connection.js';
 import type { Logger } from 'pino';
-import { dispatchProblem, type Cache } from '../cache/index.js';
-import type { PluginHost } from '../plugins/host.js';
-import { WarnLimiter } from '../interactions/warn-limiter.js';
-import { RecentKeys, webhookEventKey, type WebhookEvent } from '../transports/http/index.js';
+import { WarnLimiter } from '../../interactions/warn-limiter.js';
+import { RecentKeys, webhookEventKey, type WebhookEvent } from '../../transports/http/index.js';
 
 /** How long, and how many, event keys are remembered (longer than the service's 10-minute retry window). */
 export const WEBHOOK_DEDUPE_TTL_MS = 15 * 60_000;
@@ -91,14 +89,10 @@ export class RedisSeenKeys implements SeenKeys {
 export interface WebhookEventHandlerOptions {
   applicationId: string;
   seen: SeenKeys;
-  cache(): Cache | null;
-  host(): PluginHost | null;
-  /** False when the cache and plugins already got this event by another way (an entitlement event over the gateway). */
-  firstCopy?(type: string, data: unknown): boolean;
+  /** The intake pipeline's entry for webhook events (cache, then plugins). */
+  deliver(event: WebhookEvent): void;
   log: Logger;
 }
-
-const ENTITLEMENT_EVENTS: ReadonlySet<string> = new Set(['ENTITLEMENT_CREATE', 'ENTITLEMENT_UPDATE', 'ENTITLEMENT_DELETE']);
 
 export class WebhookEventHandler {
   private pending = new Set<Promise<void>>();
@@ -130,19 +124,7 @@ export class WebhookEventHandler {
       log.debug({ type: event.type, timestamp: event.timestamp }, 'webhook event delivered again; already applied');
       return;
     }
-    // A copy the gateway delivered first is skipped by the cache too: webhooks come later, and applying an
-    // older copy again would undo what a later gateway event did (an entitlement's end, say).
-    if (this.options.firstCopy !== undefined && !this.options.firstCopy(event.type, event.data)) {
-      log.debug({ type: event.type }, 'webhook event already delivered to the cache and plugins by the gateway');
-      return;
-    }
-    // Typed plugin events get only what the cache's checks take (its verdict, or the same checks without a cache).
-    let typed = true;
-    if (ENTITLEMENT_EVENTS.has(event.type)) {
-      const cache = this.options.cache();
-      typed = cache ? cache.apply(event.type, event.data) : dispatchProblem(event.type, event.data) === null;
-    }
-    this.options.host()?.dispatchWebhookEvent(event, typed);
+    this.options.deliver(event);
   }
 
   /**

@@ -1,0 +1,79 @@
+/**
+ * The cache (memory, or Redis namespaced per bot) and its upkeep: entitlements synced from REST, stale state
+ * fetched again, all-member requests replacing a guild's members (cache-upkeep.ts). The upkeep's background
+ * work starts with the shards (they bring the READYs it follows) and stops before the cache closes.
+ */
+import { INTENT_BITS } from '../../api/intents.js';
+import { createCache, type Cache } from '../../cache/index.js';
+import type { ShardManager } from '../../gateway/index.js';
+import { anomalyFromText } from '../../util/anomaly-log.js';
+import { CacheUpkeep } from '../cache-upkeep.js';
+import { intentBits } from '../config.js';
+import type { Service, StopOptions } from '../lifecycle.js';
+import type { RuntimeContext } from '../options.js';
+import type { RestService } from './rest-service.js';
+
+interface Made {
+  readonly cache: Cache;
+  readonly upkeep: CacheUpkeep;
+}
+
+export class CacheService implements Service {
+  readonly name = 'cache';
+  private made: Made | null = null;
+
+  constructor(
+    private readonly ctx: RuntimeContext,
+    private readonly rest: RestService,
+    /** The serving shard manager, once there is one (stale guilds are fetched again through it). */
+    private readonly gateway: () => ShardManager | null,
+  ) {}
+
+  /** The cache, or null before start (metrics and readiness read it at any time). */
+  get current(): Cache | null {
+    return this.made?.cache ?? null;
+  }
+  get cache(): Cache {
+    return this.part().cache;
+  }
+  get upkeep(): CacheUpkeep {
+    return this.part().upkeep;
+  }
+
+  start(): void {
+    const { config, anomalies } = this.ctx;
+    const log = this.ctx.log.child({ component: 'cache' });
+    let upkeep: CacheUpkeep | null = null;
+    const cache = createCache(config.cache, {
+      ...(config.redisUrl !== undefined ? { redisUrl: config.redisUrl } : {}),
+      // Keys are namespaced per bot, as the cluster keys are: two bots sharing a Redis never share a guild.
+      applicationId: this.rest.applicationId,
+      logger: log,
+      hooks: {
+        // The reason names the field; the payload (or the record in it) is not cached, the rest of it is.
+        onReject: (event, reason) => anomalies.report(anomalyFromText(event, `${reason} (not cached)`)),
+        onWriteError: (f) => log.warn({ err: f.error, guild: f.guildId, event: f.event }, 'cache write failed; the guild is marked stale and fetched again'),
+        onStale: (scope) => upkeep?.recovery.add(scope),
+      },
+    });
+    upkeep = new CacheUpkeep({
+      cache,
+      rest: this.rest.client,
+      applicationId: this.rest.applicationId,
+      gateway: this.gateway,
+      membersIntent: (intentBits(config) & INTENT_BITS.GUILD_MEMBERS) !== 0,
+      log,
+    });
+    this.made = { cache, upkeep };
+  }
+
+  async stop(_options: StopOptions): Promise<void> {
+    this.made?.upkeep.stop();
+    await this.made?.cache.close();
+  }
+
+  private part(): Made {
+    if (this.made === null) throw new Error('runtime: cache is not available before start()');
+    return this.made;
+  }
+}
