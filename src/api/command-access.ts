@@ -1,7 +1,6 @@
 /**
  * Whether a member may use an application command in a channel, and why: command permissions v2 (spec §2.7),
- * in the order the public documentation's flowchart applies them (application-commands "Permissions" and the
- * change-log entry of the permissions-v2 change):
+ * in the order the platform documents (docs/protocol.md §15.6):
  *
  * 0. Administrators (and the owner, who has every permission) can use every command.
  * 1. Channel checks. The command's own setting for the channel (for a thread: the thread, else its parent

@@ -1,6 +1,6 @@
 /**
- * Channel and guild permissions of a member, as the service computes them (the permissions topic of the public
- * API documentation, README "Permissions"): BigInt bit sets, so every bit up to 63 is exact (PIN_MESSAGES 1 << 51
+ * Channel and guild permissions of a member, as the service computes them (docs/protocol.md §12.6, README
+ * "Permissions and command access"): BigInt bit sets, so every bit up to 63 is exact (PIN_MESSAGES 1 << 51
  * and BYPASS_SLOWMODE 1 << 52 are past what a JavaScript number holds exactly).
  *
  * 1. The guild owner has every permission. Otherwise the base is the @everyone role's permissions OR those of the

@@ -1,7 +1,7 @@
 /**
- * Channel, thread and voice-state payloads as the cache reads them (reference §11.15; the channel object of the
- * public documentation): shape checks that name the field path of a problem, and the fields both backends keep,
- * parsed once (ids checked, overwrite bit sets as BigInt, timestamps as ms).
+ * Channel, thread and voice-state payloads as the cache reads them (docs/protocol.md §11.16): shape checks that
+ * name the field path of a problem, and the fields both backends keep, parsed once (ids checked, overwrite bit sets
+ * as BigInt, timestamps as ms).
  *
  * A channel whose permission overwrites cannot be read is refused whole: storing it without them would compute
  * permissions that grant what an unread deny took away.

@@ -1,7 +1,6 @@
 /**
  * Command access (src/api/command-access.ts): one test per rule of the spec's section 2.7 and per step of the
- * documented permissions-v2 order (the application-commands "Permissions" section and the flowchart of the
- * permissions-v2 change-log entry), each asserting what decided and at which level.
+ * documented permissions-v2 order (docs/protocol.md §15.6), each asserting what decided and at which level.
  */
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { describe, expect, it } from 'vitest';

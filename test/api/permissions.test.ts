@@ -1,9 +1,8 @@
 /**
- * The permission calculator (src/api/permissions.ts) against the service's documented algorithm (the public
- * API documentation's permissions topic: "Permission Overwrites" with its eight-step hierarchy, "Implicit
- * Permissions", "Inherited Permissions (Threads)", "Permissions For Timed Out Members"): a table of cases
- * written from those rules, then a randomized comparison with an independent implementation in this file
- * that decides bit by bit, walking the eight documented steps literally.
+ * The permission calculator (src/api/permissions.ts) against the service's documented algorithm (docs/protocol.md
+ * §12.6: the owner and administrators, the eight-step order of overwrites, implicit denials, threads, timeouts): a
+ * table of cases written from those rules, then a randomized comparison with an independent implementation in this
+ * file that decides bit by bit, walking the eight documented steps literally.
  */
 import { PermissionFlagsBits as P } from 'discord-api-types/v10';
 import { describe, expect, it } from 'vitest';
