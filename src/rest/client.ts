@@ -16,11 +16,12 @@ import {
 } from './errors.js';
 import { parseRateLimitHeaders, type RateLimitInfo } from './headers.js';
 import { LocalRateLimits } from './local-rate-limits.js';
+import { encodeMultipart } from './multipart.js';
 import { isPromise, type Admission, type LimitKey, type RateLimitStore } from './rate-limits.js';
 import { compileRoute, digest, majorKey, renderPath, routeId, type CompiledRoute } from './route.js';
 import { sleep } from '../util/sleep.js';
 import { HttpTransport, TransportFailure, type TransportResponse } from './transport.js';
-import type { Query, RequestOptions, RestAuth, RestFile, RestRequester, RestResponse } from './types.js';
+import type { Query, RequestOptions, RestAuth, RestRequester, RestResponse } from './types.js';
 import { userAgent } from './user-agent.js';
 import type { RequestTrace, RequestTracer } from './request-trace.js';
 import { isObject } from '../util/is-object.js';
@@ -277,24 +278,6 @@ function parseBody(res: TransportResponse): unknown {
   return text;
 }
 
-async function encodeMultipart(
-  body: unknown,
-  files: readonly RestFile[],
-): Promise<{ body: Buffer; contentType: string }> {
-  const form = new FormData();
-  if (body !== undefined) form.append('payload_json', JSON.stringify(body));
-  files.forEach((file, i) => {
-    const blob =
-      file.data instanceof Blob
-        ? file.data
-        : new Blob([file.data], file.contentType ? { type: file.contentType } : undefined);
-    form.append(`files[${i}]`, blob, file.name);
-  });
-  const encoded = new Response(form);
-  const contentType = encoded.headers.get('content-type') ?? 'multipart/form-data';
-  return { body: Buffer.from(await encoded.arrayBuffer()), contentType };
-}
-
 /**
  * The REST client: per-bucket FIFO queues, the global limit, 429 handling, the invalid-request guard,
  * retries and timeouts, typed errors. Endpoint functions (routes/*.ts) call `request`.
@@ -520,7 +503,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     let body: Buffer | null = null;
     let pendingBody: Entry['pendingBody'] = null;
     if (options.files && options.files.length > 0) {
-      pendingBody = encodeMultipart(options.body, options.files);
+      pendingBody = encodeMultipart(options.body, options.files, options.form);
     } else if (options.form !== undefined) {
       const form = new URLSearchParams();
       for (const [k, v] of Object.entries(options.form)) if (v !== undefined) form.append(k, v);

@@ -24,6 +24,8 @@ export interface RestFile {
   name: string;
   data: Uint8Array | Blob;
   contentType?: string;
+  /** The form part's name; default `files[n]` (n: the file's index). */
+  key?: string;
 }
 
 export interface RequestBase {
@@ -31,7 +33,10 @@ export interface RequestBase {
   query?: Query;
   /** JSON body. */
   body?: unknown;
-  /** application/x-www-form-urlencoded body (OAuth2 token endpoint). */
+  /**
+   * application/x-www-form-urlencoded body (OAuth2 token endpoint). With `files`, its fields become plain
+   * text parts of the multipart body instead (sticker upload).
+   */
   form?: Readonly<Record<string, string | undefined>>;
   /** Multipart upload: `files[n]` parts plus `body` as `payload_json`. */
   files?: readonly RestFile[];

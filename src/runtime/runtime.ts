@@ -131,6 +131,13 @@ export class Runtime {
   get applicationId(): string {
     return this.restService.applicationId;
   }
+  /**
+   * Where this bot's cache keys live in Redis: `<cache.redisPrefix>:{<application id>}`, or on an embedded
+   * sandbox `<cache.redisPrefix>:{<application id>:sandbox-<id>}`, one per sandbox (see embedded-namespace.ts).
+   */
+  get cacheNamespace(): string {
+    return this.cacheService.namespace;
+  }
   /** The startup sync's outcome (null when sync is off). */
   get commandSync(): CommandSyncResult | null {
     return this.commandsService.result;

@@ -241,6 +241,11 @@ export interface InteractionRecord {
   followups: Array<Record<string, unknown>>;
   /** Resolves with the first callback, rejects after `timeoutMs`. */
   firstResponse(timeoutMs?: number): Promise<{ type: number; data?: Record<string, unknown> }>;
+  /**
+   * Extension: `listener` runs after every change (a callback, an edit of @original or a follow-up, a follow-up,
+   * a delete), so that a test can wait for an answer without polling. Returns the function that removes it.
+   */
+  onChange(listener: () => void): () => void;
 }
 
 /**

@@ -4,9 +4,14 @@
  * `<os.tmpdir()>/gatehouse-sandbox-<hash of the checkout's path>.json`, so two clones never talk to each
  * other's sandbox; GATEHOUSE_SANDBOX_STATE or --state-file name another. It holds URLs, the pid and where it
  * was started, never a token.
+ *
+ * Several sandboxes may run in one checkout (`npm start` in two terminals, a `gatehouse sandbox` beside a bot).
+ * Each also keeps an entry of its own in `<state file>.d/`; the state file names the newest one that runs. When
+ * that one stops, the file is pointed at the newest that still runs (or removed when none does), so stopping one
+ * never hides the others from the verbs.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -65,18 +70,39 @@ export function defaultStateFilePath(env: NodeJS.ProcessEnv = process.env, cwd: 
   return join(tmpdir(), `gatehouse-sandbox-${id}.json`);
 }
 
-export function writeStateFile(path: string, state: SandboxStateFile): void {
-  writeFileSync(path, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+/** Where the entries of the sandboxes of one state file live. */
+export function stateEntriesDir(path: string): string {
+  return `${path}.d`;
 }
 
-/** The state file, or null when there is none or it is not ours to read. */
-export function readStateFile(path: string): SandboxStateFile | null {
-  let text: string;
+/** One entry per sandbox: its process and its port (two sandboxes of one process differ by port). */
+function entryName(state: Pick<SandboxStateFile, 'pid' | 'adminUrl'>): string {
+  let port = '0';
   try {
-    text = readFileSync(path, 'utf8');
+    port = new URL(state.adminUrl).port || '0';
   } catch {
-    return null;
+    // An unreadable URL still makes one entry per process.
   }
+  return `${state.pid}-${port}.json`;
+}
+
+/** Write whole or not at all: a verb reading meanwhile sees the old file or the new one, never half of one. */
+function writeAtomically(path: string, text: string): void {
+  const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  writeFileSync(temp, text, { mode: 0o600 });
+  renameSync(temp, path);
+}
+
+/** Record a running sandbox: its own entry, and the state file naming it (the newest one). */
+export function writeStateFile(path: string, state: SandboxStateFile): void {
+  const text = `${JSON.stringify(state, null, 2)}\n`;
+  const dir = stateEntriesDir(path);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeAtomically(join(dir, entryName(state)), text);
+  writeAtomically(path, text);
+}
+
+function parseState(text: string): SandboxStateFile | null {
   try {
     const v = JSON.parse(text) as Partial<SandboxStateFile>;
     if (typeof v.adminUrl !== 'string' || typeof v.pid !== 'number') return null;
@@ -86,9 +112,74 @@ export function readStateFile(path: string): SandboxStateFile | null {
   }
 }
 
-/** Remove the file if it still describes this process (another sandbox may have started since). */
-export function removeStateFile(path: string, pid: number = process.pid): void {
-  if (readStateFile(path)?.pid === pid) rmSync(path, { force: true });
+function readJson(path: string): SandboxStateFile | null {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+  return parseState(text);
+}
+
+/**
+ * The sandboxes of a state file whose processes still run, newest first. Entries of processes that ended
+ * without removing theirs (killed, crashed) are removed on the way.
+ */
+export function runningSandboxes(path: string): SandboxStateFile[] {
+  const dir = stateEntriesDir(path);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const live: SandboxStateFile[] = [];
+  for (const name of names) {
+    const state = readJson(join(dir, name));
+    if (state !== null && processAlive(state.pid)) live.push(state);
+    else rmSync(join(dir, name), { force: true });
+  }
+  return live.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+}
+
+/**
+ * The sandbox the verbs talk to: the one the state file names while its process runs, else the newest that
+ * still runs. Null when there is none (or the file is not ours to read).
+ */
+export function readStateFile(path: string): SandboxStateFile | null {
+  const named = readJson(path);
+  if (named !== null && processAlive(named.pid)) return named;
+  return runningSandboxes(path)[0] ?? named;
+}
+
+/**
+ * A sandbox stops: its entry goes, and when the state file names it, the file names the newest sandbox still
+ * running instead (or goes too). `who` is the process (every sandbox it recorded) or the sandbox's own state.
+ */
+export function removeStateFile(path: string, who: number | Pick<SandboxStateFile, 'pid' | 'adminUrl'> = process.pid): void {
+  const pid = typeof who === 'number' ? who : who.pid;
+  const mine = (s: SandboxStateFile): boolean => s.pid === pid && (typeof who === 'number' || s.adminUrl === who.adminUrl);
+  const dir = stateEntriesDir(path);
+  try {
+    for (const name of readdirSync(dir)) {
+      const state = readJson(join(dir, name));
+      if (state !== null && mine(state)) rmSync(join(dir, name), { force: true });
+    }
+  } catch {
+    // No entries (a file written before entries existed): the state file alone says what runs.
+  }
+  const named = readJson(path);
+  if (named !== null && mine(named)) {
+    const next = runningSandboxes(path).find((s) => !mine(s));
+    if (next !== undefined) writeAtomically(path, `${JSON.stringify(next, null, 2)}\n`);
+    else rmSync(path, { force: true });
+  }
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not empty (another sandbox runs) or already gone.
+  }
 }
 
 export function processAlive(pid: number): boolean {

@@ -67,10 +67,10 @@ afterAll(async () => {
 describe('a newcomer, from README alone', () => {
   it('starts the bot and every printed example works as printed', async () => {
     const lines = await timed('npm start', startBot);
-    expect(lines).toContain('gatehouse is running on the local sandbox with 5 plugins.');
+    expect(lines).toContain('gatehouse is running on the local sandbox with 6 plugins.');
     expect(lines.some((l) => /^Logged in as \S+ \(id \d+\), 2 guilds on 1 shard\.$/.test(l))).toBe(true);
     const examples = lines.filter((l) => l.startsWith('npm run gatehouse -- sandbox invoke '));
-    expect(examples.length).toBe(6);
+    expect(examples.length).toBe(8);
     await timed('examples', async () => {
       // Three at a time: most of each run is starting npm and tsx.
       const queue = [...examples];
@@ -98,7 +98,7 @@ describe('a newcomer, from README alone', () => {
     expect(example).toBeDefined();
     writeFileSync(join(clone, 'plugins', 'greeter.ts'), example!.code);
     const lines = await timed('npm start with the new plugin', startBot);
-    expect(lines).toContain('gatehouse is running on the local sandbox with 6 plugins.');
+    expect(lines).toContain('gatehouse is running on the local sandbox with 7 plugins.');
     expect(lines).toContain('npm run gatehouse -- sandbox invoke greet hello who:hello');
 
     await timed('greet, click, modal', async () => {

@@ -26,6 +26,8 @@ export const LAYERS: ReadonlyMap<string, number> = new Map([
   ['runtime', 5],
   ['cli', 6],
   ['index', 7],
+  // The test kit (gatehouse/testing) starts bots on a sandbox, as cli does: a peer of index, above runtime.
+  ['testing', 7],
 ]);
 
 /** `src/cli.ts` belongs with `src/cli/`; `src/index.ts` is the public entry above everything. */

@@ -67,7 +67,7 @@ describe('compiled plugins', () => {
     const env = { GATEHOUSE_PLUGIN_DIRS: 'dist/plugins', GATEHOUSE_HTTP_PORT: '0', GATEHOUSE_SANDBOX_STATE: join(dir, 'sandbox.json'), DISCORD_TOKEN: '' };
     const check = await run(process.execPath, ['dist/src/cli.js', 'check'], env, 60_000);
     expect(check.code, check.out).toBe(0);
-    expect(check.out).toContain('9 plugin files checked');
+    expect(check.out).toContain('10 plugin files checked');
 
     const bot = await run(process.execPath, ['dist/src/cli.js', 'start'], env, 60_000, /Stop with Ctrl\+C\./);
     try {

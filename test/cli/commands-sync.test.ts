@@ -55,7 +55,7 @@ describe('commands diff / sync', () => {
     const drift = await cli('plugins', 'diff', '--exit-code');
     expect(drift.code).toBe(1);
     expect(drift.stdout).toEqual(diff.stdout);
-    expect(diff.stdout[0]).toMatch(/^global: 5 changes in one bulk overwrite/);
+    expect(diff.stdout[0]).toMatch(/^global: 7 changes in one bulk overwrite/);
     expect(diff.stdout).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^ {2}create .*dice/),
@@ -70,11 +70,11 @@ describe('commands diff / sync', () => {
 
     const sync = await cli('plugins', 'sync');
     expect(sync.code, sync.stderr.join('\n')).toBe(0);
-    expect(sync.stdout).toEqual(['global: 4 created, 1 updated, 0 deleted, 0 unchanged (1 requests)']);
+    expect(sync.stdout).toEqual(['global: 6 created, 1 updated, 0 deleted, 0 unchanged (1 requests)']);
     expect(sandbox.counters.commandWrites).toBe(before + 1);
 
     const clean = await cli('plugins', 'diff', '--exit-code');
-    expect(clean.stdout).toEqual(['global: up to date (5 unchanged, 0 new)']);
+    expect(clean.stdout).toEqual(['global: up to date (7 unchanged, 0 new)']);
     expect(clean.code).toBe(0);
   });
 

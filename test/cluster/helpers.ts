@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import { connect as tcpConnect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
-import { REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { REDIS_URL, redisUrlVia, uniquePrefix } from '../helpers/redis.js';
 import { dropPrefix } from '../cache/redis-cleanup.js';
 
 export interface RedisScope {
@@ -82,7 +82,8 @@ export async function redisGate(target: string, options: { held?: boolean } = {}
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `redis://127.0.0.1:${port}`,
+    // The target's database and credentials, through the gate.
+    url: redisUrlVia(port, target),
     port,
     hold() {
       held = true;

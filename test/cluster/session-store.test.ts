@@ -120,7 +120,7 @@ describeWithRedis('RedisSessionStore', () => {
     // The cache's own connection goes through a gate that holds its bytes back, as a slow link would, while
     // the session store's connection is fine.
     const gate = await redisGate(REDIS_URL, { held: true });
-    const cacheRedis = new Redis(gate.port, '127.0.0.1', { maxRetriesPerRequest: 1 });
+    const cacheRedis = new Redis(gate.url, { maxRetriesPerRequest: 1 });
     cacheRedis.on('error', () => undefined);
     const cache = new RedisCache(cacheRedis, { prefix: `${scope.prefix}:cache` });
     try {

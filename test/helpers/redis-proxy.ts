@@ -4,6 +4,7 @@
  */
 import { once } from 'node:events';
 import { createServer, connect as tcpConnect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { redisUrlVia } from './redis-url.js';
 
 export interface RedisProxy {
   readonly url: string;
@@ -50,7 +51,8 @@ export async function redisProxy(target: string): Promise<RedisProxy> {
   await listen();
   return {
     get url() {
-      return `redis://127.0.0.1:${port}`;
+      // The target's database and credentials, through the proxy.
+      return redisUrlVia(port, target);
     },
     get port() {
       return port;

@@ -98,7 +98,7 @@ describe('example plugins', () => {
   it('syncs every example command and answers each one as documented', async () => {
     expect(runtime.commandSync?.status).toBe('synced');
     const names = sandbox.state.commands().map((c) => `${String(c.type)}:${String(c.name)}`).sort();
-    expect(names).toEqual(['1:dice', '1:perks', '2:Show profile', '3:Count words', '4:launch']);
+    expect(names).toEqual(['1:dice', '1:perks', '1:timeout', '1:untimeout', '2:Show profile', '3:Count words', '4:launch']);
 
     const roll = await sandbox.invoke({ name: 'dice', subcommand: ['roll'], options: { sides: 20, count: 3 }, guildId });
     await roll.firstResponse(5_000);
@@ -158,6 +158,14 @@ describe('example plugins', () => {
     const after = await sandbox.invoke({ name: 'perks', guildId, userId });
     await after.firstResponse(5_000);
     expect(content(after)).toMatch(/^Thank you for supporting us/);
+  });
+
+  it('moderation: says what is missing, privately, until its channel and role are configured', async () => {
+    const target = sandbox.state.memberIds(guildId).find((id) => id !== runtime.applicationId)!;
+    const record = await sandbox.invoke({ name: 'timeout', options: { member: target, minutes: 10 }, guildId });
+    await record.firstResponse(5_000);
+    expect(content(record)).toMatch(/^Moderation is not set up: set plugins\.config\.moderation\.logChannelId and timeoutRoleId/);
+    expect(record.callbacks.find((c) => c.data !== undefined)?.data?.flags).toBe(64);
   });
 
   it('launches the Activity from its own entry-point command', async () => {

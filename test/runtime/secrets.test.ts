@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startFakeApi, type FakeApi } from '../rest/helpers/fake-api.js';
 import { runToEnd } from '../helpers/process.js';
+import { redisUrlVia, redisUrlWith } from '../helpers/redis-url.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DRIVER = 'test/runtime/fixtures/secrets-driver.ts';
@@ -78,8 +79,9 @@ beforeAll(async () => {
     SECRETS_TEST_CLIENT_SECRET: CLIENT_SECRET,
     SECRETS_TEST_REDIS_PASSWORD: REDIS_PASSWORD,
     SECRETS_TEST_API_PASSWORD: API_PASSWORD,
-    SECRETS_TEST_REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:6379/0`,
-    SECRETS_TEST_REDIS_DOWN_URL: `redis://default:${REDIS_PASSWORD}@127.0.0.1:${await closedPort()}/0`,
+    // The suite's Redis and database (REDIS_URL), with a password of this test's own.
+    SECRETS_TEST_REDIS_URL: redisUrlWith({ password: REDIS_PASSWORD }),
+    SECRETS_TEST_REDIS_DOWN_URL: redisUrlVia(await closedPort(), redisUrlWith({ username: 'default', password: REDIS_PASSWORD })),
     SECRETS_TEST_API_URL_WITH_CREDENTIALS: `http://gatehouse:${API_PASSWORD}@127.0.0.1:${new URL(api.baseUrl).port}/api/v10`,
     SECRETS_TEST_FAKE_API: base,
     SECRETS_TEST_SANDBOX_REST: sandbox.restUrl,

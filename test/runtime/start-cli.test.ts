@@ -52,7 +52,7 @@ describe('npm start', () => {
       if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${out}`);
       await new Promise((r) => setTimeout(r, 50));
     }
-    expect(out).toMatch(/gatehouse is running on the local sandbox with 5 plugins/);
+    expect(out).toMatch(/gatehouse is running on the local sandbox with 6 plugins/);
     const hint = out.split('\n').map((l) => l.trim()).find((l) => l.includes('sandbox invoke dice roll'));
     expect(hint).toBe('npm run gatehouse -- sandbox invoke dice roll sides:20');
 

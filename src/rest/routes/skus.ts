@@ -30,12 +30,14 @@ export function getSkuSubscription(
   rest: RestRequester,
   skuId: string,
   subscriptionId: string,
-  options: CallOptions = {},
+  options: CallOptions & { userId?: string } = {},
 ): Promise<RESTGetAPISKUSubscriptionResult> {
+  const { userId, ...call } = options;
   return rest.request({
-    ...options,
+    ...call,
     method: 'GET',
     route: '/skus/{sku_id}/subscriptions/{subscription_id}',
     params: { sku_id: skuId, subscription_id: subscriptionId },
+    query: { user_id: userId },
   });
 }

@@ -8,6 +8,7 @@
  * lets the handlers still running answer (their answer is the response of a still open request), and closes.
  */
 import type { Logger } from 'pino';
+import { cacheNamespace } from '../../cache/index.js';
 import type { Sandbox } from '../../sandbox/contract.js';
 import type { RequestOutcome } from '../../transports/http/index.js';
 import { sleep } from '../../util/sleep.js';
@@ -89,6 +90,8 @@ export class EndpointService implements Service {
   /** The endpoint and its webhook receipt; the key comes from the configuration or the application. */
   private create(): Made {
     const { endpoint, redisUrl, cache } = this.ctx.config;
+    // Namespaced as the cache is (an embedded sandbox's receipts are that sandbox's alone).
+    const namespace = cacheNamespace(cache.redisPrefix, this.rest.namespaceId);
     const publicKeyHex = endpoint.publicKey?.toLowerCase() ?? this.rest.verifyKey;
     if (publicKeyHex === null) {
       throw new Error('the HTTP endpoint needs the application\'s public key: set DISCORD_PUBLIC_KEY (endpoint.publicKey)');
@@ -97,7 +100,7 @@ export class EndpointService implements Service {
     const ttlMs = dedupeTtlMs(endpoint.timestampWindowSeconds, WEBHOOK_DEDUPE_TTL_MS);
     const seen: SeenKeys =
       redisUrl !== undefined
-        ? new RedisSeenKeys(redisUrl, `${cache.redisPrefix}:{${applicationId}}:webhook-events`, this.log, ttlMs)
+        ? new RedisSeenKeys(redisUrl, `${namespace}:webhook-events`, this.log, ttlMs)
         : new MemorySeenKeys(WEBHOOK_DEDUPE_MAX_KEYS, ttlMs);
     const pipeline = this.intake.pipeline;
     const events = new WebhookEventHandler({ applicationId, seen, deliver: (event) => pipeline.webhookEvent(event), log: this.log });

@@ -13,6 +13,7 @@ import { isProduction, usesEmbeddedSandbox } from '../config.js';
 import { openFleetRedis } from '../fleet-redis.js';
 import type { StopOptions, Service } from '../lifecycle.js';
 import type { RuntimeContext } from '../options.js';
+import { embeddedNamespaceId } from '../embedded-namespace.js';
 import { StartupError } from '../startup-error.js';
 import { restTracer } from '../tracing.js';
 
@@ -48,6 +49,18 @@ export class RestService implements Service {
   }
   get applicationId(): string {
     return this.part().applicationId;
+  }
+  /**
+   * What this bot's Redis keys (cache, webhook-event receipts) are namespaced by: the application id, and on an
+   * embedded sandbox that sandbox too, since every sandbox is the same application (see embedded-namespace.ts).
+   */
+  get namespaceId(): string {
+    const applicationId = this.applicationId;
+    return this.ctx.embedded && this.sandboxValue !== null ? embeddedNamespaceId(applicationId, this.sandboxValue) : applicationId;
+  }
+  /** The embedded sandbox was started here (npm start), not given (tests): it ends with this runtime. */
+  get ownsEmbeddedSandbox(): boolean {
+    return this.ownsSandbox;
   }
   get verifyKey(): string | null {
     return this.part().verifyKey;
