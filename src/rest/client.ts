@@ -667,9 +667,13 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
         if (!(await this.sitOut(queue, entry, admission))) return null;
         continue; // ask again: a 429 elsewhere may have moved the reset
       }
-      if (admission.delayMs !== undefined && admission.delayMs > 0 && !(await this.waitForBooking(entry, admission.delayMs))) {
-        store.report(entry, admission.ticket, NOT_SENT);
-        return null;
+      if (admission.delayMs !== undefined && admission.delayMs > 0) {
+        const waited = await this.waitForBooking(entry, admission.delayMs);
+        if (!waited || store.confirm?.(entry, admission.ticket) === false) {
+          store.report(entry, admission.ticket, NOT_SENT);
+          if (!waited) return null;
+          continue; // what was heard while it waited holds it: ask again
+        }
       }
       return { store, ticket: admission.ticket };
     }
@@ -691,13 +695,24 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       // A store must answer (a shared one falls back to local limits itself); this guards against a bug.
       this.settle(entry, err instanceof Error ? err : new Error(String(err)));
     } finally {
-      gate?.leave(gateVerdict(admission));
+      gate?.leave(this.gateVerdict(admission));
     }
     if (admission !== null && this.stopped(entry)) {
       if (admission.kind === 'go') store.report(entry, admission.ticket, NOT_SENT);
       return null;
     }
     return admission;
+  }
+
+  /**
+   * What a store's answer tells the identity's gate. A wait longer than maxRateLimitWaitMs does not close it:
+   * every request asks and fails at once, as this one does, instead of sitting the wait out at the gate.
+   */
+  private gateVerdict(admission: Admission | null): GateVerdict {
+    if (admission === null) return {};
+    if (admission.kind === 'wait') return admission.scope === 'global' && admission.ms <= this.maxRateLimitWaitMs ? { closedForMs: admission.ms } : {};
+    if (admission.kind === 'go') return admission.parallel !== undefined ? { parallel: admission.parallel } : {};
+    return {};
   }
 
   private gateOf(identity: string): AdmissionGate {
@@ -914,12 +929,4 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       if (!q.running && q.depth === 0 && !this.holdsState(q)) this.dropQueue(q);
     }
   }
-}
-
-/** What a store's answer tells the identity's gate. */
-function gateVerdict(admission: Admission | null): GateVerdict {
-  if (admission === null) return {};
-  if (admission.kind === 'wait') return admission.scope === 'global' ? { closedForMs: admission.ms } : {};
-  if (admission.kind === 'go') return admission.parallel !== undefined ? { parallel: admission.parallel } : {};
-  return {};
 }

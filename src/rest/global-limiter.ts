@@ -18,6 +18,8 @@ export interface GlobalSlot {
   readonly identity: string;
   /** Unique within this limiter: names the slot where it is shared (redis/shared-rate-limits.ts). */
   readonly id: number;
+  /** Local clock (ms) from which it counts as out: when it was taken, or the time it was booked for. */
+  outSince: number;
   /** Local clock (ms) of the response that released it; NaN while the request is out. */
   releasedAt: number;
 }
@@ -128,9 +130,10 @@ export class GlobalLimiter {
   /** Take a slot whatever the window says (a shared store records here what Redis admitted). */
   take(identity: string): GlobalSlot {
     const s = this.state(identity);
-    const slot: GlobalSlot = { identity, id: ++this.nextId, releasedAt: NaN };
+    const now = this.now();
+    const slot: GlobalSlot = { identity, id: ++this.nextId, outSince: now, releasedAt: NaN };
     s.pending.add(slot);
-    s.lastUsed = this.now();
+    s.lastUsed = now;
     return slot;
   }
 
@@ -165,6 +168,11 @@ export class GlobalLimiter {
   /** Hold every identity until `at` (local clock). */
   holdUntil(at: number): void {
     this.heldUntil = Math.max(this.heldUntil, at);
+  }
+
+  /** Slots whose request is out. */
+  *out(): Generator<GlobalSlot> {
+    for (const s of this.states.values()) yield* s.pending;
   }
 
   /** Every slot that still counts: released ones in the window, and pending ones (for writing them elsewhere). */

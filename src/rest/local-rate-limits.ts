@@ -32,7 +32,7 @@ export interface LocalRateLimitsOptions {
 }
 
 /** What `admit` hands to `report`: the bucket it was admitted under and its global slot (none when exempt). */
-interface LocalTicket {
+export interface LocalTicket {
   readonly hash: string | null;
   readonly slot: GlobalSlot | null;
 }

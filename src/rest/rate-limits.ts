@@ -100,6 +100,12 @@ export interface RateLimitStore {
   admit(key: LimitKey, hash: string | null): Admission | Promise<Admission>;
   /** What the response to an admitted request said. Never throws. */
   report(key: LimitKey, ticket: unknown, report: LimitReport): void;
+  /**
+   * A request booked for later (`delayMs`) is about to go: may it still, as far as the store has heard since
+   * (the invalid-request budget spent, a global 429)? False: the client returns its slots (reports it as not
+   * sent) and asks again. Absent: always.
+   */
+  confirm?(key: LimitKey, ticket: unknown): boolean;
   /** The bucket's state as last known here. */
   bucket(key: LimitKey, hash: string | null): BucketView | null;
   /** Invalid responses (401, 403, non-shared 429) in the window, as last known. */

@@ -286,6 +286,21 @@ describe('global limit', () => {
     expect(limited).toEqual([expect.objectContaining({ scope: 'global', global: true, retryAfterMs: 500 })]);
   });
 
+  it('a global pause longer than maxRateLimitWaitMs fails every waiting request at once', async () => {
+    const { api, rest } = await setup(startFakeApi(), { maxRateLimitWaitMs: 2_000 });
+    api.script('GET', /^\/users\/@me$/, [globalRateLimited(30_000)]);
+    await expect(rest.request({ method: 'GET', route: '/users/@me' })).rejects.toMatchObject({ name: 'RateLimitError', global: true });
+    const others = Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) => rest.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: String(70 + i) } })),
+    );
+    // Each one is told of the 30 s pause and fails, rather than waiting behind the first to be told.
+    const outcome = await Promise.race([others, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000))]);
+    expect(outcome).not.toBe('hung');
+    const settled = outcome as PromiseSettledResult<unknown>[];
+    expect(settled.map((o) => (o.status === 'rejected' ? (o.reason as Error).name : 'sent'))).toEqual(Array(5).fill('RateLimitError'));
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('does not count interaction callbacks against the global limit', async () => {
     const { api, rest } = await setup(startFakeApi(), { globalLimit: 2, globalWindowMs: 5000 });
     await Promise.all(
