@@ -80,7 +80,7 @@ async function scriptCalls(redis: PrivateRedis): Promise<number> {
 }
 
 describeWithRedis('fleet limits at the wire: three processes, one Redis, a server counting arrivals', () => {
-  it('3 x 100 requests at once: never more than 50 in any second at the server, no 429, close to the ideal schedule', async () => {
+  it('3 x 100 requests at once: never more than 50 in any second at the server, no 429, near the ideal schedule', async () => {
     const api = await server();
     const processes = await fleet(api, REDIS_URL, ['a', 'b', 'c']);
     // 100 channels, the same in every process: each bucket is shared, and every request can go as soon as the
@@ -100,8 +100,12 @@ describeWithRedis('fleet limits at the wire: three processes, one Redis, a serve
     await round();
     const arrivals = await round();
     expect(processes.flatMap((p) => p.rateLimited)).toEqual([]);
-    // 300 at 50 per second cannot take less than 5 s from the first arrival to the last.
-    expect(efficiency(arrivals, GLOBAL, WINDOW_MS)).toBeLessThanOrEqual(1.15);
+    // 300 at 50 per second cannot take less than 5 s from the first arrival to the last. Each second's requests
+    // go a little after the previous second's answers (the slot is held until then): 1.05-1.08 measured by
+    // `npm run bench -- rest-shared-fleet` at a load average of 17-20, up to 1.22 here beside the whole suite at
+    // 22 on 2 cores. The bound is twice that overhead: it catches a limiter that leaves slots idle (waiting a
+    // window more than needed, or booking one round trip at a time), not a busy machine.
+    expect(efficiency(arrivals, GLOBAL, WINDOW_MS)).toBeLessThanOrEqual(1.45);
   }, 150_000);
 
   it('the same through a Redis stop and restart in the middle of the run (restarted empty)', async () => {

@@ -289,8 +289,10 @@ describeWithRedis('shared REST limits (several clients, one Redis)', () => {
   it('falling back keeps the window: what the fleet sent in the last second still counts', async () => {
     const gate: RedisGate = await redisGate(REDIS_URL);
     cleanups.push(() => gate.close());
-    const { api, clients } = await fleet(2, {}, { redisUrl: gate.url, globalLimit: 10, timeoutMs: 200, probeMs: 60_000, heartbeatMs: 100 });
+    const { api, clients, stores } = await fleet(2, {}, { redisUrl: gate.url, globalLimit: 10, timeoutMs: 500, probeMs: 60_000, heartbeatMs: 100 });
     const [a, b] = clients as [RestClient, RestClient];
+    // Each knows the fleet's size (a process that has never heard it can only assume it is alone).
+    await until('both processes counted', () => stores.every((s) => s.processes === 2));
     // The fleet spends its 10 of this second (a 6, b 4), then Redis stops answering.
     await Promise.all([...Array.from({ length: 6 }, (_, i) => channelGet(a, 100 + i)), ...Array.from({ length: 4 }, (_, i) => channelGet(b, 200 + i))]);
     gate.hold();

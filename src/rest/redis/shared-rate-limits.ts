@@ -19,7 +19,7 @@
  *
  * Redis unreachable (a lost connection, an error, or no answer within `timeoutMs`): the store falls back to
  * this process's own limits at 1/N of each (N = the most processes seen sharing them lately; a joining process
- * announces itself, so N is current), warns once, tries Redis again every `probeMs`, and shares again when it
+ * announces itself, so N is current; a process that never heard from Redis can only count itself), warns once, tries Redis again every `probeMs`, and shares again when it
  * answers. The fallback counts on from what this process sent (`own`, kept in every mode), and since the rest
  * of the fleet's last window is not known, nothing under the global limit goes until a window after Redis
  * was lost. Coming back, the process writes its slots of the last window to Redis (a restarted Redis is
@@ -84,7 +84,7 @@ export interface SharedRateLimitsStats {
   records: number;
   /** Times the store fell back to local limits. */
   fallbacks: number;
-  /** Calls renewing discovery locks or global slots whose requests are out longer than a third of their lease. */
+  /** Calls renewing discovery locks, or global slots whose requests are out longer than half their lease. */
   renewals: number;
 }
 
@@ -559,7 +559,8 @@ export class SharedRateLimits implements RateLimitStore {
     const now = performance.now();
     let old = 0;
     for (const slot of this.own.out()) {
-      if (now - slot.outSince < this.slotLeaseMs / 3) continue;
+      // Renewed once out half its lease: checked every third of the shorter lease, it never lapses.
+      if (now - slot.outSince < this.slotLeaseMs / 2) continue;
       this.queueSlot(slot.identity, slot.id, 'out');
       old++;
     }
