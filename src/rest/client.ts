@@ -719,7 +719,11 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     let gate = this.gates.get(identity);
     if (gate === undefined) {
       if (this.gates.size >= 512) {
-        for (const [id, g] of this.gates) if (g.waiting === 0) this.gates.delete(id);
+        for (const [id, g] of this.gates) {
+          if (g.waiting > 0) continue;
+          g.close();
+          this.gates.delete(id);
+        }
       }
       gate = new AdmissionGate();
       this.gates.set(identity, gate);
