@@ -66,6 +66,8 @@ interface Entry {
   nodeFlags?: string[];
   /** Environment changes for this subject's process (--node-flags' NAME=value words; '' unsets). */
   nodeEnv?: Record<string, string>;
+  /** gatehouse with `cache.channels: false` (--channel-bytes). */
+  noChannels?: boolean;
 }
 
 const ENTRIES: Record<Transport, Entry[]> = {
@@ -165,6 +167,15 @@ if (nodeFlags !== undefined) {
  */
 const baseline = arg('baseline');
 if (baseline !== undefined) addVariants('baseline', 'baseline', { root: baseline });
+/**
+ * --channel-bytes: gatehouse once more with `cache.channels: false`; the report gives the heap bytes per cached
+ * channel and thread, (heap with channels - heap without) / channels, per round, median and spread.
+ */
+const channelBytes = process.argv.includes('--channel-bytes');
+if (channelBytes) addVariants('nochannels', 'cache.channels off', { noChannels: true });
+/** --channels-per-guild=N, --threads-per-guild=N: the guilds' channel lists (default 6 and 2). */
+const channelsPerGuild = arg('channels-per-guild');
+const threadsPerGuild = arg('threads-per-guild');
 
 async function runOne(
   server: IngestServer,
@@ -202,6 +213,7 @@ async function runOne(
       ? { allocProfile: { phase: allocPhase as 'startup' | 'live', path: join(outDir, `ingest-${transport}-${entry.key}-${allocPhase}.heapprofile`) } }
       : {}),
     ...(entry.subject === 'gatehouse-redis' ? { redisUrl, redisPrefix } : {}),
+    ...(entry.noChannels === true ? { cacheChannels: false } : {}),
   };
   const redis = entry.subject === 'gatehouse-redis' ? new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 }) : null;
   await redis?.connect();
@@ -358,6 +370,11 @@ function verify(entry: Entry, transport: Transport, expected: ExpectedState, don
   // The wire floor caches nothing: its counts and answers are all there is to check.
   if (entry.subject === 'wire') return problems;
   if (state === null) return [...problems, `${who}: no final state`];
+  // gatehouse (this checkout's, channels on) holds every channel and thread of the GUILD_CREATEs.
+  if ((entry.subject === 'gatehouse' || entry.subject === 'gatehouse-redis') && entry.root === undefined && entry.noChannels !== true) {
+    check('channels cached', state.extra.channels ?? -1, expected.channels);
+    check('threads cached', state.extra.threads ?? -1, expected.threads);
+  }
   let wrongGuilds = 0;
   expected.membersPerGuild.forEach(([guildId, want], i) => {
     const got = state.membersPerGuild[i];
@@ -432,7 +449,11 @@ function rowOf(runs: RunResult[], liveEvents: number): Row {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const workload = new IngestWorkload(quick ? QUICK_INGEST_WORKLOAD : {});
+  const workload = new IngestWorkload({
+    ...(quick ? QUICK_INGEST_WORKLOAD : {}),
+    ...(channelsPerGuild !== undefined ? { channelsPerGuild: Number(channelsPerGuild) } : {}),
+    ...(threadsPerGuild !== undefined ? { threadsPerGuild: Number(threadsPerGuild) } : {}),
+  });
   const o = workload.options;
   const wantedTransports = (arg('transports')?.split(',') ?? [...TRANSPORTS]) as Transport[];
   for (const t of wantedTransports) if (!TRANSPORTS.includes(t)) throw new Error(`unknown transport "${t}"; expected some of ${TRANSPORTS.join(',')}`);
@@ -479,6 +500,7 @@ async function main(): Promise<void> {
   }
   const liveEvents = Object.values(expected.events).reduce((a, b) => a + b, 0);
   console.log(`- events: ${Object.entries(expected.events).map(([t, n]) => `${t} ${fmtInt(n)}`).join(', ')}; ${fmtInt(expected.members)} members cached at the end`);
+  console.log(`- channels: ${fmtInt(expected.channels)} channels (${o.channelsPerGuild} per guild, with permission overwrites) and ${fmtInt(expected.threads)} active threads in the GUILD_CREATEs`);
 
   const outDir = join(here, 'results');
   mkdirSync(outDir, { recursive: true });
@@ -581,6 +603,38 @@ async function main(): Promise<void> {
       'startup CPU: CPU from login to all cached (the floor: decoding the startup bytes), steadier than wall time on a busy machine; ' +
       'heap B / member: JS heap + array buffers after load minus before login (after full GCs), per cached member.',
   );
+
+  // Per-round comparisons: channel bytes (--channel-bytes) and before/after (--baseline), median and spread.
+  const spread = (values: number[], digits = 0): string =>
+    `median ${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)} over ${values.length} round${values.length === 1 ? '' : 's'})`;
+  const perRound = (a: Row, b: Row, f: (x: RunResult, y: RunResult) => number): number[] => {
+    const out: number[] = [];
+    for (const x of a.runs) {
+      const y = b.runs.find((r) => r.round === x.round);
+      if (y !== undefined) out.push(f(x, y));
+    }
+    return out;
+  };
+  const heapPerMember = (r: RunResult): number => (r.ready.members > 0 ? r.ready.heapDeltaBytes / r.ready.members : 0);
+  const rate = (r: RunResult): number => liveEvents / ((r.done.eventsCpuMs + r.redisCpuMs) / 1000);
+  for (const t of transports) {
+    const on = find(t, 'gatehouse');
+    const off = find(t, 'gatehouse-nochannels');
+    const base = find(t, 'gatehouse-baseline');
+    if (on && off) {
+      const held = expected.channels + expected.threads;
+      const bytes = perRound(on, off, (x, y) => (x.ready.heapDeltaBytes - y.ready.heapDeltaBytes) / held);
+      console.log(`\nchannels over ${t}: heap bytes per cached channel or thread (with channels - without, ${fmtInt(held)} held): ${spread(bytes)}`);
+      console.log(`  heap B / member with channels ${spread(on.runs.map(heapPerMember), 1)}, without ${spread(off.runs.map(heapPerMember), 1)}`);
+    }
+    if (on && base) {
+      const heap = perRound(on, base, (x, y) => heapPerMember(x) / heapPerMember(y));
+      const speed = perRound(on, base, (x, y) => rate(x) / rate(y));
+      console.log(`\nthis checkout against --baseline over ${t} (ratio per round, same workload):`);
+      console.log(`  heap B / member: this ${spread(on.runs.map(heapPerMember), 1)}, baseline ${spread(base.runs.map(heapPerMember), 1)}, ratio ${spread(heap, 3)}`);
+      console.log(`  events / CPU-s: this ${spread(on.runs.map(rate))}, baseline ${spread(base.runs.map(rate))}, ratio ${spread(speed, 3)}`);
+    }
+  }
 
   // Wire bytes and CPU per transport.
   const wire: string[][] = [];

@@ -32,6 +32,8 @@ const USAGE = `usage: gatehouse <verb> [...]   (every verb takes --help)
                                          check a command list as it would be sent for one scope
   commands diff [--exit-code]            print what a sync would change
   commands sync [--dry-run]              sync every plugin's commands
+  commands access COMMAND --guild G --user U [--channel C]
+                                         can this member use the command there, and why not
   reshard [--shards N] [--url URL]       move a running bot to another shard count without a restart`;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {

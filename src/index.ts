@@ -46,7 +46,30 @@ export { loadConfig, ConfigError, intentBits, type Config, type ConfigInput } fr
 export { createLogger, type Logger } from './runtime/logger.js';
 export { INTENT_BITS, type IntentName } from './api/intents.js';
 export { shardForGuild, snowflakeTimestamp, type Snowflake } from './api/snowflake.js';
-export type { CacheReader, GuildView, MemberView, UserView, RoleView, EntitlementView } from './cache/index.js';
+export type {
+  CacheReader,
+  GuildView,
+  MemberView,
+  UserView,
+  RoleView,
+  EntitlementView,
+  ChannelView,
+  ThreadMetadataView,
+  PermissionOverwriteView,
+  VoiceStateView,
+  GuildCommandPermissionsView,
+  CommandRef,
+} from './cache/index.js';
+export { ALL_PERMISSIONS, computePermissions, permissionNames, PermissionFlagsBits, type PermissionOverwrite, type PermissionSubject } from './api/permissions.js';
+export {
+  evaluateCommandAccess,
+  allChannelsId,
+  type CommandAccess,
+  type CommandAccessInput,
+  type CommandAccessReason,
+  type CommandPermissionEntry,
+} from './api/command-access.js';
+export { DISPATCH_OF_EVENT, INTENTS_OF_EVENT, type DispatchEventName } from './plugins/events.js';
 export {
   RestClient,
   RestError,

@@ -24,6 +24,8 @@ export interface ChildConfig {
   profilePhase?: 'startup' | 'live';
   /** Write a sampling heap profile (allocations, collected ones included) of this phase to `path`. */
   allocProfile?: { phase: 'startup' | 'live'; path: string };
+  /** gatehouse with `cache.channels: false` (the --channel-bytes variant). */
+  cacheChannels?: boolean;
   /** Redis subject: URL and a private key prefix. */
   redisUrl?: string;
   redisPrefix?: string;

@@ -20,7 +20,10 @@ export interface IngestWorkloadOptions {
   guilds: number;
   membersPerGuild: number;
   rolesPerGuild: number;
+  /** Channels per guild: a category per five, text and voice channels in them, with permission overwrites. */
   channelsPerGuild: number;
+  /** Active threads per guild (GUILD_CREATE's `threads`). */
+  threadsPerGuild: number;
   events: number;
   /** Members per guild that are never updated or removed (interaction authors). */
   quietPerGuild: number;
@@ -37,6 +40,7 @@ export const DEFAULT_INGEST_WORKLOAD: IngestWorkloadOptions = {
   membersPerGuild: 1000,
   rolesPerGuild: 20,
   channelsPerGuild: 6,
+  threadsPerGuild: 2,
   events: 100_000,
   quietPerGuild: 50,
   sharedPerGuild: 20,
@@ -100,6 +104,9 @@ export interface ExpectedState {
   events: Record<LiveEvent, number>;
   /** GUILD_MEMBER_* events (what the counting plugin counts). */
   memberEvents: number;
+  /** Channels and active threads of every guild's GUILD_CREATE. */
+  channels: number;
+  threads: number;
 }
 
 /** One serialized message and where it may be followed by an inserted heartbeat ACK (see frames.ts). */
@@ -279,6 +286,76 @@ export class IngestWorkload {
     });
   }
 
+  private channelCounts(): { channels: number; threads: number } {
+    let channels = 0;
+    let threads = 0;
+    for (let g = 0; g < this.options.guilds; g++) {
+      const c = this.channels(g);
+      channels += c.channels.length;
+      threads += c.threads.length;
+    }
+    return { channels, threads };
+  }
+
+  /**
+   * A guild's channels as the service sends them: every fifth a category (the next four in it), the others text
+   * channels (a voice channel now and then), each with 0-3 permission overwrites (@everyone, roles, a member) of the
+   * kinds real guilds have; and its active threads, in text channels.
+   */
+  private channels(g: number): { channels: Record<string, unknown>[]; threads: Record<string, unknown>[] } {
+    const o = this.options;
+    const p = new Prng(seedOf(g, 31));
+    const base = Date.UTC(2017, 0, 1) + g * 259_200_000 + 1000;
+    const channels: Record<string, unknown>[] = [];
+    let category: string | null = null;
+    const texts: string[] = [];
+    for (let c = 0; c < o.channelsPerGuild; c++) {
+      const id = snowflake(base, 1 + c);
+      const isCategory = c % 5 === 0 && o.channelsPerGuild > 1;
+      const type = isCategory ? 4 : p.chance(0.2) ? 2 : 0;
+      const overwrites: Record<string, unknown>[] = [];
+      const count = p.int(4);
+      for (let k = 0; k < count; k++) {
+        const target = k === 0 ? { id: this.guildId(g), type: 0 } : p.chance(0.8) ? { id: this.roleId(g, 1 + p.int(o.rolesPerGuild - 1)), type: 0 } : { id: this.userId(this.userIndex(g, p.int(o.quietPerGuild))), type: 1 };
+        if (overwrites.some((x) => x.id === target.id)) continue;
+        overwrites.push({ ...target, allow: String(p.chance(0.5) ? 1024 | 2048 | 65536 : 0), deny: String(p.chance(0.5) ? 1024 : 0x800n | (1n << 51n)) });
+      }
+      channels.push({
+        id,
+        type,
+        name: isCategory ? p.word(4, 12).toUpperCase() : p.word(4, 16),
+        position: c,
+        parent_id: isCategory ? null : category,
+        ...(type === 0 ? { topic: p.chance(0.5) ? p.word(8, 40) : null, last_message_id: null, rate_limit_per_user: p.chance(0.2) ? 10 : 0 } : {}),
+        ...(type === 2 ? { bitrate: 64000, user_limit: 0, rtc_region: null } : {}),
+        nsfw: false,
+        permission_overwrites: overwrites,
+        flags: 0,
+      });
+      if (isCategory) category = id;
+      if (type === 0) texts.push(id);
+    }
+    const threads: Record<string, unknown>[] = [];
+    for (let t = 0; t < o.threadsPerGuild && texts.length > 0; t++) {
+      threads.push({
+        id: snowflake(base + 1, 1 + t),
+        type: 11,
+        guild_id: this.guildId(g),
+        parent_id: texts[t % texts.length],
+        owner_id: this.userId(this.userIndex(g, t % o.quietPerGuild)),
+        name: p.word(6, 30),
+        last_message_id: null,
+        message_count: p.int(200),
+        member_count: 1 + p.int(20),
+        rate_limit_per_user: 0,
+        flags: 0,
+        total_message_sent: 0,
+        thread_metadata: { archived: false, auto_archive_duration: 1440, archive_timestamp: iso(BASE_MS), locked: false, create_timestamp: iso(BASE_MS) },
+      });
+    }
+    return { channels, threads };
+  }
+
   private guildCreate(g: number): string {
     const o = this.options;
     const p = new Prng(seedOf(g, 3));
@@ -286,22 +363,7 @@ export class IngestWorkload {
     for (let r = 0; r < o.rolesPerGuild; r++) roles.push(this.role(g, r));
     const members = [];
     for (let i = 0; i < o.membersPerGuild; i++) members.push(this.member(g, i, 0));
-    const channels = [];
-    for (let c = 0; c < o.channelsPerGuild; c++) {
-      channels.push({
-        id: snowflake(Date.UTC(2017, 0, 1) + g * 259_200_000 + 1000, 1 + c),
-        type: 0,
-        name: `channel-${c}`,
-        position: c,
-        parent_id: null,
-        topic: null,
-        nsfw: false,
-        last_message_id: null,
-        rate_limit_per_user: 0,
-        permission_overwrites: [],
-        flags: 0,
-      });
-    }
+    const { channels, threads } = this.channels(g);
     return this.message('GUILD_CREATE', {
       id: this.guildId(g),
       name: p.word(4, 16),
@@ -341,7 +403,7 @@ export class IngestWorkload {
       voice_states: [],
       members,
       channels,
-      threads: [],
+      threads,
       presences: [],
       stage_instances: [],
       guild_scheduled_events: [],
@@ -483,6 +545,7 @@ export class IngestWorkload {
         entitlements,
         events: counts,
         memberEvents: counts.GUILD_MEMBER_ADD + counts.GUILD_MEMBER_UPDATE + counts.GUILD_MEMBER_REMOVE,
+        ...this.channelCounts(),
       },
     };
   }

@@ -5,8 +5,8 @@ import type { CacheHooks } from './shared.js';
 import { RedisCache } from './redis/redis-cache.js';
 import type { Cache, CacheOptions } from './types.js';
 
-/** The `cache` section of the configuration (src/runtime/config.ts). */
-export interface CacheConfig extends CacheOptions {
+/** The `cache` section of the configuration (src/runtime/config.ts); options left out take their defaults. */
+export interface CacheConfig extends Omit<CacheOptions, 'channels' | 'voiceStates'>, Partial<Pick<CacheOptions, 'channels' | 'voiceStates'>> {
   backend: 'auto' | 'memory' | 'redis';
   redisPrefix: string;
 }

@@ -2,6 +2,7 @@
 export * from './types.js';
 export { dispatchProblem, entitlementProblem, reduce, type CacheSink, type GuildPayload, type MemberPayload } from './reducer.js';
 export { isEntitlementActive } from './entitlements.js';
+export { commandAccessFromParts, permissionsFromParts, type PermissionParts } from './access.js';
 export { MemoryCache } from './memory/memory-cache.js';
 export { type CacheHooks, type CacheWriteFailure, MAX_PAGE, MAX_TRANSITIONS, TRANSITION_WINDOW_MS, shardOf } from './shared.js';
 export { RedisCache, CacheWriteError, type RedisCacheOptions } from './redis/redis-cache.js';

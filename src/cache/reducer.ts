@@ -22,11 +22,25 @@
  * - GUILD_MEMBER_UPDATE: a partial update: absent fields stay, fields present with null are cleared.
  * - GUILD_MEMBERS_CHUNK: each member stored.
  * - GUILD_ROLE_CREATE/UPDATE store the role; GUILD_ROLE_DELETE drops it, from members too.
+ * - Channels and threads (`cache.channels`): a GUILD_CREATE's `channels` list replaces the guild's channels and
+ *   its `threads` list the guild's threads (each list when present); CHANNEL_CREATE/UPDATE and
+ *   THREAD_CREATE/UPDATE store one, CHANNEL_DELETE drops a channel and its threads, THREAD_DELETE a thread;
+ *   THREAD_LIST_SYNC replaces the active (not archived) threads of the parents it names (`channel_ids`, or the
+ *   whole guild without it) with its list. A guild's removal takes its channels, threads and voice states.
+ * - VOICE_STATE_UPDATE (`cache.voiceStates`) stores a member's voice state, drops it once channel_id is null; a
+ *   GUILD_CREATE's `voice_states` replace the guild's.
+ * - APPLICATION_COMMAND_PERMISSIONS_UPDATE replaces one command's (or the application's) permission settings in
+ *   its guild; an empty list removes them.
+ * - Other events a plugin can listen to are not cached; a payload that is not an object is refused for them (the
+ *   typed plugin event needs one).
  * - ENTITLEMENT_CREATE/UPDATE store the entitlement as sent (ends_at null = ongoing, set = ends then);
  *   ENTITLEMENT_DELETE drops it. INTERACTION_CREATE's `entitlements` (the invoking user's) are stored too,
  *   but never bring back a deleted entitlement nor reopen an ended one (protocol §S3: ongoing -> ended only).
  */
 import type { APIEntitlement, APIGuildMember, APIRole, APIUser } from 'discord-api-types/v10';
+import type { CommandPermissionEntry } from '../api/command-access.js';
+import { isThreadType } from '../api/permissions.js';
+import { channelFields, channelProblem, voiceStateFields, voiceStateProblem, type ChannelFields, type VoiceStateFields } from './channel-payloads.js';
 import { kindOf } from './shared.js';
 import { isSnowflake, timestampOrNaN } from './wire.js';
 
@@ -82,6 +96,23 @@ export interface CacheSink {
   /** `fromInteraction`: a copy listed by an INTERACTION_CREATE (see the module comment). */
   entitlementUpsert(entitlement: APIEntitlement, fromInteraction: boolean): void;
   entitlementRemove(entitlement: APIEntitlement): void;
+  /** A channel or thread of a guild (stored when the guild is cached). */
+  channelUpsert(guildId: string, channel: ChannelFields): void;
+  /** A channel (and its threads) or, with `thread`, a thread is gone. */
+  channelRemove(guildId: string, channelId: string, thread: boolean): void;
+  /**
+   * A GUILD_CREATE's lists: `channels` replaces the guild's channels, `threads` its threads (null: the payload had
+   * no such list, nothing changes).
+   */
+  channelsReplace(guildId: string, channels: readonly ChannelFields[] | null, threads: readonly ChannelFields[] | null): void;
+  /** THREAD_LIST_SYNC: the active threads of `parentIds` (all of the guild's when null) are `threads`. */
+  threadsSync(guildId: string, parentIds: readonly string[] | null, threads: readonly ChannelFields[]): void;
+  /** A member's voice state (channelId null: they left voice). */
+  voiceStateUpsert(guildId: string, state: VoiceStateFields): void;
+  /** A GUILD_CREATE's voice states replace the guild's. */
+  voiceStatesReplace(guildId: string, states: readonly VoiceStateFields[]): void;
+  /** One command's (or, under the application id, the application's) settings in a guild; [] removes them. */
+  commandPermissionsPut(guildId: string, targetId: string, entries: readonly CommandPermissionEntry[]): void;
   /** A payload (or one record in it) without the documented shape. */
   reject(event: string, reason: string): void;
 }
@@ -200,6 +231,30 @@ function commandPermissionsProblem(d: unknown): string | null {
   return null;
 }
 
+/**
+ * The settings of a REST listing of a guild's command permissions (GET
+ * /applications/{application.id}/guilds/{guild.id}/commands/permissions), by command id (or application id);
+ * malformed objects, or ones of another guild, are reported through `reject` and left out.
+ */
+export function commandPermissionsListEntries(list: readonly unknown[], guildId: string, reject: (reason: string) => void): Map<string, CommandPermissionEntry[]> {
+  const out = new Map<string, CommandPermissionEntry[]>();
+  for (let i = 0; i < list.length; i++) {
+    const item: unknown = list[i];
+    const problem = commandPermissionsProblem(item);
+    if (problem !== null) {
+      reject(`[${i}]${problem.startsWith('payload') ? problem.slice('payload'.length) : `.${problem}`}`);
+      continue;
+    }
+    const p = item as Obj;
+    if (p.guild_id !== guildId) {
+      reject(`[${i}].guild_id: expected ${guildId}, the guild asked about`);
+      continue;
+    }
+    out.set(p.id as string, (p.permissions as Obj[]).map((e) => ({ id: e.id as string, type: e.type as number, permission: e.permission as boolean })));
+  }
+  return out;
+}
+
 /** A value that should have been a small number or a boolean, for a reason (kindOf speaks of snowflakes). */
 function valueKind(v: unknown): string {
   if (typeof v === 'number') return String(v);
@@ -210,9 +265,9 @@ function valueKind(v: unknown): string {
 /**
  * Why the cache rejects a dispatch's payload, or a part of it that is not an entry of a list (READY's `user`
  * or `shard`), by the checks reduce() applies; null when it takes all of it but list entries (a GUILD_CREATE's
- * members or roles, READY's guilds are checked one by one, and the rest is applied). Covers the events that
- * have a typed plugin event, and GUILD_UPDATE; null for any other. Whoever hands payloads on as their
- * documented type (plugin events) asks this, so that a handler never gets one the cache refused.
+ * members or roles, READY's guilds are checked one by one, and the rest is applied). Events the cache does not
+ * keep need an object payload (RESUMED anything). Whoever hands payloads on as their documented type (plugin
+ * events) asks this, so that a handler never gets one the cache refused.
  */
 export function dispatchProblem(t: string, d: unknown): string | null {
   switch (t) {
@@ -233,9 +288,93 @@ export function dispatchProblem(t: string, d: unknown): string | null {
       return readyProblem(d);
     case 'APPLICATION_COMMAND_PERMISSIONS_UPDATE':
       return commandPermissionsProblem(d);
-    default:
+    case 'CHANNEL_CREATE':
+    case 'CHANNEL_UPDATE':
+    case 'CHANNEL_DELETE':
+    case 'THREAD_CREATE':
+    case 'THREAD_UPDATE':
+      return channelEventProblem(d);
+    case 'THREAD_DELETE':
+      return threadDeleteProblem(d);
+    case 'THREAD_LIST_SYNC':
+      return threadListSyncProblem(d);
+    case 'VOICE_STATE_UPDATE':
+      return voiceStateEventProblem(d);
+    case 'RESUMED':
       return null;
+    default:
+      // Every other event a plugin may listen to: its handler is typed for an object.
+      return isObj(d) ? null : `payload: expected an object, got ${kindOf(d)}`;
   }
+}
+
+/**
+ * Why a CHANNEL_* / THREAD_CREATE / THREAD_UPDATE payload cannot be applied, or null. A channel without guild_id
+ * is a private channel (a DM): nothing to cache, no problem.
+ */
+function channelEventProblem(d: unknown): string | null {
+  const problem = channelProblem(d);
+  if (problem !== null) return problem.charCodeAt(0) === 58 ? `payload${problem}` : problem;
+  const g = (d as Obj).guild_id;
+  return g === undefined || g === null || isSnowflake(g) ? null : snowflakeProblem('guild_id', g);
+}
+
+function threadDeleteProblem(d: unknown): string | null {
+  if (!isObj(d)) return `payload: expected an object, got ${kindOf(d)}`;
+  if (!isSnowflake(d.id)) return snowflakeProblem('id', d.id);
+  return isSnowflake(d.guild_id) ? null : snowflakeProblem('guild_id', d.guild_id);
+}
+
+function threadListSyncProblem(d: unknown): string | null {
+  if (!isObj(d)) return `payload: expected an object, got ${kindOf(d)}`;
+  if (!isSnowflake(d.guild_id)) return snowflakeProblem('guild_id', d.guild_id);
+  const ids = d.channel_ids;
+  if (ids !== undefined && ids !== null) {
+    if (!Array.isArray(ids)) return `channel_ids: expected an array, got ${kindOf(ids)}`;
+    for (let i = 0; i < ids.length; i++) if (!isSnowflake(ids[i])) return snowflakeProblem(`channel_ids[${i}]`, ids[i]);
+  }
+  return Array.isArray(d.threads) ? null : `threads: expected an array, got ${kindOf(d.threads)}`;
+}
+
+/** A voice state outside a guild (a DM call) has no guild_id: nothing to cache, no problem. */
+function voiceStateEventProblem(d: unknown): string | null {
+  const problem = voiceStateProblem(d);
+  if (problem !== null) return problem.charCodeAt(0) === 58 ? `payload${problem}` : problem;
+  const g = (d as Obj).guild_id;
+  return g === undefined || g === null || isSnowflake(g) ? null : snowflakeProblem('guild_id', g);
+}
+
+/** A list of channels (GUILD_CREATE's `channels` / `threads`, THREAD_LIST_SYNC's `threads`), entries checked one by one. */
+function channelList(event: string, field: string, list: unknown, sink: CacheSink): ChannelFields[] | null {
+  if (list === undefined || list === null) return null;
+  if (!Array.isArray(list)) {
+    sink.reject(event, `${field}: expected an array of channels, got ${kindOf(list)}`);
+    return null;
+  }
+  const out: ChannelFields[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const c: unknown = list[i];
+    const problem = channelProblem(c);
+    if (problem === null) out.push(channelFields(c as Obj));
+    else sink.reject(event, at(`${field}[${i}]`, problem));
+  }
+  return out;
+}
+
+function voiceStateList(event: string, list: unknown, sink: CacheSink): VoiceStateFields[] | null {
+  if (list === undefined || list === null) return null;
+  if (!Array.isArray(list)) {
+    sink.reject(event, `voice_states: expected an array, got ${kindOf(list)}`);
+    return null;
+  }
+  const out: VoiceStateFields[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const v: unknown = list[i];
+    const problem = voiceStateProblem(v);
+    if (problem === null) out.push(voiceStateFields(v as Obj));
+    else sink.reject(event, at(`voice_states[${i}]`, problem));
+  }
+  return out;
 }
 
 /** "members[3]." + "user.id: ..." -> "members[3].user.id: ...", and "members[3]" + ": expected ..." as is. */
@@ -366,6 +505,12 @@ export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
         const list = g.members;
         const complete = Array.isArray(list) && list.length === g.member_count;
         sink.guildUpsert(guildPayload(t, g, sink, true), true, complete);
+        // Channels before the members: the Redis backend's few commands then share the guild's first pipeline.
+        const channels = channelList(t, 'channels', g.channels, sink);
+        const threads = channelList(t, 'threads', g.threads, sink);
+        if (channels !== null || threads !== null) sink.channelsReplace(g.id, channels, threads);
+        const voice = voiceStateList(t, g.voice_states, sink);
+        if (voice !== null) sink.voiceStatesReplace(g.id, voice);
         members(t, g.id, list, sink);
         if (complete) sink.guildMembersListed(g.id);
       }
@@ -408,9 +553,50 @@ export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
       if (isObj(d)) entitlements(t, d.entitlements, sink);
       return TAKEN;
     case 'APPLICATION_COMMAND_PERMISSIONS_UPDATE': {
-      // Not cached, but checked here all the same: the typed plugin event follows this verdict.
       const problem = commandPermissionsProblem(d);
-      return problem === null ? NOT_CACHED : refuse(sink, t, problem);
+      if (problem !== null) return refuse(sink, t, problem);
+      const p = d as Obj;
+      const entries = (p.permissions as Obj[]).map((e) => ({ id: e.id as string, type: e.type as number, permission: e.permission as boolean }));
+      sink.commandPermissionsPut(p.guild_id as string, p.id as string, entries);
+      return TAKEN;
+    }
+    case 'CHANNEL_CREATE':
+    case 'CHANNEL_UPDATE':
+    case 'THREAD_CREATE':
+    case 'THREAD_UPDATE': {
+      const problem = channelEventProblem(d);
+      if (problem !== null) return refuse(sink, t, problem);
+      const c = d as Obj;
+      if (typeof c.guild_id === 'string') sink.channelUpsert(c.guild_id, channelFields(c));
+      return TAKEN;
+    }
+    case 'CHANNEL_DELETE': {
+      const problem = channelEventProblem(d);
+      if (problem !== null) return refuse(sink, t, problem);
+      const c = d as Obj;
+      if (typeof c.guild_id === 'string') sink.channelRemove(c.guild_id, c.id as string, isThreadType(c.type as number));
+      return TAKEN;
+    }
+    case 'THREAD_DELETE': {
+      const problem = threadDeleteProblem(d);
+      if (problem !== null) return refuse(sink, t, problem);
+      sink.channelRemove((d as Obj).guild_id as string, (d as Obj).id as string, true);
+      return TAKEN;
+    }
+    case 'THREAD_LIST_SYNC': {
+      const problem = threadListSyncProblem(d);
+      if (problem !== null) return refuse(sink, t, problem);
+      const p = d as Obj;
+      const threads = channelList(t, 'threads', p.threads, sink) ?? [];
+      sink.threadsSync(p.guild_id as string, Array.isArray(p.channel_ids) ? (p.channel_ids as string[]) : null, threads);
+      return TAKEN;
+    }
+    case 'VOICE_STATE_UPDATE': {
+      const problem = voiceStateEventProblem(d);
+      if (problem !== null) return refuse(sink, t, problem);
+      const v = d as Obj;
+      if (typeof v.guild_id === 'string') sink.voiceStateUpsert(v.guild_id, voiceStateFields(v));
+      return TAKEN;
     }
     case 'READY': {
       if (!isObj(d) || !Array.isArray(d.guilds)) {
@@ -438,8 +624,11 @@ export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
       sink.ready(listed, shard?.[0] ?? 0, complete ? (shard?.[1] ?? 0) : 0);
       return verdict;
     }
-    default:
+    case 'RESUMED':
       return NOT_CACHED;
+    default:
+      // Not cached; a payload that is not an object is refused for the typed plugin event (see dispatchProblem).
+      return isObj(d) ? NOT_CACHED : refuse(sink, t, `payload: expected an object, got ${kindOf(d)}`);
   }
 }
 

@@ -6,6 +6,8 @@
  * are snowflake strings.
  */
 
+import type { CommandAccess, CommandPermissionEntry } from '../api/command-access.js';
+import type { PermissionOverwrite } from '../api/permissions.js';
 import type { Snowflake } from '../api/snowflake.js';
 
 export interface UserView {
@@ -77,6 +79,79 @@ export interface GuildView {
   readonly roleIds: readonly Snowflake[];
 }
 
+/** One permission overwrite of a channel: `type` 0 role (the guild id for @everyone), 1 member. */
+export type PermissionOverwriteView = PermissionOverwrite;
+
+/** What a thread carries beyond a channel (the thread_metadata object, and its creator). */
+export interface ThreadMetadataView {
+  readonly archived: boolean;
+  /** Only members with MANAGE_THREADS can unarchive it, send or edit in it (spec §3, thread state). */
+  readonly locked: boolean;
+  /** The user who created it (`owner_id`). */
+  readonly ownerId: Snowflake | null;
+  /** When it was archived or last changed its archived state, ms since the epoch. */
+  readonly archiveTimestamp: number | null;
+  /** Minutes of inactivity before it archives itself (60, 1440, 4320, 10080). */
+  readonly autoArchiveDuration: number | null;
+}
+
+/** A guild channel or thread. */
+export interface ChannelView {
+  readonly id: Snowflake;
+  readonly guildId: Snowflake;
+  /** Channel type (0 text, 2 voice, 4 category, 5 announcement, 10-12 threads, 13 stage, 15 forum, 16 media). */
+  readonly type: number;
+  readonly name: string | null;
+  /** The category of a channel, or the channel a thread belongs to. */
+  readonly parentId: Snowflake | null;
+  readonly position: number;
+  /** Overwrites as the channel has them (a thread has none: its parent's apply, see permissionsOf). */
+  readonly permissionOverwrites: readonly PermissionOverwriteView[];
+  readonly nsfw: boolean;
+  /** Slowmode seconds (rate_limit_per_user), 0 when off. */
+  readonly rateLimitPerUser: number;
+  /** Set for threads, null for other channels. */
+  readonly thread: ThreadMetadataView | null;
+}
+
+/** A member's voice connection state in a guild (cached when `cache.voiceStates` is on). */
+export interface VoiceStateView {
+  readonly guildId: Snowflake;
+  readonly userId: Snowflake;
+  /** The voice channel, null once they left. */
+  readonly channelId: Snowflake | null;
+  readonly sessionId: string;
+  readonly deaf: boolean;
+  readonly mute: boolean;
+  readonly selfDeaf: boolean;
+  readonly selfMute: boolean;
+  readonly selfStream: boolean;
+  readonly selfVideo: boolean;
+  readonly suppress: boolean;
+  readonly requestToSpeakTimestamp: number | null;
+}
+
+/**
+ * A guild's command permission settings (spec §2.7) as the cache keeps them: per command id, or the application
+ * id for the application-wide ones. `loaded`: the guild's full list was read from REST (GET
+ * /applications/{application.id}/guilds/{guild.id}/commands/permissions) since the guild last became available;
+ * until then only what APPLICATION_COMMAND_PERMISSIONS_UPDATE events brought is here, which is not the whole.
+ */
+export interface GuildCommandPermissionsView {
+  readonly guildId: Snowflake;
+  readonly loaded: boolean;
+  /** Settings by command id (or application id). A Map: ids come from the wire. */
+  readonly byTarget: ReadonlyMap<Snowflake, readonly CommandPermissionEntry[]>;
+}
+
+/** The command canUseCommand asks about: its id and default_member_permissions (an API command object fits). */
+export interface CommandRef {
+  readonly id: Snowflake;
+  readonly application_id: Snowflake;
+  readonly name?: string;
+  readonly default_member_permissions?: string | null;
+}
+
 export interface EntitlementView {
   readonly id: Snowflake;
   readonly skuId: Snowflake;
@@ -122,6 +197,10 @@ export interface CacheSizes {
   users: number;
   roles: number;
   entitlements: number;
+  /** Guild channels (threads not included). */
+  channels: number;
+  threads: number;
+  voiceStates: number;
 }
 
 /** Which resources are cached, and limits. Mirrors the `cache` section of the configuration. */
@@ -132,6 +211,13 @@ export interface CacheOptions {
   users: boolean;
   roles: boolean;
   entitlements: boolean;
+  /**
+   * Guild channels and threads (with their permission overwrites, which permissionsOf needs in a channel), and
+   * the guilds' command permission settings. On by default.
+   */
+  channels: boolean;
+  /** Voice states of guild members (VOICE_STATE_UPDATE; needs the GUILD_VOICE_STATES intent). Off by default. */
+  voiceStates: boolean;
   /** Members beyond this many per guild are not cached (0 = no cap). The bot's own member always is. */
   maxMembersPerGuild: number;
 }
@@ -142,6 +228,8 @@ export const DEFAULT_CACHE_OPTIONS: CacheOptions = {
   users: true,
   roles: true,
   entitlements: true,
+  channels: true,
+  voiceStates: false,
   maxMembersPerGuild: 0,
 };
 
@@ -163,6 +251,29 @@ export interface CacheReader {
   /** True iff the owner holds an entitlement to the SKU that is active at `at` (see isEntitlementActive). */
   hasEntitlement(query: EntitlementQuery): Promise<boolean>;
   sizes(): Promise<CacheSizes>;
+  /** A guild channel or thread by id. */
+  getChannel(channelId: Snowflake): Promise<ChannelView | undefined>;
+  /** A guild's channels (threads not included), ordered by position then id. */
+  getChannels(guildId: Snowflake): Promise<ChannelView[]>;
+  /** A guild's cached threads (of one parent channel when given), ordered by id. */
+  getThreads(guildId: Snowflake, parentId?: Snowflake): Promise<ChannelView[]>;
+  getVoiceState(guildId: Snowflake, userId: Snowflake): Promise<VoiceStateView | undefined>;
+  /** Voice states of a guild's members in a voice channel, ordered by user id. */
+  getVoiceStates(guildId: Snowflake): Promise<VoiceStateView[]>;
+  /**
+   * A member's permissions (src/api/permissions.ts): in the channel or thread when `channelId` is given, else
+   * guild-wide. Undefined when the cache lacks what it takes: the guild and its owner, the @everyone role, the
+   * member (the owner needs none), or the channel (and a thread's parent).
+   */
+  permissionsOf(guildId: Snowflake, userId: Snowflake, channelId?: Snowflake): Promise<bigint | undefined>;
+  /** The command permission settings cached for a guild (see GuildCommandPermissionsView). */
+  getCommandPermissions(guildId: Snowflake): Promise<GuildCommandPermissionsView | undefined>;
+  /**
+   * Whether the member may use the command in the channel, and why (command permissions v2, src/api/command-access.ts).
+   * Undefined when the cache cannot tell: what permissionsOf needs, or the guild's command permissions were not
+   * loaded (see GuildCommandPermissionsView.loaded; the plugin context's canUseCommand loads them).
+   */
+  canUseCommand(guildId: Snowflake, userId: Snowflake, channelId: Snowflake, command: CommandRef): Promise<CommandAccess | undefined>;
 }
 
 /**
@@ -193,6 +304,18 @@ export interface EntitlementSync {
   add(entitlements: readonly unknown[]): void;
   /** The listing is complete: cached entitlements it did not list, and no event touched since begin, are removed. */
   commit(): Promise<void>;
+  abort(): void;
+}
+
+/**
+ * Replaces a guild's command permission settings with the answer to GET
+ * /applications/{application.id}/guilds/{guild.id}/commands/permissions, begun before the request is sent: a
+ * command whose settings an APPLICATION_COMMAND_PERMISSIONS_UPDATE changed since begin keeps what the event said.
+ */
+export interface CommandPermissionsLoad {
+  readonly guildId: Snowflake;
+  /** The answer (guild application command permissions objects; malformed entries are rejected). */
+  commit(list: readonly unknown[]): Promise<void>;
   abort(): void;
 }
 
@@ -231,6 +354,8 @@ export interface Cache extends CacheReader {
   beginMemberSync(guildId: Snowflake): MemberSync;
   /** Start replacing the entitlements from REST (see EntitlementSync). */
   beginEntitlementSync(): EntitlementSync;
+  /** Start replacing a guild's command permission settings from REST (see CommandPermissionsLoad). */
+  beginCommandPermissionsLoad(guildId: Snowflake): CommandPermissionsLoad;
   /**
    * Guilds marked stale after a failed write, by any process sharing this cache (Redis), that were not
    * recovered yet; the entitlements are stale when `entitlements` is true.

@@ -7,6 +7,7 @@
 import type { CliIo } from './io.js';
 import { formatProblem, lintCommands, stripRuntimeFields } from '../commands/index.js';
 import { PluginHost, type SharedServices } from '../plugins/host.js';
+import { intentBits } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
 import { parseVerb, type VerbSpec } from './args.js';
 import { loadConfigFor } from './config.js';
@@ -49,6 +50,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     pluginConfig: config.plugins.config,
     pluginEnvironment: config.pluginEnvironment ?? [],
     disabled: config.plugins.disabled,
+    intents: intentBits(config),
   });
   await host.load(config.plugins.dirs);
 

@@ -21,13 +21,15 @@ import {
   type ScopeKind,
 } from '../commands/index.js';
 
-const USAGE = `usage: gatehouse commands <validate|diff|sync> ...   (each takes --help)
+const USAGE = `usage: gatehouse commands <validate|diff|sync|access> ...   (each takes --help)
 
   commands validate FILE [--scope global|guild]
       check FILE (a command object or an array, as sent for a bulk overwrite of one scope; default scope global)
       exit 0 valid, 1 invalid (one line per problem), 2 unreadable file or bad usage
   commands diff [--exit-code]  print what a sync would change (--exit-code: 1 when anything would change)
-  commands sync [--dry-run]    sync every plugin's commands`;
+  commands sync [--dry-run]    sync every plugin's commands
+  commands access COMMAND --guild G --user U [--channel C]
+      can this member use the command there, and why not (exit 0 allowed, 1 denied, 2 cannot tell)`;
 
 const VALIDATE: VerbSpec = {
   verb: 'commands validate',
@@ -42,6 +44,7 @@ export const SUBVERBS: ReadonlyMap<string, Verb> = new Map<string, Verb>([
   ['validate', validate],
   ['diff', (args, io) => diffOrSync('diff', args, io)],
   ['sync', (args, io) => diffOrSync('sync', args, io)],
+  ['access', async (args, io) => (await import('./commands-access.js')).run(args, io)],
 ]);
 
 export async function run(args: string[], io: CliIo): Promise<number> {

@@ -23,22 +23,10 @@ import { WarnLimiter } from '../interactions/warn-limiter.js';
 import { own } from '../util/dict.js';
 import { closest } from '../util/did-you-mean.js';
 import { envName, resolveSection, type PluginEnvSetting } from './config-section.js';
+import { CommandAccessService } from './command-access.js';
+import { EVENT_OF_DISPATCH, intentProblems } from './events.js';
 import { discoverPlugins, importPlugin, PluginLoadError, type PluginSource } from './loader.js';
 import type { PluginCommand, PluginConfigSchema, PluginContext, PluginDefinition, PluginEventMap, PluginEventName } from './types.js';
-
-/** Dispatch names and the plugin events they become (a Map: dispatch names come from the gateway). */
-const EVENT_OF_DISPATCH: ReadonlyMap<string, PluginEventName> = new Map<string, PluginEventName>([
-  ['READY', 'ready'],
-  ['GUILD_CREATE', 'guildCreate'],
-  ['GUILD_DELETE', 'guildDelete'],
-  ['GUILD_MEMBER_ADD', 'guildMemberAdd'],
-  ['GUILD_MEMBER_UPDATE', 'guildMemberUpdate'],
-  ['GUILD_MEMBER_REMOVE', 'guildMemberRemove'],
-  ['ENTITLEMENT_CREATE', 'entitlementCreate'],
-  ['ENTITLEMENT_UPDATE', 'entitlementUpdate'],
-  ['ENTITLEMENT_DELETE', 'entitlementDelete'],
-  ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', 'commandPermissionsUpdate'],
-]);
 
 /** Webhook event types and the plugin events they become (entitlements arrive by gateway and by webhook). */
 const EVENT_OF_WEBHOOK: ReadonlyMap<string, PluginEventName> = new Map<string, PluginEventName>([
@@ -74,8 +62,8 @@ export interface PluginCommandProblem {
   problem: Problem;
 }
 
-/** Shared services every plugin context exposes (the host adds the per-plugin name, log and config). */
-export type SharedServices = Omit<PluginContext, 'name' | 'log' | 'config'>;
+/** Shared services every plugin context exposes (the host adds the per-plugin name, log and config, and canUseCommand). */
+export type SharedServices = Omit<PluginContext, 'name' | 'log' | 'config' | 'canUseCommand'>;
 
 export interface PluginHostOptions {
   log: Logger;
@@ -97,6 +85,11 @@ export interface PluginHostOptions {
   setupTimeoutMs?: number;
   /** A plugin's teardown that has not settled after this is left behind, logged with the plugin's name. Default 5000. */
   teardownTimeoutMs?: number;
+  /**
+   * The configured gateway intents: a plugin listening to an event none of them brings fails to load, naming the
+   * intent (src/plugins/events.ts). Not checked when absent.
+   */
+  intents?: number;
 }
 
 /** How long a plugin's setup or teardown may take by default: long enough for a connection to a store, short enough to notice. */
@@ -144,9 +137,12 @@ export class PluginHost {
   private readonly now: () => number;
   /** Plugin versions committed so far (each version's listeners get their own failure keys). */
   private versions = 0;
+  /** ctx.canUseCommand, shared by every plugin (it keeps the loads and command lists it read). */
+  private readonly commandAccess: CommandAccessService;
 
   constructor(private readonly options: PluginHostOptions) {
     this.log = options.log;
+    this.commandAccess = new CommandAccessService(options.services);
     this.handlerFailures = new WarnLimiter(options.eventFailureWindowMs ?? 60_000);
     this.now = options.now ?? Date.now;
   }
@@ -205,10 +201,11 @@ export class PluginHost {
     const settings = (this.options.pluginEnvironment ?? []).filter((s) => s.plugin === envName(plugin.name));
     const section = resolveSection(plugin.name, own(this.options.pluginConfig, plugin.name), settings, plugin.config as PluginConfigSchema<unknown> | undefined);
     problems.push(...section.problems);
+    if (this.options.intents !== undefined) problems.push(...intentProblems(plugin.on, this.options.intents));
     if (problems.length > 0) throw new PluginLoadError(source, problems);
     const log = this.options.log.child({ plugin: plugin.name });
     for (const note of section.notes) log.error({ plugin: plugin.name, key: `plugins.config.${plugin.name}` }, note);
-    const context: PluginContext = { ...this.options.services, name: plugin.name, log, config: section.config };
+    const context: PluginContext = { ...this.options.services, canUseCommand: this.commandAccess.canUseCommand, name: plugin.name, log, config: section.config };
     return { name: plugin.name, source, definition: plugin, context, state: 'loaded' };
   }
 
@@ -448,7 +445,7 @@ export class PluginHost {
     if (event !== undefined) {
       const list = this.listeners.get(event);
       if (list !== undefined) {
-        const payload = event === 'ready' ? { ...(d as PluginEventMap['ready']), shardId } : d;
+        const payload = event === 'ready' ? { ...(d as PluginEventMap['ready']), shardId } : event === 'resumed' ? { shardId } : d;
         for (let i = 0; i < list.length; i++) this.invoke(list[i]!, payload);
       }
     }

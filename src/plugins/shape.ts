@@ -6,24 +6,11 @@
 import { COMPONENT_KINDS } from '../interactions/component-values.js';
 import { compileCustomId, CustomIdPatternError } from '../interactions/custom-id.js';
 import { suggestion } from '../util/did-you-mean.js';
+import { closestEvent, DISPATCH_EVENT_NAMES } from './events.js';
 import type { PluginDefinition, PluginEventName } from './types.js';
 
-export const PLUGIN_EVENTS: readonly PluginEventName[] = [
-  'ready',
-  'guildCreate',
-  'guildDelete',
-  'guildMemberAdd',
-  'guildMemberUpdate',
-  'guildMemberRemove',
-  'entitlementCreate',
-  'entitlementUpdate',
-  'entitlementDelete',
-  'commandPermissionsUpdate',
-  'raw',
-  'applicationAuthorized',
-  'applicationDeauthorized',
-  'webhookEvent',
-];
+/** Every plugin event: the gateway dispatches (src/plugins/events.ts), then those of no dispatch. */
+export const PLUGIN_EVENTS: readonly PluginEventName[] = [...DISPATCH_EVENT_NAMES, 'raw', 'applicationAuthorized', 'applicationDeauthorized', 'webhookEvent'];
 
 const TOP_LEVEL_KEYS = new Set(['name', 'commands', 'components', 'modals', 'config', 'on', 'setup', 'teardown']);
 const COMPONENT_KEYS = new Set(['customId', 'kind', 'run']);
@@ -96,9 +83,13 @@ export function checkPluginShape(value: unknown): ShapeProblem[] {
     } else {
       for (const [event, handler] of Object.entries(plugin.on)) {
         if (!(PLUGIN_EVENTS as readonly string[]).includes(event)) {
+          const meant = closestEvent(event, PLUGIN_EVENTS);
           problems.push({
             path: `on.${event}`,
-            message: `unknown event${suggestion(event, PLUGIN_EVENTS)} (events: ${PLUGIN_EVENTS.join(', ')})`,
+            message:
+              meant !== null
+                ? `unknown event; did you mean "${meant}"?`
+                : 'unknown event (plugin events are the gateway dispatches in camelCase, such as messageCreate or guildMemberAdd, and raw, webhookEvent, applicationAuthorized, applicationDeauthorized; README "Plugin events" lists them)',
           });
         } else if (typeof handler !== 'function') {
           problems.push({ path: `on.${event}`, message: `must be a function, not ${kindOf(handler)}` });

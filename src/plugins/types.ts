@@ -3,20 +3,12 @@
  * definitions (the API's own JSON plus handlers), component and modal handlers by custom_id, event handlers,
  * an optional schema for its configuration section, and setup/teardown hooks.
  */
-import type {
-  APIEntitlement,
-  GatewayApplicationCommandPermissionsUpdateDispatchData,
-  GatewayGuildCreateDispatchData,
-  GatewayGuildDeleteDispatchData,
-  GatewayGuildMemberAddDispatchData,
-  GatewayGuildMemberRemoveDispatchData,
-  GatewayGuildMemberUpdateDispatchData,
-  GatewayReadyDispatchData,
-  APIWebhookEventApplicationAuthorizedData,
-  APIWebhookEventApplicationDeauthorizedData,
-} from 'discord-api-types/v10';
+import type { APIWebhookEventApplicationAuthorizedData, APIWebhookEventApplicationDeauthorizedData } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
+import type { CommandAccess } from '../api/command-access.js';
 import type { CacheReader } from '../cache/index.js';
+import type { CommandQuery } from './command-access.js';
+import type { DispatchEventMap } from './events.js';
 import type {
   ChatInputCommandDefinition,
   ContextMenuCommandDefinition,
@@ -110,20 +102,20 @@ export interface PluginContext<TConfig = PluginConfigBag> {
   readonly applicationId: string;
   /** Op 8 through the shard that owns the guild. */
   requestMembers(options: RequestMembersOptions): Promise<MemberRequestResult>;
+  /**
+   * Whether a member may use a command (by name, or the API command object) in a channel or thread, and why:
+   * command permissions v2 over the cache, the guild's command permission settings read from REST the first
+   * time. Undefined when it cannot be told (an unknown command; a guild, member or channel the cache lacks).
+   */
+  canUseCommand(guildId: string, userId: string, channelId: string, command: CommandQuery): Promise<CommandAccess | undefined>;
 }
 
-/** Events delivered to plugins, after the cache has applied them. */
-export interface PluginEventMap {
-  ready: GatewayReadyDispatchData & { shardId: number };
-  guildCreate: GatewayGuildCreateDispatchData;
-  guildDelete: GatewayGuildDeleteDispatchData;
-  guildMemberAdd: GatewayGuildMemberAddDispatchData;
-  guildMemberUpdate: GatewayGuildMemberUpdateDispatchData;
-  guildMemberRemove: GatewayGuildMemberRemoveDispatchData;
-  entitlementCreate: APIEntitlement;
-  entitlementUpdate: APIEntitlement;
-  entitlementDelete: APIEntitlement;
-  commandPermissionsUpdate: GatewayApplicationCommandPermissionsUpdateDispatchData;
+/**
+ * Events delivered to plugins: every gateway dispatch (src/plugins/events.ts names them: the dispatch in
+ * camelCase, its payload discord-api-types' type for it), after the cache has applied it, and the events of the
+ * HTTP endpoint and of no dispatch below.
+ */
+export interface PluginEventMap extends DispatchEventMap {
   /** Every dispatch, as received. */
   raw: { shardId: number; t: string; d: unknown };
   /**
@@ -139,23 +131,13 @@ export interface PluginEventMap {
 
 export type PluginEventName = keyof PluginEventMap;
 
-/** Event handlers; methods, so that a plugin typed for its own config fits the host's looser type. */
-export interface PluginEventHandlers<TConfig = PluginConfigBag> {
-  ready?(payload: PluginEventMap['ready'], ctx: PluginContext<TConfig>): unknown;
-  guildCreate?(payload: PluginEventMap['guildCreate'], ctx: PluginContext<TConfig>): unknown;
-  guildDelete?(payload: PluginEventMap['guildDelete'], ctx: PluginContext<TConfig>): unknown;
-  guildMemberAdd?(payload: PluginEventMap['guildMemberAdd'], ctx: PluginContext<TConfig>): unknown;
-  guildMemberUpdate?(payload: PluginEventMap['guildMemberUpdate'], ctx: PluginContext<TConfig>): unknown;
-  guildMemberRemove?(payload: PluginEventMap['guildMemberRemove'], ctx: PluginContext<TConfig>): unknown;
-  entitlementCreate?(payload: PluginEventMap['entitlementCreate'], ctx: PluginContext<TConfig>): unknown;
-  entitlementUpdate?(payload: PluginEventMap['entitlementUpdate'], ctx: PluginContext<TConfig>): unknown;
-  entitlementDelete?(payload: PluginEventMap['entitlementDelete'], ctx: PluginContext<TConfig>): unknown;
-  commandPermissionsUpdate?(payload: PluginEventMap['commandPermissionsUpdate'], ctx: PluginContext<TConfig>): unknown;
-  raw?(payload: PluginEventMap['raw'], ctx: PluginContext<TConfig>): unknown;
-  applicationAuthorized?(payload: PluginEventMap['applicationAuthorized'], ctx: PluginContext<TConfig>): unknown;
-  applicationDeauthorized?(payload: PluginEventMap['applicationDeauthorized'], ctx: PluginContext<TConfig>): unknown;
-  webhookEvent?(payload: PluginEventMap['webhookEvent'], ctx: PluginContext<TConfig>): unknown;
-}
+/**
+ * Event handlers, one per event name. Declared as methods (the bivariance of a method parameter), so that a
+ * plugin typed for its own config fits the host's looser type.
+ */
+export type PluginEventHandlers<TConfig = PluginConfigBag> = {
+  [K in PluginEventName]?: { handler(payload: PluginEventMap[K], ctx: PluginContext<TConfig>): unknown }['handler'];
+};
 
 export interface PluginDefinition<TConfig = PluginConfigBag> {
   /** Unique among loaded plugins; names the plugin in logs, errors and its config section. */

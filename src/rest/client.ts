@@ -14,16 +14,19 @@ import {
   type HttpMethod,
   type RateLimitScope,
 } from './errors.js';
+import { onAbort } from './abort-fanout.js';
+import { AdmissionGate, type GateVerdict } from './admission-gate.js';
+import { BucketQueue } from './bucket-queue.js';
 import { parseRateLimitHeaders, type RateLimitInfo } from './headers.js';
 import { LocalRateLimits } from './local-rate-limits.js';
+import { isPromise, type Admission, type LimitReport, type RateLimitStore } from './rate-limits.js';
 import { encodeMultipart } from './multipart.js';
-import { isPromise, type Admission, type LimitKey, type RateLimitStore } from './rate-limits.js';
-import { compileRoute, digest, majorKey, renderPath, routeId, type CompiledRoute } from './route.js';
-import { sleep } from '../util/sleep.js';
+import { encodeQuery, parseBody, type Entry } from './request-entry.js';
+import type { RequestTracer } from './request-trace.js';
+import { compileRoute, digest, majorKey, renderPath, routeId } from './route.js';
 import { HttpTransport, TransportFailure, type TransportResponse } from './transport.js';
-import type { Query, RequestOptions, RestAuth, RestRequester, RestResponse } from './types.js';
+import type { RequestOptions, RestAuth, RestRequester, RestResponse } from './types.js';
 import { userAgent } from './user-agent.js';
-import type { RequestTrace, RequestTracer } from './request-trace.js';
 import { isObject } from '../util/is-object.js';
 
 export const DEFAULT_API_URL = 'https://discord.com/api/v10';
@@ -168,115 +171,23 @@ const NO_INFO: RateLimitInfo = Object.freeze({
   scope: null,
   retryAfterMs: null,
 });
-/** Reported for an admitted request that was never sent (aborted while its admission was pending). */
-const NOT_SENT = Object.freeze({ status: 0, info: NO_INFO, at: 0, limited: null });
+/** Reported for an admitted request that was never sent (aborted while its admission was pending): its slots are returned. */
+const NOT_SENT: LimitReport = Object.freeze({ status: 0, sent: false, info: NO_INFO, at: 0, limited: null });
 
-interface Entry extends LimitKey {
-  readonly method: HttpMethod;
-  readonly route: CompiledRoute;
-  readonly routeId: string;
-  readonly major: string;
-  readonly globalExempt: boolean;
-  readonly path: string;
-  readonly headers: OutgoingHttpHeaders;
-  body: Buffer | null;
-  /** Multipart bodies are encoded asynchronously; the queue awaits them so FIFO order holds. */
-  pendingBody: Promise<{ body: Buffer; contentType: string }> | null;
-  readonly identity: string;
-  /** A repeat has the effect of one request: retried after a 5xx or a lost connection. */
-  readonly idempotent: boolean;
-  readonly signal: AbortSignal | undefined;
-  readonly timeoutMs: number;
-  started: boolean;
-  settled: boolean;
-  resolve(value: RestResponse<unknown>): void;
-  reject(err: Error): void;
-  detach(): void;
-  /** The request's trace, when the client has a tracer. */
-  trace?: RequestTrace | null;
-}
-
+type WaitAdmission = Extract<Admission, { kind: 'wait' }>;
+type RateLimitOutcome = { retryAfterMs: number; scope: RateLimitScope; global: boolean };
+/** An admitted attempt: the store that admitted it (the client's may be swapped meanwhile) and its ticket. */
+type Grant = { readonly store: RateLimitStore; readonly ticket: unknown };
+/** The attempts of one request so far. */
+type Tries = { retries: number; rateLimitHits: number };
 /**
- * One rate-limit bucket (or, until its hash is known, one route + major parameter) of one token: a FIFO run
- * one at a time. Limits are per bot or user (X-RateLimit-Scope "user"), so each token has its own queues. The
- * queue keeps the order; the counts live in the client's RateLimitStore.
+ * How an attempt ended: the request's answer (settled by `execute`, so that the queue moves on in the same
+ * turn as its caller hears of it), AGAIN (a retry, a 429), or SETTLED (it was settled on the way: aborted,
+ * client closed).
  */
-class BucketQueue {
-  entries: Array<Entry | undefined> = [];
-  head = 0;
-  running = false;
-
-  constructor(
-    readonly key: string,
-    /** Set while the service's bucket hash for `routeId` is not known yet. */
-    readonly discovering: { routeId: string; major: string; identity: string } | null,
-    /** What the store keys this queue's bucket by: the first entry's key and the bucket hash (null while discovering). */
-    readonly limitKey: LimitKey,
-    readonly hash: string | null,
-  ) {}
-
-  /** The entry being executed (sent, or waiting for a limit). */
-  current: Entry | null = null;
-
-  /** Entries not started yet. */
-  get waiting(): number {
-    return this.entries.length - this.head;
-  }
-
-  /** Entries waiting plus the one in progress. */
-  get depth(): number {
-    return this.waiting + (this.current ? 1 : 0);
-  }
-
-  push(entry: Entry): void {
-    this.entries.push(entry);
-  }
-
-  shift(): Entry | undefined {
-    if (this.head >= this.entries.length) return undefined;
-    const e = this.entries[this.head];
-    this.entries[this.head++] = undefined;
-    if (this.head > 1024 && this.head * 2 > this.entries.length) {
-      this.entries = this.entries.slice(this.head);
-      this.head = 0;
-    }
-    return e;
-  }
-
-  takeAll(): Entry[] {
-    const rest = this.entries.slice(this.head).filter((e): e is Entry => e !== undefined);
-    this.entries = [];
-    this.head = 0;
-    return rest;
-  }
-}
-
-function encodeQuery(query: Query | undefined): string {
-  if (!query) return '';
-  const parts: string[] = [];
-  for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || value === null) continue;
-    const values = Array.isArray(value) ? value : [value];
-    for (const v of values as readonly unknown[]) {
-      parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
-    }
-  }
-  return parts.length === 0 ? '' : `?${parts.join('&')}`;
-}
-
-function parseBody(res: TransportResponse): unknown {
-  if (res.status === 204 || res.body.length === 0) return undefined;
-  const text = res.body.toString('utf8');
-  const type = res.headers['content-type'] ?? '';
-  if (type.includes('json')) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  }
-  return text;
-}
+type Outcome = RestResponse<unknown> | Error | typeof AGAIN | typeof SETTLED;
+const AGAIN = Symbol('again');
+const SETTLED = Symbol('settled');
 
 /**
  * The REST client: per-bucket FIFO queues, the global limit, 429 handling, the invalid-request guard,
@@ -322,10 +233,13 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
    * overtake the requests queued before them.
    */
   private readonly discovering = new Map<string, BucketQueue>();
+  /** Per identity: the order in which requests ask for a global slot (admission-gate.ts). */
+  private readonly gates = new Map<string, AdmissionGate>();
+  /** Entries waiting (a limit, a retry delay, their turn at a gate): close() ends every one of these waits. */
+  private readonly parked = new Set<Entry>();
   private readonly sweepTimer: NodeJS.Timeout;
   private closed = false;
-  /** Aborted by close(): cuts every rate-limit or retry wait short, so no timer outlives the client. */
-  private readonly closing = new AbortController();
+  private calls = 0;
   private readonly counters = { requests: 0, responses: 0, rateLimited: 0, retries: 0 };
   private readonly tracer: RequestTracer | null;
 
@@ -439,7 +353,8 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       if (q.current !== null) this.settle(q.current, new RestClientClosedError(q.current.method, q.current.route.template));
       for (const e of q.takeAll()) this.settle(e, new RestClientClosedError(e.method, e.route.template));
     }
-    this.closing.abort();
+    for (const e of [...this.parked]) e.interrupt?.();
+    for (const gate of this.gates.values()) gate.close();
     this.limits.close();
     this.transport.close();
   }
@@ -453,41 +368,40 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     return `${auth.scheme}:${digest(auth.token)}`;
   }
 
-  private prepare<R extends string>(options: RequestOptions<R>): Entry {
-    const method = options.method;
-    const route = compileRoute(options.route);
-    const id = routeId(method, route);
-    if (this.closed) throw new RestClientClosedError(method, route.template);
+  /** A request the service would refuse (disabled, or needing a Bearer token it was not given) fails here. */
+  private refuseUnsendable(method: HttpMethod, template: string, id: string, auth: RestAuth | null): void {
     const disabled = DISABLED.get(id);
-    if (disabled) throw new RequestRefusedError(method, route.template, 'endpoint-disabled', disabled);
-
-    const auth = options.auth === false ? null : (options.auth ?? this.defaultAuth);
+    if (disabled) throw new RequestRefusedError(method, template, 'endpoint-disabled', disabled);
     if (auth && (typeof auth.token !== 'string' || auth.token.trim() === '')) {
-      throw new RequestRefusedError(method, route.template, 'invalid-input', `empty ${auth.scheme} token`);
+      throw new RequestRefusedError(method, template, 'invalid-input', `empty ${auth.scheme} token`);
     }
-    if (BEARER_ONLY.has(id)) {
-      const given =
-        auth === null
-          ? 'a request without a token'
-          : auth.scheme !== 'Bearer'
-            ? `a ${auth.scheme} token`
-            : BOT_TOKEN_SHAPE.test(auth.token) ||
-                (this.defaultAuth?.scheme === 'Bot' && auth.token === this.defaultAuth.token)
-              ? 'a bot token sent as Bearer'
-              : null;
-      if (given !== null) {
-        throw new RequestRefusedError(
-          method,
-          route.template,
-          'bearer-required',
-          'editing command permissions needs the Bearer token of a user who can manage the guild and its ' +
-            `roles (scope applications.commands.permissions.update); ${given} is rejected by the service`,
-        );
-      }
+    if (!BEARER_ONLY.has(id)) return;
+    const given =
+      auth === null
+        ? 'a request without a token'
+        : auth.scheme !== 'Bearer'
+          ? `a ${auth.scheme} token`
+          : BOT_TOKEN_SHAPE.test(auth.token) || (this.defaultAuth?.scheme === 'Bot' && auth.token === this.defaultAuth.token)
+            ? 'a bot token sent as Bearer'
+            : null;
+    if (given !== null) {
+      throw new RequestRefusedError(
+        method,
+        template,
+        'bearer-required',
+        'editing command permissions needs the Bearer token of a user who can manage the guild and its ' +
+          `roles (scope applications.commands.permissions.update); ${given} is rejected by the service`,
+      );
     }
-    const params = (options as { params?: Readonly<Record<string, unknown>> }).params;
-    const path = renderPath(route, params) + encodeQuery(options.query);
+  }
 
+  /** Headers and body of a request (a multipart body is encoded later, in its turn). */
+  private encode<R extends string>(
+    options: RequestOptions<R>,
+    template: string,
+    auth: RestAuth | null,
+  ): { headers: OutgoingHttpHeaders; body: Buffer | null; pendingBody: Entry['pendingBody'] } {
+    const method = options.method;
     const headers: OutgoingHttpHeaders = { 'user-agent': this.userAgent, accept: 'application/json' };
     if (options.headers) {
       for (const [k, v] of Object.entries(options.headers)) headers[k.toLowerCase()] = v;
@@ -495,11 +409,10 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     if (auth) headers.authorization = `${auth.scheme} ${auth.token}`;
     if (options.reason !== undefined) {
       if (options.reason.length < 1 || options.reason.length > 512) {
-        throw new RequestRefusedError(method, route.template, 'invalid-input', 'audit log reason must be 1-512 characters');
+        throw new RequestRefusedError(method, template, 'invalid-input', 'audit log reason must be 1-512 characters');
       }
       headers['x-audit-log-reason'] = encodeURIComponent(options.reason);
     }
-
     let body: Buffer | null = null;
     let pendingBody: Entry['pendingBody'] = null;
     if (options.files && options.files.length > 0) {
@@ -515,7 +428,22 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     }
     if (body) headers['content-length'] = body.length;
     else if (!pendingBody && method !== 'GET' && method !== 'DELETE') headers['content-length'] = 0;
+    return { headers, body, pendingBody };
+  }
 
+  private prepare<R extends string>(options: RequestOptions<R>): Entry {
+    const method = options.method;
+    const route = compileRoute(options.route);
+    const id = routeId(method, route);
+    if (this.closed) throw new RestClientClosedError(method, route.template);
+    const auth = options.auth === false ? null : (options.auth ?? this.defaultAuth);
+    this.refuseUnsendable(method, route.template, id, auth);
+    const params = (options as { params?: Readonly<Record<string, unknown>> }).params;
+    const path = renderPath(route, params) + encodeQuery(options.query);
+    const { headers, body, pendingBody } = this.encode(options, route.template, auth);
+    const signal = options.signal;
+    if (signal?.aborted) throw new RequestAbortedError(method, route.template);
+    const wire = signal ? new AbortController() : null;
     const entry: Entry = {
       method,
       route,
@@ -528,23 +456,25 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       pendingBody,
       identity: this.identityOf(auth),
       idempotent: options.idempotent ?? method !== 'POST',
-      signal: options.signal,
+      signal,
+      wireSignal: wire?.signal,
       timeoutMs: options.timeoutMs ?? this.timeoutMs,
+      order: ++this.calls,
       started: false,
       settled: false,
+      interrupt: null,
       resolve: () => undefined,
       reject: () => undefined,
       detach: () => undefined,
     };
-    if (options.signal) {
-      const signal = options.signal;
-      if (signal.aborted) throw new RequestAbortedError(method, route.template);
-      // Aborted while still queued: answer at once; the queue skips settled entries.
-      const onAbort = (): void => {
+    if (signal) {
+      // Queued: answered at once (the queue skips settled entries). Waiting: the wait ends. On the wire: the
+      // transport drops the request.
+      entry.detach = onAbort(signal, () => {
+        wire!.abort();
         if (!entry.started) this.settle(entry, new RequestAbortedError(method, route.template));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      entry.detach = () => signal.removeEventListener('abort', onAbort);
+        else entry.interrupt?.();
+      });
     }
     return entry;
   }
@@ -624,11 +554,6 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     if (!target.running && target.waiting > 0) void this.drain(target);
   }
 
-  /** What ends a wait: the caller's signal or close(), whichever comes first. Built only when a wait happens. */
-  private waitSignal(entry: Entry): AbortSignal {
-    return entry.signal === undefined ? this.closing.signal : AbortSignal.any([entry.signal, this.closing.signal]);
-  }
-
   private settle(entry: Entry, result: Error | RestResponse<unknown>): void {
     if (entry.settled) return;
     entry.settled = true;
@@ -638,6 +563,54 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     else entry.resolve(result);
   }
 
+  /** Whether the entry is done with: settled, or (now settled) aborted by its caller or cut by close(). */
+  private stopped(entry: Entry): boolean {
+    if (entry.settled) return true;
+    if (entry.signal?.aborted) {
+      this.settle(entry, new RequestAbortedError(entry.method, entry.route.template));
+      return true;
+    }
+    if (this.closed) {
+      this.settle(entry, new RestClientClosedError(entry.method, entry.route.template));
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Park an entry until `start`'s `done` is called (true), or until its caller aborts or the client closes
+   * (false; the entry is settled then). `start` sets the wait up and returns how to take it down. No
+   * AbortSignal listener per wait: a wait is ended through `entry.interrupt`.
+   */
+  private park(entry: Entry, start: (done: () => void) => () => void): Promise<boolean> {
+    if (this.stopped(entry)) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      let undo: (() => void) | null = null;
+      const finish = (ok: boolean): void => {
+        if (entry.interrupt !== interrupt) return;
+        entry.interrupt = null;
+        this.parked.delete(entry);
+        undo?.();
+        if (!ok) this.stopped(entry);
+        resolve(ok);
+      };
+      const interrupt = (): void => finish(false);
+      entry.interrupt = interrupt;
+      this.parked.add(entry);
+      undo = start(() => finish(true));
+      if (entry.interrupt !== interrupt) undo();
+    });
+  }
+
+  /** Wait `ms`, or until `wake` settles. */
+  private pause(entry: Entry, ms: number, wake?: Promise<void>): Promise<boolean> {
+    return this.park(entry, (done) => {
+      const timer = setTimeout(done, Math.max(0, Math.ceil(ms)));
+      wake?.then(done, done);
+      return () => clearTimeout(timer);
+    });
+  }
+
   private backoff(retry: number): number {
     const exp = Math.min(this.retryMaxDelayMs, this.retryBaseDelayMs * 2 ** (retry - 1));
     return exp / 2 + (Math.random() * exp) / 2;
@@ -645,202 +618,270 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
 
   /** Run one entry to completion: waits, attempts, retries. Settles the entry; never throws. */
   private async execute(queue: BucketQueue, entry: Entry): Promise<void> {
-    const { method } = entry;
-    const template = entry.route.template;
-    let retries = 0;
-    let rateLimitHits = 0;
-
-    const aborted = (): boolean => {
-      if (entry.signal?.aborted) {
-        this.settle(entry, new RequestAbortedError(method, template));
-        return true;
-      }
-      return entry.settled;
-    };
-    /** Sleep unless the caller aborts or the client closes; false when cut short (entry settled). */
-    const wait = async (ms: number): Promise<boolean> => {
-      try {
-        await sleep(ms, this.waitSignal(entry));
-        return true;
-      } catch {
-        this.settle(entry, this.closed ? new RestClientClosedError(method, template) : new RequestAbortedError(method, template));
-        return false;
-      }
-    };
-
-    if (entry.pendingBody) {
-      try {
-        const encoded = await entry.pendingBody;
-        entry.body = encoded.body;
-        entry.headers['content-type'] = encoded.contentType;
-        entry.headers['content-length'] = encoded.body.length;
-      } catch (err) {
-        this.settle(entry, new RequestRefusedError(method, template, 'invalid-input', `cannot encode files: ${(err as Error).message}`));
-        return;
-      }
-    }
-
+    if (entry.pendingBody && !(await this.encodeBody(entry))) return;
+    const tries: Tries = { retries: 0, rateLimitHits: 0 };
     for (;;) {
-      if (aborted()) return;
-      if (this.closed) {
-        this.settle(entry, new RestClientClosedError(method, template));
-        return;
-      }
+      const grant = await this.admit(queue, entry);
+      if (grant === null) return;
+      const outcome = await this.attempt(queue, entry, grant, tries);
+      if (outcome === AGAIN) continue;
+      if (outcome !== SETTLED) this.settle(entry, outcome);
+      return;
+    }
+  }
 
-      // 1. The limits: the bucket's window, the global limit (interaction callbacks and webhook-with-token
-      //    routes are exempt), the invalid-request budget. An admitted request holds its slot.
+  /** A multipart body, encoded in the request's turn so the queue's order holds. False: it could not be. */
+  private async encodeBody(entry: Entry): Promise<boolean> {
+    try {
+      const encoded = await entry.pendingBody!;
+      entry.body = encoded.body;
+      entry.headers['content-type'] = encoded.contentType;
+      entry.headers['content-length'] = encoded.body.length;
+      return true;
+    } catch (err) {
+      this.settle(entry, new RequestRefusedError(entry.method, entry.route.template, 'invalid-input', `cannot encode files: ${(err as Error).message}`));
+      return false;
+    }
+  }
+
+  /**
+   * The limits: the bucket's window, the global limit (interaction callbacks and webhook-with-token routes
+   * are exempt), the invalid-request budget. Asks until the store lets the request go (waiting as it says);
+   * an admitted request holds its slots. Null when the entry was settled instead.
+   */
+  private async admit(queue: BucketQueue, entry: Entry): Promise<Grant | null> {
+    for (;;) {
       const store = this.limits;
-      const asked = store.admit(entry, this.hashes.get(entry.routeId) ?? null);
-      let admission: Admission;
-      if (isPromise(asked)) {
-        try {
-          admission = await asked;
-        } catch (err) {
-          // A store must answer (a shared one falls back to local limits itself); this guards against a bug.
-          this.settle(entry, err instanceof Error ? err : new Error(String(err)));
-          return;
-        }
-        if (aborted()) {
-          if (admission.kind === 'go') store.report(entry, admission.ticket, NOT_SENT);
-          return;
-        }
-      } else {
-        admission = asked;
-      }
+      const admission = await this.ask(store, entry);
+      if (admission === null) return null;
       // A shared store may know the route's bucket before this process does (another process learnt it).
       if (admission.kind !== 'refuse' && admission.hash !== null && this.hashes.get(entry.routeId) !== admission.hash) {
         this.hashes.set(entry.routeId, admission.hash);
       }
       if (admission.kind === 'refuse') {
-        this.settle(
-          entry,
-          new InvalidRequestGuardError(method, template, { count: admission.count, limit: admission.limit, retryAfterMs: admission.retryAfterMs }),
-        );
-        return;
+        const { count, limit, retryAfterMs } = admission;
+        this.settle(entry, new InvalidRequestGuardError(entry.method, entry.route.template, { count, limit, retryAfterMs }));
+        return null;
       }
       if (admission.kind === 'wait') {
-        const global = admission.scope === 'global';
-        if (admission.ms > this.maxRateLimitWaitMs) {
-          this.settle(
-            entry,
-            new RateLimitError(method, template, {
-              retryAfterMs: admission.ms,
-              scope: global ? 'global' : 'bucket',
-              global,
-              why: global
-                ? `global limit pause longer than maxRateLimitWaitMs (${this.maxRateLimitWaitMs} ms)`
-                : `bucket exhausted for longer than maxRateLimitWaitMs (${this.maxRateLimitWaitMs} ms)`,
-            }),
-          );
-          return;
-        }
-        if (admission.scope !== 'global') {
-          this.log?.debug({ method, route: template, bucket: queue.key, waitMs: Math.round(admission.ms), scope: admission.scope }, 'bucket exhausted, waiting for reset');
-        }
-        entry.trace?.wait(admission.ms, admission.scope);
-        if (!(await wait(admission.ms))) return;
+        if (!(await this.sitOut(queue, entry, admission))) return null;
         continue; // ask again: a 429 elsewhere may have moved the reset
       }
-      const ticket = admission.ticket;
-
-      // 2. Send.
-      const attempt = retries + rateLimitHits;
-      this.counters.requests++;
-      this.emit('request', { method, route: template, bucket: queue.key, attempt });
-      entry.trace?.send(attempt);
-      const started = performance.now();
-      let res: TransportResponse;
-      try {
-        res = await this.transport.send({
-          method,
-          path: entry.path,
-          headers: entry.headers,
-          body: entry.body,
-          timeoutMs: entry.timeoutMs,
-          signal: entry.signal,
-        });
-      } catch (err) {
-        // The request may or may not have counted against the window; assume it did (the slot stays taken).
-        const failure = err instanceof TransportFailure ? err : new TransportFailure('network', null, String(err));
-        store.report(entry, ticket, { status: 0, info: NO_INFO, at: performance.now(), limited: null });
-        if (failure.kind === 'aborted') {
-          this.settle(entry, new RequestAbortedError(method, template));
-          return;
+      if (admission.delayMs !== undefined && admission.delayMs > 0) {
+        const waited = await this.waitForBooking(entry, admission.delayMs);
+        if (!waited || store.confirm?.(entry, admission.ticket) === false) {
+          store.report(entry, admission.ticket, NOT_SENT);
+          if (!waited) return null;
+          continue; // what was heard while it waited holds it: ask again
         }
-        if (failure.kind === 'timeout') {
-          this.log?.warn({ method, route: template, timeoutMs: entry.timeoutMs }, 'request timed out');
-          this.settle(entry, new TimeoutError(method, template, entry.timeoutMs));
-          return;
-        }
-        if ((entry.idempotent || failure.undelivered) && retries < this.retries) {
-          retries++;
-          this.counters.retries++;
-          const delay = this.backoff(retries);
-          this.log?.warn(
-            { method, route: template, errorCode: failure.errorCode, retry: retries, delayMs: Math.round(delay) },
-            'network error, retrying',
-          );
-          if (!(await wait(delay))) return;
-          continue;
-        }
-        this.settle(entry, new NetworkError(method, template, retries + 1, failure.errorCode, redact(failure.message)));
-        return;
       }
-
-      const now = performance.now();
-      const durationMs = now - started;
-      this.counters.responses++;
-      const info = parseRateLimitHeaders(res.headers);
-      if (info.bucket !== null && this.hashes.get(entry.routeId) !== info.bucket) this.hashes.set(entry.routeId, info.bucket);
-      const body = res.status >= 200 && res.status < 300 ? undefined : parseBody(res);
-      const limited = res.status === 429 ? this.rateLimitOutcome(info, body) : null;
-      store.report(entry, ticket, { status: res.status, info, at: now, limited });
-      if (limited !== null) this.emitRateLimited(queue, entry, limited);
-      this.emit('response', { method, route: template, bucket: queue.key, attempt, status: res.status, durationMs });
-      this.log?.debug({ method, route: template, status: res.status, ms: Math.round(durationMs), bucket: queue.key }, 'response');
-
-      if (res.status >= 200 && res.status < 300) {
-        this.settle(entry, { status: res.status, data: parseBody(res) });
-        return;
-      }
-
-      if (limited !== null) {
-        const outcome = limited;
-        rateLimitHits++;
-        if (outcome.retryAfterMs > this.maxRateLimitWaitMs || rateLimitHits > this.maxRateLimitRetries) {
-          this.settle(
-            entry,
-            new RateLimitError(method, template, {
-              retryAfterMs: outcome.retryAfterMs,
-              scope: outcome.scope,
-              global: outcome.global,
-              why:
-                rateLimitHits > this.maxRateLimitRetries
-                  ? `${rateLimitHits} rate-limited attempts`
-                  : `retry_after longer than maxRateLimitWaitMs (${this.maxRateLimitWaitMs} ms)`,
-            }),
-          );
-          return;
-        }
-        continue; // the bucket / global state now holds the wait
-      }
-
-      const retryable = entry.idempotent ? RETRYABLE_STATUS.has(res.status) : res.status === UNPROCESSED_STATUS;
-      if (retryable && retries < this.retries) {
-        retries++;
-        this.counters.retries++;
-        // A 503 may say when to come back; honour it within the retry delay cap.
-        const delay = Math.max(this.backoff(retries), Math.min(info.retryAfterMs ?? 0, this.retryMaxDelayMs));
-        this.log?.warn({ method, route: template, status: res.status, retry: retries, delayMs: Math.round(delay) }, 'server error, retrying');
-        if (!(await wait(delay))) return;
-        continue;
-      }
-
-      const error = new ApiError(method, template, res.status, body);
-      this.log?.debug({ method, route: template, status: res.status, code: error.code }, 'request failed');
-      this.settle(entry, error);
-      return;
+      return { store, ticket: admission.ticket };
     }
+  }
+
+  /**
+   * One question to the store. A request under the global limit asks in its turn at its identity's gate (see
+   * admission-gate.ts); the store's answer tells the gate how much room the window has.
+   */
+  private async ask(store: RateLimitStore, entry: Entry): Promise<Admission | null> {
+    if (this.stopped(entry)) return null;
+    const gate = entry.globalExempt ? null : this.gateOf(entry.identity);
+    if (gate !== null && !gate.tryEnter() && !(await this.turnAt(gate, entry))) return null;
+    let admission: Admission | null = null;
+    try {
+      const asked = store.admit(entry, this.hashes.get(entry.routeId) ?? null);
+      admission = isPromise(asked) ? await asked : asked;
+    } catch (err) {
+      // A store must answer (a shared one falls back to local limits itself); this guards against a bug.
+      this.settle(entry, err instanceof Error ? err : new Error(String(err)));
+    } finally {
+      gate?.leave(this.gateVerdict(admission));
+    }
+    if (admission !== null && this.stopped(entry)) {
+      if (admission.kind === 'go') store.report(entry, admission.ticket, NOT_SENT);
+      return null;
+    }
+    return admission;
+  }
+
+  /**
+   * What a store's answer tells the identity's gate. A wait longer than maxRateLimitWaitMs does not close it:
+   * every request asks and fails at once, as this one does, instead of sitting the wait out at the gate.
+   */
+  private gateVerdict(admission: Admission | null): GateVerdict {
+    if (admission === null) return {};
+    if (admission.kind === 'wait') return admission.scope === 'global' && admission.ms <= this.maxRateLimitWaitMs ? { closedForMs: admission.ms } : {};
+    if (admission.kind === 'go') return admission.parallel !== undefined ? { parallel: admission.parallel } : {};
+    return {};
+  }
+
+  private gateOf(identity: string): AdmissionGate {
+    let gate = this.gates.get(identity);
+    if (gate === undefined) {
+      if (this.gates.size >= 512) {
+        for (const [id, g] of this.gates) {
+          if (g.waiting > 0) continue;
+          g.close();
+          this.gates.delete(id);
+        }
+      }
+      gate = new AdmissionGate();
+      this.gates.set(identity, gate);
+    }
+    return gate;
+  }
+
+  /** Wait for the entry's turn to ask at the gate. */
+  private turnAt(gate: AdmissionGate, entry: Entry): Promise<boolean> {
+    return this.park(entry, (done) => {
+      const waiter = { order: entry.order, admit: done };
+      gate.wait(waiter);
+      return () => gate.cancel(waiter);
+    });
+  }
+
+  /**
+   * Sit out what the store asked to wait for: the bucket's reset, another request's discovery of the bucket,
+   * or the global window (the gate holds every request of the identity then, this one in its turn).
+   */
+  private async sitOut(queue: BucketQueue, entry: Entry, admission: WaitAdmission): Promise<boolean> {
+    const global = admission.scope === 'global';
+    if (admission.ms > this.maxRateLimitWaitMs) {
+      this.settle(
+        entry,
+        new RateLimitError(entry.method, entry.route.template, {
+          retryAfterMs: admission.ms,
+          scope: global ? 'global' : 'bucket',
+          global,
+          why: global
+            ? `global limit pause longer than maxRateLimitWaitMs (${this.maxRateLimitWaitMs} ms)`
+            : `bucket exhausted for longer than maxRateLimitWaitMs (${this.maxRateLimitWaitMs} ms)`,
+        }),
+      );
+      return false;
+    }
+    entry.trace?.wait(admission.ms, admission.scope);
+    if (global && !entry.globalExempt) return true;
+    if (admission.scope === 'bucket') {
+      this.log?.debug(
+        { method: entry.method, route: entry.route.template, bucket: queue.key, waitMs: Math.round(admission.ms), scope: admission.scope },
+        'bucket exhausted, waiting for reset',
+      );
+    }
+    return this.pause(entry, admission.ms, admission.wake);
+  }
+
+  /** A slot booked for later: wait for it by the clock (a timer may fire a little early), then send. */
+  private async waitForBooking(entry: Entry, delayMs: number): Promise<boolean> {
+    entry.trace?.wait(delayMs, 'global');
+    const at = performance.now() + delayMs;
+    for (let left = delayMs; left > 0; left = at - performance.now()) {
+      if (!(await this.pause(entry, left))) return false;
+    }
+    return !this.stopped(entry);
+  }
+
+  /** Send once and say what comes of it. */
+  private async attempt(queue: BucketQueue, entry: Entry, grant: Grant, tries: Tries): Promise<Outcome> {
+    const { method } = entry;
+    const template = entry.route.template;
+    const attempt = tries.retries + tries.rateLimitHits;
+    this.counters.requests++;
+    this.emit('request', { method, route: template, bucket: queue.key, attempt });
+    entry.trace?.send(attempt);
+    const started = performance.now();
+    let res: TransportResponse;
+    try {
+      res = await this.transport.send({
+        method,
+        path: entry.path,
+        headers: entry.headers,
+        body: entry.body,
+        timeoutMs: entry.timeoutMs,
+        signal: entry.wireSignal,
+      });
+    } catch (err) {
+      const failure = err instanceof TransportFailure ? err : new TransportFailure('network', null, String(err));
+      // The request may or may not have reached the service: its slots count from now (unless it never left).
+      grant.store.report(entry, grant.ticket, { status: 0, sent: !failure.undelivered, info: NO_INFO, at: performance.now(), limited: null });
+      return this.afterFailure(entry, failure, tries);
+    }
+    return this.afterResponse(queue, entry, grant, res, started, tries);
+  }
+
+  /** No response: a typed error, or a retry when repeating the request is harmless. */
+  private afterFailure(entry: Entry, failure: TransportFailure, tries: Tries): Outcome | Promise<Outcome> {
+    const { method } = entry;
+    const template = entry.route.template;
+    if (failure.kind === 'aborted') return new RequestAbortedError(method, template);
+    if (failure.kind === 'timeout') {
+      this.log?.warn({ method, route: template, timeoutMs: entry.timeoutMs }, 'request timed out');
+      return new TimeoutError(method, template, entry.timeoutMs);
+    }
+    if ((entry.idempotent || failure.undelivered) && tries.retries < this.retries) {
+      tries.retries++;
+      this.counters.retries++;
+      const delay = this.backoff(tries.retries);
+      this.log?.warn(
+        { method, route: template, errorCode: failure.errorCode, retry: tries.retries, delayMs: Math.round(delay) },
+        'network error, retrying',
+      );
+      return this.retryAfter(entry, delay);
+    }
+    return new NetworkError(method, template, tries.retries + 1, failure.errorCode, redact(failure.message));
+  }
+
+  private async retryAfter(entry: Entry, delayMs: number): Promise<Outcome> {
+    entry.trace?.wait(delayMs, 'retry');
+    return (await this.pause(entry, delayMs)) ? AGAIN : SETTLED;
+  }
+
+  /** A response: recorded in the store, then the answer, a retry (429, 5xx) or an ApiError. */
+  private afterResponse(queue: BucketQueue, entry: Entry, grant: Grant, res: TransportResponse, started: number, tries: Tries): Outcome | Promise<Outcome> {
+    const { method } = entry;
+    const template = entry.route.template;
+    const now = performance.now();
+    this.counters.responses++;
+    const info = parseRateLimitHeaders(res.headers);
+    if (info.bucket !== null && this.hashes.get(entry.routeId) !== info.bucket) this.hashes.set(entry.routeId, info.bucket);
+    const body = res.status >= 200 && res.status < 300 ? undefined : parseBody(res);
+    const limited = res.status === 429 ? this.rateLimitOutcome(info, body) : null;
+    grant.store.report(entry, grant.ticket, { status: res.status, sent: true, info, at: now, limited });
+    if (limited !== null) this.emitRateLimited(queue, entry, limited);
+    const attempt = tries.retries + tries.rateLimitHits;
+    this.emit('response', { method, route: template, bucket: queue.key, attempt, status: res.status, durationMs: now - started });
+    this.log?.debug({ method, route: template, status: res.status, ms: Math.round(now - started), bucket: queue.key }, 'response');
+
+    if (res.status >= 200 && res.status < 300) return { status: res.status, data: parseBody(res) };
+    if (limited !== null) return this.afterRateLimited(entry, limited, tries);
+
+    const retryable = entry.idempotent ? RETRYABLE_STATUS.has(res.status) : res.status === UNPROCESSED_STATUS;
+    if (retryable && tries.retries < this.retries) {
+      tries.retries++;
+      this.counters.retries++;
+      // A 503 may say when to come back; honour it within the retry delay cap.
+      const delay = Math.max(this.backoff(tries.retries), Math.min(info.retryAfterMs ?? 0, this.retryMaxDelayMs));
+      this.log?.warn({ method, route: template, status: res.status, retry: tries.retries, delayMs: Math.round(delay) }, 'server error, retrying');
+      return this.retryAfter(entry, delay);
+    }
+    const error = new ApiError(method, template, res.status, body);
+    this.log?.debug({ method, route: template, status: res.status, code: error.code }, 'request failed');
+    return error;
+  }
+
+  /** A 429: asked again (the store now holds its wait), unless the wait is too long or it keeps happening. */
+  private afterRateLimited(entry: Entry, outcome: RateLimitOutcome, tries: Tries): Outcome {
+    tries.rateLimitHits++;
+    if (outcome.retryAfterMs <= this.maxRateLimitWaitMs && tries.rateLimitHits <= this.maxRateLimitRetries) return AGAIN;
+    return new RateLimitError(entry.method, entry.route.template, {
+      retryAfterMs: outcome.retryAfterMs,
+      scope: outcome.scope,
+      global: outcome.global,
+      why:
+        tries.rateLimitHits > this.maxRateLimitRetries
+          ? `${tries.rateLimitHits} rate-limited attempts`
+          : `retry_after longer than maxRateLimitWaitMs (${this.maxRateLimitWaitMs} ms)`,
+    });
   }
 
   /** Warn each time the invalid count crosses a multiple of the warning interval. */
@@ -854,7 +895,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
   }
 
   /** What a 429 asks for: the wait (body's float retry_after first), its scope, whether it is global. */
-  private rateLimitOutcome(info: RateLimitInfo, body: unknown): { retryAfterMs: number; scope: RateLimitScope; global: boolean } {
+  private rateLimitOutcome(info: RateLimitInfo, body: unknown): RateLimitOutcome {
     const bodyRetry = isObject(body) && typeof body.retry_after === 'number' ? body.retry_after * 1000 : null;
     const retryAfterMs = Math.max(0, bodyRetry ?? info.retryAfterMs ?? info.resetAfterMs ?? 1000);
     const bodyGlobal = isObject(body) && body.global === true;
@@ -864,7 +905,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
   }
 
   /** Told after the store has recorded the 429, so a listener's new requests already see its wait. */
-  private emitRateLimited(queue: BucketQueue, entry: Entry, outcome: { retryAfterMs: number; scope: RateLimitScope; global: boolean }): void {
+  private emitRateLimited(queue: BucketQueue, entry: Entry, outcome: RateLimitOutcome): void {
     this.counters.rateLimited++;
     const event: RateLimitedEvent = {
       method: entry.method,

@@ -3,7 +3,7 @@
  * sliding log per identity, and the invalid-request guard. The default store, and the fallback of the shared
  * one (at its share of every limit) while Redis cannot be reached.
  */
-import { GlobalLimiter } from './global-limiter.js';
+import { GlobalLimiter, type GlobalSlot } from './global-limiter.js';
 import { InvalidRequestGuard } from './invalid-request-guard.js';
 import { bucketKey, type Admission, type BucketView, type LimitKey, type LimitReport, type RateLimitStore } from './rate-limits.js';
 
@@ -24,6 +24,17 @@ export interface LocalRateLimitsOptions {
   share?: number;
   /** Monotonic clock in ms. Default performance.now. */
   now?: () => number;
+  /**
+   * The global window to count in, instead of a new one built from `globalLimit` and `globalWindowMs` (a shared
+   * store's fallback goes on counting in the record of what this process sent while Redis was answering).
+   */
+  global?: GlobalLimiter;
+}
+
+/** What `admit` hands to `report`: the bucket it was admitted under and its global slot (none when exempt). */
+export interface LocalTicket {
+  readonly hash: string | null;
+  readonly slot: GlobalSlot | null;
 }
 
 interface BucketState {
@@ -53,7 +64,7 @@ export class LocalRateLimits implements RateLimitStore {
 
   constructor(options: LocalRateLimitsOptions = {}) {
     this.now = options.now ?? (() => performance.now());
-    this.global = new GlobalLimiter(options.globalLimit ?? 50, options.globalWindowMs ?? 1000, this.now);
+    this.global = options.global ?? new GlobalLimiter(options.globalLimit ?? 50, options.globalWindowMs ?? 1000, this.now);
     this.invalidLimit = options.invalidRequestLimit ?? 9000;
     this.invalidWindowMs = options.invalidRequestWindowMs ?? 600_000;
     this.guard = new InvalidRequestGuard(this.invalidLimit, this.invalidWindowMs, this.now);
@@ -80,13 +91,16 @@ export class LocalRateLimits implements RateLimitStore {
     // Better a local error than an hour-long ban of the IP.
     const blocked = this.guard.blockedFor();
     if (blocked > 0) return { kind: 'refuse', retryAfterMs: blocked, count: this.guard.count(), limit: this.invalidLimit };
-    if (!key.globalExempt) this.global.tryAcquire(key.identity);
+    const slot = key.globalExempt ? null : this.global.take(key.identity);
     if (state !== undefined) state.remaining--;
-    return { kind: 'go', hash, ticket: hash };
+    const ticket: LocalTicket = { hash, slot };
+    return { kind: 'go', hash, ticket, parallel: key.globalExempt ? undefined : Math.max(1, this.global.free(key.identity)) };
   }
 
   report(key: LimitKey, ticket: unknown, report: LimitReport): void {
-    const admittedHash = typeof ticket === 'string' ? ticket : null;
+    const t = ticket as LocalTicket | null;
+    const admittedHash = t?.hash ?? null;
+    if (t?.slot) this.global.release(t.slot, report.sent ? report.at : null);
     const { info, at } = report;
     const hash = info.bucket ?? admittedHash;
     if (info.bucket !== null && admittedHash !== info.bucket) {
@@ -142,6 +156,17 @@ export class LocalRateLimits implements RateLimitStore {
   /** A global 429 learnt elsewhere. */
   pauseGlobal(identity: string, ms: number): void {
     this.global.pause(identity, ms);
+  }
+
+  /**
+   * Start a bucket from what is known elsewhere (a shared store's last view of it when falling back): at most
+   * `remaining` more before `resetAt` (local clock), `limit` per window after.
+   */
+  seedBucket(key: string, limit: number, remaining: number, resetAt: number): void {
+    const now = this.now();
+    if (this.states.has(key) || !(resetAt > now)) return;
+    const share = Math.max(1, Math.floor(limit * this.share));
+    this.states.set(key, { limit: share, remaining: Math.min(share, Math.floor(remaining * this.share)), resetAt, lastUsed: now });
   }
 
   close(): void {

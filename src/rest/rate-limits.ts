@@ -1,8 +1,8 @@
 /**
  * Where the REST client keeps the service's limits: the per-route buckets, the global limit and the
  * invalid-request budget. The client keeps the ORDER (one FIFO queue per bucket, one request at a time per
- * queue); a `RateLimitStore` keeps the COUNTS and says, for the request at the head of a queue, whether it
- * may go now. Two stores exist:
+ * queue, and one admission gate per identity for the global limit); a `RateLimitStore` keeps the COUNTS and
+ * says, for the request at the head of a queue, whether it may go now. Two stores exist:
  *
  * - `LocalRateLimits` (local-rate-limits.ts): this process only; the default.
  * - `SharedRateLimits` (redis/shared-rate-limits.ts): every process of one bot through Redis, so that N
@@ -11,6 +11,12 @@
  * The flow of one attempt is a ticket: `admit` (may it go? if so the slot is taken), the request, then
  * `report` with what the response said (headers, a 429, an invalid status). A store may answer `admit`
  * synchronously (local) or with a promise (shared).
+ *
+ * The global window counts a request from its admission until its RESPONSE, and then for one window after
+ * the response: the service stamps a request when it arrives, which is some time after the admission (new
+ * sockets, a busy event loop, the network: measured 30-140 ms on a cold start) and always before its answer
+ * leaves. A slot taken again one window after the answer came back can therefore never put two requests less
+ * than a window apart at the service, whatever the delays on either side.
  */
 import type { RateLimitScope } from './errors.js';
 import type { RateLimitInfo } from './headers.js';
@@ -36,6 +42,16 @@ export type Admission =
       readonly hash: string | null;
       /** Store-private state of this admission, handed back to `report`. */
       readonly ticket: unknown;
+      /**
+       * The slots are booked for later: send no earlier than this many ms from now (a shared store books the
+       * global slot that frees next instead of having the request ask again). 0 or absent: now.
+       */
+      readonly delayMs?: number;
+      /**
+       * How many requests of this identity may ask at once from now on (the global window's room as the
+       * store sees it, divided among the processes sharing it). Absent: no opinion.
+       */
+      readonly parallel?: number;
     }
   | {
       readonly kind: 'wait';
@@ -44,6 +60,8 @@ export type Admission =
       /** What holds it: its bucket, the global limit (or a global 429's pause), or another request learning the bucket. */
       readonly scope: WaitScope;
       readonly hash: string | null;
+      /** Settles when it is worth asking again before `ms` is up (another process finished learning the bucket). */
+      readonly wake?: Promise<void>;
     }
   | {
       /** The invalid-request budget is spent: do not send at all. */
@@ -58,8 +76,10 @@ export type Admission =
 export interface LimitReport {
   /** HTTP status; 0 when no response came (network failure, timeout, abort). */
   readonly status: number;
+  /** Whether the request left at all; false when it was given up before sending (its slots are returned). */
+  readonly sent: boolean;
   readonly info: RateLimitInfo;
-  /** performance.now() when the response arrived (a shared store may record it a little later). */
+  /** performance.now() when the response (or the failure) arrived: the global slot counts until a window after it. */
   readonly at: number;
   /** For a 429: the wait it asked for and its scope. */
   readonly limited: { readonly retryAfterMs: number; readonly scope: RateLimitScope; readonly global: boolean } | null;
@@ -80,6 +100,12 @@ export interface RateLimitStore {
   admit(key: LimitKey, hash: string | null): Admission | Promise<Admission>;
   /** What the response to an admitted request said. Never throws. */
   report(key: LimitKey, ticket: unknown, report: LimitReport): void;
+  /**
+   * A request booked for later (`delayMs`) is about to go: may it still, as far as the store has heard since
+   * (the invalid-request budget spent, a global 429)? False: the client returns its slots (reports it as not
+   * sent) and asks again. Absent: always.
+   */
+  confirm?(key: LimitKey, ticket: unknown): boolean;
   /** The bucket's state as last known here. */
   bucket(key: LimitKey, hash: string | null): BucketView | null;
   /** Invalid responses (401, 403, non-shared 429) in the window, as last known. */

@@ -179,6 +179,10 @@ export const ConfigSchema = z.strictObject({
       users: z.boolean().default(true),
       roles: z.boolean().default(true),
       entitlements: z.boolean().default(true),
+      /** Channels and threads with their permission overwrites, and command permission settings. */
+      channels: z.boolean().default(true),
+      /** Voice states of guild members (needs the GUILD_VOICE_STATES intent). */
+      voiceStates: z.boolean().default(false),
       /** Cap on cached members per guild (0 = no cap). */
       maxMembersPerGuild: z.number().int().nonnegative().default(0),
       /** Redis key prefix; the application id is appended (`<prefix>:{<application id>}`), so bots sharing a Redis never share keys. */
@@ -191,6 +195,8 @@ export const ConfigSchema = z.strictObject({
       users: true,
       roles: true,
       entitlements: true,
+      channels: true,
+      voiceStates: false,
       maxMembersPerGuild: 0,
       redisPrefix: 'gh',
     }),

@@ -7,7 +7,7 @@ describe('createCache from the configuration', () => {
     const config = loadConfig({ env: {} });
     const cache = createCache(config.cache);
     expect(cache).toBeInstanceOf(MemoryCache);
-    expect(cache.options).toEqual({ guilds: true, members: true, users: true, roles: true, entitlements: true, maxMembersPerGuild: 0 });
+    expect(cache.options).toEqual({ guilds: true, members: true, users: true, roles: true, entitlements: true, channels: true, voiceStates: false, maxMembersPerGuild: 0 });
     await cache.close();
   });
 

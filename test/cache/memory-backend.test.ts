@@ -200,7 +200,7 @@ describe('memory backend layout', () => {
     cache.apply('READY', ready([GUILD_A]));
     cache.apply('GUILD_CREATE', guildCreate(GUILD_A, [member(userId(1))]));
     await cache.close();
-    expect(cache.sizesSync()).toEqual({ guilds: 0, members: 0, users: 0, roles: 0, entitlements: 0 });
+    expect(cache.sizesSync()).toEqual({ guilds: 0, members: 0, users: 0, roles: 0, entitlements: 0, channels: 0, threads: 0, voiceStates: 0 });
     cache.apply('GUILD_CREATE', guildCreate(GUILD_B, [member(userId(2), { nick: 'again' })]));
     expect(cache.getMemberSync(GUILD_B, userId(2))!.nick).toBe('again');
     expect(cache.getMemberSync(GUILD_A, userId(1))).toBeUndefined();

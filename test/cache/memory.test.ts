@@ -1,9 +1,10 @@
 import { MemoryCache, type Cache } from '../../src/cache/index.js';
-import { cacheConformance } from './conformance.js';
+import { channelConformance } from './channels-conformance.js';
+import { cacheConformance, type CacheBackendFactory } from './conformance.js';
 
 const made: Cache[] = [];
 
-cacheConformance('memory', {
+const factory: CacheBackendFactory = {
   persistent: false,
   async create(options) {
     const cache = new MemoryCache(options);
@@ -18,4 +19,7 @@ cacheConformance('memory', {
   async cleanup() {
     for (const cache of made.splice(0)) await cache.close();
   },
-});
+};
+
+cacheConformance('memory', factory);
+channelConformance('memory', factory);

@@ -2,7 +2,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { RedisCache, type Cache } from '../../src/cache/index.js';
 import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
-import { cacheConformance } from './conformance.js';
+import { channelConformance } from './channels-conformance.js';
+import { cacheConformance, type CacheBackendFactory } from './conformance.js';
 import { dropPrefix } from './redis-cleanup.js';
 
 let redis: Redis;
@@ -17,7 +18,7 @@ describeWithRedis('redis backend', () => {
     await redis.quit();
   });
 
-  cacheConformance('redis', {
+  const factory: CacheBackendFactory = {
     persistent: true,
     async create(options) {
       const prefix = uniquePrefix('cache');
@@ -38,5 +39,7 @@ describeWithRedis('redis backend', () => {
         await dropPrefix(redis, prefix);
       }
     },
-  });
+  };
+  cacheConformance('redis', factory);
+  channelConformance('redis', factory);
 });

@@ -46,6 +46,8 @@ describe('reject reasons name the field path', () => {
   }
 });
 
+const CHANNEL = { id: '700000000000000001', type: 0, guild_id: GUILD_A, name: 'general', position: 0, permission_overwrites: [] };
+
 const PERMISSIONS = {
   id: '900000000000000001',
   application_id: '900000000000000002',
@@ -55,7 +57,7 @@ const PERMISSIONS = {
 
 describe('dispatchProblem: what the cache rejects, for whoever hands payloads on typed (plugin events)', () => {
   // A list entry is rejected alone (the rest of the payload is applied): that is no problem of the payload.
-  const LIST_ENTRY = /^(members|roles|guilds|entitlements)\[/;
+  const LIST_ENTRY = /^(members|roles|guilds|entitlements|channels|threads|voice_states)\[/;
   const cases: Array<[string, unknown, string | null]> = [
     ['GUILD_MEMBER_ADD', { guild_id: GUILD_A, roles: [], joined_at: '2024-01-01T00:00:00Z' }, 'user: expected a user object, got undefined'],
     ['GUILD_MEMBER_ADD', { guild_id: GUILD_A, ...member(USER_1) }, null],
@@ -87,6 +89,27 @@ describe('dispatchProblem: what the cache rejects, for whoever hands payloads on
     ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', { ...PERMISSIONS, permissions: [{ id: GUILD_A, type: 4, permission: true }] }, 'permissions[0].type: expected 1 (role), 2 (user) or 3 (channel), got 4'],
     ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', { ...PERMISSIONS, permissions: [{ id: GUILD_A, type: 1, permission: 'yes' }] }, 'permissions[0].permission: expected a boolean, got a string'],
     ['APPLICATION_COMMAND_PERMISSIONS_UPDATE', { ...PERMISSIONS, permissions: [null] }, 'permissions[0]: expected a permission object, got null'],
+    // Channels: overwrites that cannot be read refuse the channel (a lost deny would grant too much).
+    ['CHANNEL_CREATE', { ...CHANNEL, permission_overwrites: [{ id: GUILD_A, type: 0, allow: 1024, deny: '0' }] }, 'permission_overwrites[0].allow: expected a permission bit set (a decimal string), got number'],
+    ['CHANNEL_UPDATE', { ...CHANNEL, permission_overwrites: [{ id: GUILD_A, type: 'role', allow: '0', deny: '0' }] }, 'permission_overwrites[0].type: expected 0 (role) or 1 (member), got a string that is not a snowflake'],
+    ['CHANNEL_UPDATE', { ...CHANNEL, permission_overwrites: [{ id: GUILD_A, type: 0, allow: '0', deny: '99999999999999999999' }] }, 'permission_overwrites[0].deny: expected a permission bit set (a decimal string), got a string that is not one'],
+    ['CHANNEL_DELETE', { ...CHANNEL, guild_id: 7 }, 'guild_id: expected a snowflake string, got number'],
+    ['CHANNEL_CREATE', { ...CHANNEL, type: '0' }, 'type: expected a channel type (an integer), got a string that is not a snowflake'],
+    ['CHANNEL_CREATE', CHANNEL, null],
+    // A DM channel has no guild: nothing to cache, no problem.
+    ['CHANNEL_CREATE', { id: '700000000000000009', type: 1 }, null],
+    ['THREAD_CREATE', { ...CHANNEL, type: 11, parent_id: 12 }, 'parent_id: expected a snowflake string, got number'],
+    ['THREAD_DELETE', { guild_id: GUILD_A, parent_id: CHANNEL.id, type: 11 }, 'id: expected a snowflake string, got undefined'],
+    ['THREAD_LIST_SYNC', { guild_id: GUILD_A, threads: null }, 'threads: expected an array, got null'],
+    ['THREAD_LIST_SYNC', { guild_id: GUILD_A, channel_ids: ['x'], threads: [] }, 'channel_ids[0]: expected a snowflake string, got a string that is not a snowflake'],
+    ['THREAD_LIST_SYNC', { guild_id: GUILD_A, threads: [{ ...CHANNEL, type: 11 }, { id: 3 }] }, null],
+    ['VOICE_STATE_UPDATE', { guild_id: GUILD_A, user_id: USER_1, channel_id: null }, 'session_id: expected a string, got undefined'],
+    ['GUILD_CREATE', { ...guildCreate(GUILD_A, []), channels: [CHANNEL, { id: 'x', type: 0 }] }, null],
+    // Events the cache does not keep still need an object for their typed plugin event.
+    ['MESSAGE_CREATE', null, 'payload: expected an object, got null'],
+    ['TYPING_START', [], 'payload: expected an object, got an array'],
+    ['MESSAGE_CREATE', { id: '1', channel_id: '2', content: '' }, null],
+    ['RESUMED', null, null],
   ];
   for (const [t, d, problem] of cases) {
     it(`${t} ${JSON.stringify(d)?.slice(0, 60)} -> ${problem ?? 'taken'}`, () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RestClient, bearerAuth, botAuth, type RateLimitedEvent } from '../../src/rest/index.js';
+import { coldStartProxy } from './helpers/cold-start-proxy.js';
 import { FakeApi, globalRateLimited, maxInWindow, startFakeApi, userRateLimited } from './helpers/fake-api.js';
 
 const TOKEN = 'fake-bot-token-for-rate-limit-tests';
@@ -212,12 +213,56 @@ describe('global limit', () => {
       ),
     );
     expect(api.requests).toHaveLength(count);
-    const times = api.requests.map((r) => r.at);
-    // Counted on the server per (sliding) second; 10% slack for the loopback delivery of the first
-    // requests of a window (new sockets) being slower than that of the later ones.
-    expect(maxInWindow(times, 900)).toBeLessThanOrEqual(10);
-    // Without the limiter all of them would land in the first window.
-    expect(maxInWindow(times, 900)).toBeGreaterThan(0);
+    // Counted on the server per (sliding) second, with no slack: a slot counts until a window after the
+    // response, which left the server after it stamped the request.
+    expect(maxInWindow(api.requests.map((r) => r.at), 1000)).toBeLessThanOrEqual(10);
+  });
+
+  it('holds at the server when the first requests take long to get there (new sockets on a cold start)', async () => {
+    // Every new connection's first bytes reach the server 300 ms after they were written; requests on a kept-alive
+    // connection pass at once. Counting a request from its admission let the next window's requests, sent on
+    // the warm sockets, arrive 300 ms less than a window after the first ones: 100 in one second at the server.
+    const api = await startFakeApi();
+    open.push(api);
+    const proxy = await coldStartProxy(api.baseUrl, 300);
+    open.push(proxy);
+    const rest = new RestClient({ baseUrl: proxy.baseUrl, token: TOKEN, globalLimit: 50, globalWindowMs: 1000 });
+    open.push(rest);
+    const count = 120;
+    await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        rest.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: String(5000 + i) } }),
+      ),
+    );
+    expect(api.requests).toHaveLength(count);
+    expect(maxInWindow(api.requests.map((r) => r.at), 1000)).toBeLessThanOrEqual(50);
+  });
+
+  it('many requests waiting on the global limit and one shared AbortSignal raise no MaxListenersExceededWarning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const { api, rest } = await setup(startFakeApi(), { globalLimit: 1, globalWindowMs: 30_000 });
+      const stop = new AbortController();
+      const get = (i: number, signal?: AbortSignal): Promise<unknown> =>
+        rest.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: String(100 + i) }, signal }).catch((e: unknown) => e);
+      await get(0);
+      // 20 requests wait on the global window (30 s) with no signal of their own, 20 more with one shared signal.
+      const waiting = [...Array.from({ length: 20 }, (_, i) => get(1 + i)), ...Array.from({ length: 20 }, (_, i) => get(21 + i, stop.signal))];
+      for (let i = 0; i < 100 && rest.stats().queued < 40; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(rest.stats().queued).toBe(40);
+      await new Promise((r) => setTimeout(r, 50));
+      stop.abort();
+      rest.close();
+      const outcomes = await Promise.all(waiting);
+      expect(outcomes.filter((o) => o instanceof Error)).toHaveLength(40);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message)).toEqual([]);
+      expect(api.requests).toHaveLength(1);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('a 429 of global scope pauses every bucket until retry_after', async () => {
@@ -239,6 +284,21 @@ describe('global limit', () => {
     expect(after).toHaveLength(6);
     for (const r of after) expect(r.at - limitedAt).toBeGreaterThanOrEqual(490);
     expect(limited).toEqual([expect.objectContaining({ scope: 'global', global: true, retryAfterMs: 500 })]);
+  });
+
+  it('a global pause longer than maxRateLimitWaitMs fails every waiting request at once', async () => {
+    const { api, rest } = await setup(startFakeApi(), { maxRateLimitWaitMs: 2_000 });
+    api.script('GET', /^\/users\/@me$/, [globalRateLimited(30_000)]);
+    await expect(rest.request({ method: 'GET', route: '/users/@me' })).rejects.toMatchObject({ name: 'RateLimitError', global: true });
+    const others = Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) => rest.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: String(70 + i) } })),
+    );
+    // Each one is told of the 30 s pause and fails, rather than waiting behind the first to be told.
+    const outcome = await Promise.race([others, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000))]);
+    expect(outcome).not.toBe('hung');
+    const settled = outcome as PromiseSettledResult<unknown>[];
+    expect(settled.map((o) => (o.status === 'rejected' ? (o.reason as Error).name : 'sent'))).toEqual(Array(5).fill('RateLimitError'));
+    expect(api.requests).toHaveLength(1);
   });
 
   it('does not count interaction callbacks against the global limit', async () => {

@@ -179,7 +179,8 @@ describe('timeouts and cancellation', () => {
     const controller = new AbortController();
     const onWire = getMe(rest, { signal: controller.signal }).catch((e: unknown) => e);
     const queued = getMe(rest, { signal: controller.signal }).catch((e: unknown) => e); // same bucket: waits
-    await new Promise((r) => setTimeout(r, 50));
+    // On the wire: the server has it (a fixed pause could end before it got there on a busy machine).
+    for (let i = 0; i < 500 && api.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     controller.abort();
     expect(await onWire).toBeInstanceOf(RequestAbortedError);
     expect(await queued).toBeInstanceOf(RequestAbortedError);

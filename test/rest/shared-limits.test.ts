@@ -12,6 +12,8 @@ import { SharedRateLimits, type SharedRateLimitsOptions } from '../../src/rest/r
 import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { dropPrefix } from '../cache/redis-cleanup.js';
 import { redisGate, type RedisGate } from '../cluster/helpers.js';
+import { redisProxy } from '../helpers/redis-proxy.js';
+import { coldStartProxy } from './helpers/cold-start-proxy.js';
 import { globalRateLimited, maxInWindow, startFakeApi, userRateLimited, type FakeApi, type FakeApiOptions } from './helpers/fake-api.js';
 
 const TOKEN = 'fake-bot-token-for-shared-limit-tests';
@@ -41,7 +43,7 @@ function connect(url = REDIS_URL): Redis {
 async function fleet(
   n: number,
   apiOptions: FakeApiOptions,
-  options: Partial<SharedRateLimitsOptions> & { clientOptions?: ConstructorParameters<typeof RestClient>[0]; redisUrl?: string } = {},
+  options: Partial<SharedRateLimitsOptions> & { clientOptions?: ConstructorParameters<typeof RestClient>[0]; redisUrl?: string; redisUrls?: string[] } = {},
 ): Promise<Fleet> {
   const api = await startFakeApi(apiOptions);
   cleanups.push(() => api.close());
@@ -53,8 +55,8 @@ async function fleet(
   const limited: RateLimitedEvent[][] = [];
   const connections: Redis[] = [];
   for (let i = 0; i < n; i++) {
-    const { clientOptions, redisUrl, ...storeOptions } = options;
-    const connection = connect(redisUrl);
+    const { clientOptions, redisUrl, redisUrls, ...storeOptions } = options;
+    const connection = connect(redisUrls?.[i] ?? redisUrl);
     connections.push(connection);
     const store = new SharedRateLimits({ redis: connection, namespace, ...storeOptions });
     const client = new RestClient({ baseUrl: api.baseUrl, token: TOKEN, limits: store, ...clientOptions });
@@ -68,6 +70,15 @@ async function fleet(
   return { api, clients, stores, limited, namespace, connections };
 }
 
+const channelGet = (rest: RestClient, id: number): Promise<unknown> =>
+  rest.request({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: String(id) } });
+const until = async (what: string, test: () => boolean, timeoutMs = 10_000): Promise<void> => {
+  const started = performance.now();
+  while (!test()) {
+    if (performance.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
 const messages = (method: string, path: string): boolean => method === 'POST' && /^\/channels\/\d+\/messages$/.test(path);
 const post = (rest: RestClient, channel: string, n: number): Promise<unknown> =>
   rest.request({ method: 'POST', route: '/channels/{channel_id}/messages', params: { channel_id: channel }, body: { n } });
@@ -260,6 +271,76 @@ describeWithRedis('shared REST limits (several clients, one Redis)', () => {
     await new Promise((r) => setImmediate(r));
     expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBeLessThanOrEqual(timersBefore);
     expect(api.requests).toHaveLength(1);
+  });
+
+  it('the global limit holds at the server when the first requests take long to get there (cold sockets)', async () => {
+    // New connections' first bytes reach the server 300 ms late. Counted from their admission in Redis, the
+    // next window's requests (on warm sockets) arrived less than a second after the first window's.
+    const api = await startFakeApi();
+    cleanups.push(() => api.close());
+    const proxy = await coldStartProxy(api.baseUrl, 300);
+    cleanups.push(() => proxy.close());
+    const { clients } = await fleet(3, {}, { globalLimit: 20, clientOptions: { baseUrl: proxy.baseUrl } });
+    await Promise.all(clients.flatMap((rest, c) => Array.from({ length: 20 }, (_, i) => channelGet(rest, 1000 + c * 100 + i))));
+    expect(api.requests).toHaveLength(60);
+    expect(maxInWindow(api.requests.map((r) => r.at), 1000)).toBeLessThanOrEqual(20);
+  });
+
+  it('falling back keeps the window: what the fleet sent in the last second still counts', async () => {
+    const gate: RedisGate = await redisGate(REDIS_URL);
+    cleanups.push(() => gate.close());
+    const { api, clients, stores } = await fleet(2, {}, { redisUrl: gate.url, globalLimit: 10, timeoutMs: 500, probeMs: 60_000, heartbeatMs: 100 });
+    const [a, b] = clients as [RestClient, RestClient];
+    // Each knows the fleet's size (a process that has never heard it can only assume it is alone).
+    await until('both processes counted', () => stores.every((s) => s.processes === 2));
+    // The fleet spends its 10 of this second (a 6, b 4), then Redis stops answering.
+    await Promise.all([...Array.from({ length: 6 }, (_, i) => channelGet(a, 100 + i)), ...Array.from({ length: 4 }, (_, i) => channelGet(b, 200 + i))]);
+    gate.hold();
+    // On their own at half the limit each, they would send 5 each at once: 20 in one second at the server.
+    await Promise.all([...Array.from({ length: 5 }, (_, i) => channelGet(a, 300 + i)), ...Array.from({ length: 5 }, (_, i) => channelGet(b, 400 + i))]);
+    expect(a.limitsMode).toBe('shared-fallback');
+    expect(api.requests).toHaveLength(20);
+    expect(maxInWindow(api.requests.map((r) => r.at), 1000)).toBeLessThanOrEqual(10);
+  });
+
+  it('coming back from a fallback writes this process\'s sends back to Redis (a restarted Redis is empty)', async () => {
+    const proxy = await redisProxy(REDIS_URL);
+    cleanups.push(() => proxy.close());
+    // a reaches Redis through a proxy that is cut; b directly, so it never falls back.
+    const { api, clients, namespace, stores } = await fleet(2, {}, { redisUrls: [proxy.url, REDIS_URL], globalLimit: 10, timeoutMs: 200, probeMs: 100 });
+    const [a, b] = clients as [RestClient, RestClient];
+    await channelGet(a, 1);
+    await until('a and b counted', () => stores.every((s) => s.processes === 2));
+    await proxy.cut();
+    // What a sends now, Redis never hears of while it is away; then Redis "restarts" empty.
+    await Promise.all(Array.from({ length: 5 }, (_, i) => channelGet(a, 100 + i)));
+    expect(a.limitsMode).toBe('shared-fallback');
+    const admin = connect();
+    await dropPrefix(admin, namespace);
+    await proxy.restore();
+    await until('a shares again', () => a.limitsMode === 'shared');
+    const sentByA = api.requests.filter((r) => r.path.startsWith('/channels/1')).length;
+    expect(sentByA).toBe(6);
+    // b wants the whole limit at once: only what a did not use of the last second is left.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => channelGet(b, 200 + i)));
+    expect(maxInWindow(api.requests.map((r) => r.at), 1000)).toBeLessThanOrEqual(10);
+  });
+
+  it('waiters for a bucket\'s discovery are woken when it ends, not by polling', async () => {
+    // A lease of 10 s: only the notification can wake the waiter soon after the discovery ends.
+    const { api, clients, stores } = await fleet(2, {}, { discoveryLockMs: 10_000 });
+    const [a, b] = clients as [RestClient, RestClient];
+    api.script('GET', /^\/channels\/9$/, [{ status: 200, body: { id: '9' }, delayMs: 1500, headers: { 'x-ratelimit-bucket': 'ch', 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '4', 'x-ratelimit-reset-after': '5' } }]);
+    const first = channelGet(a, 9);
+    await until('the discovery under way', () => api.requests.length === 1);
+    const before = stores[1]!.stats().reservations;
+    await channelGet(b, 9);
+    await first;
+    const asked = stores[1]!.stats().reservations - before;
+    // Polling every 50 ms would have asked about 30 times during the 1.5 s discovery.
+    expect(asked).toBeLessThanOrEqual(3);
+    const discovered = api.requests[0]!.at + 1500;
+    expect(api.requests[1]!.at - discovered).toBeLessThan(5_000);
   });
 
   it('costs one Redis round trip per request while requests keep coming', async () => {

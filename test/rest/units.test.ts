@@ -7,33 +7,59 @@ import { LIBRARY_VERSION, userAgent } from '../../src/rest/user-agent.js';
 import { readFileSync } from 'node:fs';
 
 describe('GlobalLimiter (clock injected)', () => {
-  it('admits `limit` per sliding window, per identity', async () => {
+  it('admits `limit` per sliding window, per identity, counting each slot until a window after its response', () => {
     let now = 1000;
     const g = new GlobalLimiter(3, 1000, () => now);
-    for (let i = 0; i < 3; i++) await g.acquire('bot');
+    const slots = [g.tryAcquire('bot')!, g.tryAcquire('bot')!, g.tryAcquire('bot')!];
+    expect(g.tryAcquire('bot')).toBeNull();
+    // All three are out: none can free before a window from now.
     expect(g.delay('bot')).toBe(1000);
     expect(g.delay('other')).toBe(0);
-    now = 1500;
+    now = 1100;
+    for (const s of slots) g.release(s, now);
+    expect(g.delay('bot')).toBe(1000);
+    now = 1600;
     expect(g.delay('bot')).toBe(500);
-    now = 2000;
+    now = 2100;
     expect(g.delay('bot')).toBe(0);
-    await g.acquire('bot');
-    // The window slides: the second and third still count until 2000 + 0.
-    expect(g.delay('bot')).toBe(0);
+    expect(g.free('bot')).toBe(3);
   });
 
-  it('a sliding log never admits more than the limit across a window boundary', async () => {
+  it('a slot whose request never left is free at once; one whose response is late holds until a window after it', () => {
+    let now = 0;
+    const g = new GlobalLimiter(2, 1000, () => now);
+    const a = g.tryAcquire('bot')!;
+    const b = g.tryAcquire('bot')!;
+    g.release(a, null);
+    expect(g.delay('bot')).toBe(0);
+    now = 5000; // b's response took 5 s: it may have reached the service just before
+    g.release(b, now);
+    g.tryAcquire('bot');
+    expect(g.delay('bot')).toBe(1000);
+    // A second release of the same slot changes nothing.
+    g.release(b, 5500);
+    expect(g.delay('bot')).toBe(1000);
+  });
+
+  it('never admits more than the limit in any window, whatever the delay between admission and response', () => {
     let now = 0;
     const g = new GlobalLimiter(5, 1000, () => now);
-    const sent: number[] = [];
-    for (let step = 0; step < 400 && sent.length < 30; step++) {
+    // Each request "arrives" at the service some time between its admission and its response.
+    const out: Array<{ slot: NonNullable<ReturnType<GlobalLimiter['tryAcquire']>>; respondAt: number; arrival: number }> = [];
+    const arrivals: number[] = [];
+    for (let step = 0; step < 5000 && arrivals.length < 40; step++) {
       now = step * 10;
-      while (g.delay('bot') === 0 && sent.length < 30) {
-        await g.acquire('bot');
-        sent.push(now);
+      for (const o of out.filter((o) => o.respondAt <= now)) g.release(o.slot, now);
+      out.splice(0, out.length, ...out.filter((o) => o.respondAt > now));
+      for (let slot = g.tryAcquire('bot'); slot !== null && arrivals.length < 40; slot = g.tryAcquire('bot')) {
+        const latency = (step * 37) % 300;
+        const arrival = now + (latency * ((step * 13) % 7)) / 7;
+        arrivals.push(arrival);
+        out.push({ slot, respondAt: now + latency, arrival });
       }
     }
-    for (const t of sent) expect(sent.filter((s) => s >= t && s < t + 1000).length).toBeLessThanOrEqual(5);
+    expect(arrivals).toHaveLength(40);
+    for (const t of arrivals) expect(arrivals.filter((s) => s >= t && s < t + 1000).length).toBeLessThanOrEqual(5);
   });
 
   it('pause holds an identity until it ends', () => {

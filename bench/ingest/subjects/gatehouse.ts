@@ -39,10 +39,11 @@ export class GatehouseSubject implements IngestSubject {
       LOG_LEVEL: 'info',
       ...(redis ? { REDIS_URL: cfg.redisUrl, GATEHOUSE_CLUSTER: 'false' } : {}),
     };
+    const cache = { ...(redis ? { redisPrefix: cfg.redisPrefix } : {}), ...(cfg.cacheChannels === false ? { channels: false } : {}) };
     const config = loadConfig({
       cwd: ROOT,
       env,
-      ...(redis ? { overrides: { cache: { redisPrefix: cfg.redisPrefix } } } : {}),
+      ...(Object.keys(cache).length > 0 ? { overrides: { cache } } : {}),
     });
     this.runtime = new Runtime({
       config,
@@ -120,7 +121,9 @@ export class GatehouseSubject implements IngestSubject {
       const e = await cache.getEntitlement(id);
       entitlements.push(e === undefined ? null : { id: e.id, userId: e.userId ?? '', skuId: e.skuId, endsAt: e.endsAt });
     }
-    return { membersPerGuild, sample, removedPresent, entitlements, extra: {} };
+    // What the cache holds of the guilds' channels and threads (checked against the workload when it keeps them).
+    const sizes = await cache.sizes();
+    return { membersPerGuild, sample, removedPresent, entitlements, extra: { channels: sizes.channels ?? -1, threads: sizes.threads ?? -1 } };
   }
 
   async stop(): Promise<void> {

@@ -10,7 +10,8 @@
  * complete role list.
  */
 import type { APIRole } from 'discord-api-types/v10';
-import type { RoleView } from '../types.js';
+import type { CommandPermissionEntry } from '../../api/command-access.js';
+import type { RoleView, VoiceStateView } from '../types.js';
 import type { TransitionLog } from './transitions.js';
 
 export class GuildRecord {
@@ -35,6 +36,19 @@ export class GuildRecord {
   /** Member slots written since an open member sync began (see MemberSync); null when none is open. */
   syncSeen: Set<number> | null = null;
   syncToken: object | null = null;
+  /** Heads of the guild's channel and thread lists in the ChannelTable, -1 when none. */
+  channelHead = -1;
+  threadHead = -1;
+  channels = 0;
+  threads = 0;
+  /** Voice states by user id (cache.voiceStates); null until the first. */
+  voice: Map<string, VoiceStateView> | null = null;
+  /** Command permission settings by command id (or application id); null until the first. */
+  commandPermissions: Map<string, readonly CommandPermissionEntry[]> | null = null;
+  /** The full list was read from REST since the guild became available (see GuildCommandPermissionsView). */
+  commandPermissionsLoaded = false;
+  /** An open CommandPermissionsLoad: its token and the targets events changed since it began. */
+  commandPermissionsLoad: { token: object; touched: Set<string> } | null = null;
 
   private readonly roleSlots = new Map<string, number>();
   private roleIds: (string | undefined)[] = [];

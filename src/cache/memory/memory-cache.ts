@@ -5,13 +5,21 @@
  * and there is no background work: syncs commit at once, nothing is ever stale.
  */
 import type { APIEntitlement, APIRole, APIUser } from 'discord-api-types/v10';
+import type { CommandAccess, CommandPermissionEntry } from '../../api/command-access.js';
+import { isThreadType } from '../../api/permissions.js';
+import { commandAccessFromParts, permissionsFromParts, type PermissionParts } from '../access.js';
+import { compareChannels, compareIds, type ChannelFields, type VoiceStateFields } from '../channel-payloads.js';
 import { entitlementView } from '../entitlement-view.js';
 import { isEntitlementActive, toMillis } from '../entitlements.js';
-import { entitlementProblem, NOT_CACHED, reduce, REFUSED, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
+import { commandPermissionsListEntries, entitlementProblem, NOT_CACHED, reduce, REFUSED, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
 import type {
   Cache,
   CacheOptions,
   CacheSizes,
+  ChannelView,
+  CommandPermissionsLoad,
+  CommandRef,
+  GuildCommandPermissionsView,
   CacheStats,
   EntitlementOwner,
   EntitlementQuery,
@@ -25,6 +33,7 @@ import type {
   RoleView,
   StaleScope,
   UserView,
+  VoiceStateView,
 } from '../types.js';
 import { nanToNull, scratchId, splitSnowflake } from '../wire.js';
 import { compareRoles, GuildRecord, roleView } from './guilds.js';
@@ -37,6 +46,7 @@ import {
   TRANSITION_WINDOW_MS,
   type CacheHooks,
 } from '../shared.js';
+import { ChannelTable } from './channels.js';
 import { MemberTable } from './members.js';
 import { TransitionLog } from './transitions.js';
 import { UserTable } from './users.js';
@@ -49,6 +59,9 @@ export class MemoryCache implements Cache, CacheSink {
   readonly reachable = true;
   readonly options: Readonly<CacheOptions>;
   private readonly guilds = new Map<string, GuildRecord>();
+  /** Guild records by slot (a channel knows its guild by slot). */
+  private guildsBySlot: (GuildRecord | undefined)[] = [];
+  private channels = new ChannelTable();
   private nextGuildSlot = 0;
   private readonly freeGuildSlots: number[] = [];
   private users: UserTable;
@@ -155,9 +168,38 @@ export class MemoryCache implements Cache, CacheSink {
     };
   }
 
+  beginCommandPermissionsLoad(guildId: string): CommandPermissionsLoad {
+    const token = {};
+    const g = this.guilds.get(guildId);
+    if (g && this.options.channels) g.commandPermissionsLoad = { token, touched: new Set() };
+    return {
+      guildId,
+      commit: async (list) => {
+        const current = this.guilds.get(guildId);
+        if (!current || current.commandPermissionsLoad?.token !== token) return;
+        const touched = current.commandPermissionsLoad.touched;
+        current.commandPermissionsLoad = null;
+        const listed = commandPermissionsListEntries(list, guildId, (reason) => this.reject('command permissions load', reason));
+        const kept = current.commandPermissions ?? new Map<string, readonly CommandPermissionEntry[]>();
+        const next = new Map<string, readonly CommandPermissionEntry[]>();
+        // An event since begin is newer than the answer.
+        for (const [target, entries] of kept) if (touched.has(target)) next.set(target, entries);
+        for (const [target, entries] of listed) if (!touched.has(target) && entries.length > 0) next.set(target, Object.freeze(entries.map((e) => Object.freeze({ ...e }))));
+        current.commandPermissions = next;
+        current.commandPermissionsLoaded = true;
+      },
+      abort: () => {
+        const current = this.guilds.get(guildId);
+        if (current?.commandPermissionsLoad?.token === token) current.commandPermissionsLoad = null;
+      },
+    };
+  }
+
   /** Drop everything (the cache stays usable, empty). */
   async close(): Promise<void> {
     this.guilds.clear();
+    this.guildsBySlot = [];
+    this.channels = new ChannelTable();
     this.freeGuildSlots.length = 0;
     this.nextGuildSlot = 0;
     this.users = new UserTable(this.options.users);
@@ -215,6 +257,8 @@ export class MemoryCache implements Cache, CacheSink {
     const baseline = create && (known === undefined || known.unavailable);
     const g = known ?? this.guildRecord(p.id);
     g.unavailable = false;
+    // Settings changed while the guild was away reached no event here: the next canUseCommand reads them again.
+    if (baseline) g.commandPermissionsLoaded = false;
     if (baseline && listComplete && this.options.members && g.cachedMembers > 0) {
       // The members that follow are all there is (this supersedes an open member sync).
       g.syncToken = LISTED;
@@ -258,8 +302,82 @@ export class MemoryCache implements Cache, CacheSink {
     const g = this.guilds.get(guildId);
     if (!g) return;
     this.dropMembers(g);
+    this.dropChannels(g, false);
+    this.dropChannels(g, true);
     this.guilds.delete(guildId);
+    this.guildsBySlot[g.slot] = undefined;
     this.freeGuildSlots.push(g.slot);
+  }
+
+  channelUpsert(guildId: string, c: ChannelFields): void {
+    if (!this.options.channels) return;
+    const g = this.guilds.get(guildId);
+    if (g) this.channels.upsert(g, c, isThreadType(c.type), this.guildAt);
+  }
+
+  channelRemove(guildId: string, channelId: string, thread: boolean): void {
+    if (!this.options.channels) return;
+    const g = this.guilds.get(guildId);
+    if (!g) return;
+    const slot = this.channels.find(channelId);
+    const cached = slot >= 0 && this.channels.guildOf(slot) === g.slot;
+    const wasThread = cached && this.channels.isThread(slot);
+    // THREAD_DELETE names threads only. A deleted channel takes its threads with it, also when it is not cached
+    // (a replay can bring back a thread created before the deletion).
+    if (thread && !wasThread) return;
+    if (!thread) this.dropThreadsOf(g, [channelId]);
+    if (cached && thread === wasThread) this.channels.remove(g, slot);
+  }
+
+  channelsReplace(guildId: string, channels: readonly ChannelFields[] | null, threads: readonly ChannelFields[] | null): void {
+    if (!this.options.channels) return;
+    const g = this.guilds.get(guildId);
+    if (!g) return;
+    if (channels !== null) this.replaceKind(g, channels, false);
+    if (threads !== null) this.replaceKind(g, threads, true);
+  }
+
+  threadsSync(guildId: string, parentIds: readonly string[] | null, threads: readonly ChannelFields[]): void {
+    if (!this.options.channels) return;
+    const g = this.guilds.get(guildId);
+    if (!g) return;
+    const listed = new Set<string>();
+    for (const t of threads) listed.add(t.id);
+    // Active threads of the synced parents that the list leaves out are gone; archived ones are not in its scope.
+    for (let slot = g.threadHead; slot >= 0; ) {
+      const next = this.channels.nextOf(slot);
+      if (!this.channels.isArchived(slot) && !listed.has(this.channels.idOf(slot))) {
+        const parent = this.channels.parentOf(slot);
+        if (parentIds === null || (parent !== null && parentIds.includes(parent))) this.channels.remove(g, slot);
+      }
+      slot = next;
+    }
+    for (const t of threads) this.channels.upsert(g, t, isThreadType(t.type), this.guildAt);
+  }
+
+  voiceStateUpsert(guildId: string, v: VoiceStateFields): void {
+    if (!this.options.voiceStates) return;
+    const g = this.guilds.get(guildId);
+    if (!g) return;
+    if (v.channelId === null) g.voice?.delete(v.userId);
+    else (g.voice ??= new Map()).set(v.userId, Object.freeze({ guildId, ...v }));
+  }
+
+  voiceStatesReplace(guildId: string, states: readonly VoiceStateFields[]): void {
+    if (!this.options.voiceStates) return;
+    const g = this.guilds.get(guildId);
+    if (!g) return;
+    g.voice = null;
+    for (const v of states) this.voiceStateUpsert(guildId, v);
+  }
+
+  commandPermissionsPut(guildId: string, targetId: string, entries: readonly CommandPermissionEntry[]): void {
+    if (!this.options.channels) return;
+    const g = this.guilds.get(guildId);
+    if (!g) return;
+    g.commandPermissionsLoad?.touched.add(targetId);
+    if (entries.length === 0) g.commandPermissions?.delete(targetId);
+    else (g.commandPermissions ??= new Map()).set(targetId, Object.freeze(entries.map((e) => Object.freeze({ ...e }))));
   }
 
   memberUpsert(guildId: string, m: MemberPayload, partial: boolean, join: boolean): void {
@@ -395,6 +513,67 @@ export class MemoryCache implements Cache, CacheSink {
     return g && this.options.guilds && g.memberCount >= 0 ? g.memberCount : undefined;
   }
 
+  getChannelSync(channelId: string): ChannelView | undefined {
+    const slot = this.channels.find(channelId);
+    if (slot < 0) return undefined;
+    const g = this.guildsBySlot[this.channels.guildOf(slot)];
+    return g === undefined ? undefined : this.channels.view(slot, g.id);
+  }
+
+  getChannelsSync(guildId: string): ChannelView[] {
+    const g = this.guilds.get(guildId);
+    if (!g) return [];
+    const out: ChannelView[] = [];
+    for (let slot = g.channelHead; slot >= 0; slot = this.channels.nextOf(slot)) out.push(this.channels.view(slot, g.id));
+    return out.sort(compareChannels);
+  }
+
+  getThreadsSync(guildId: string, parentId?: string): ChannelView[] {
+    const g = this.guilds.get(guildId);
+    if (!g) return [];
+    const out: ChannelView[] = [];
+    for (let slot = g.threadHead; slot >= 0; slot = this.channels.nextOf(slot)) {
+      const view = this.channels.view(slot, g.id);
+      if (parentId === undefined || view.parentId === parentId) out.push(view);
+    }
+    return out.sort((a, b) => compareIds(a.id, b.id));
+  }
+
+  getVoiceStateSync(guildId: string, userId: string): VoiceStateView | undefined {
+    return this.guilds.get(guildId)?.voice?.get(userId);
+  }
+
+  getVoiceStatesSync(guildId: string): VoiceStateView[] {
+    const voice = this.guilds.get(guildId)?.voice;
+    return voice ? [...voice.values()].sort((a, b) => compareIds(a.userId, b.userId)) : [];
+  }
+
+  getCommandPermissionsSync(guildId: string): GuildCommandPermissionsView | undefined {
+    const g = this.guilds.get(guildId);
+    if (!g || !this.options.channels) return undefined;
+    return { guildId, loaded: g.commandPermissionsLoaded, byTarget: new Map(g.commandPermissions ?? []) };
+  }
+
+  permissionsOfSync(guildId: string, userId: string, channelId?: string): bigint | undefined {
+    return permissionsFromParts(guildId, userId, this.permissionParts(guildId, userId, channelId));
+  }
+
+  canUseCommandSync(guildId: string, userId: string, channelId: string, command: CommandRef): CommandAccess | undefined {
+    return commandAccessFromParts(guildId, userId, channelId, command, this.permissionParts(guildId, userId, channelId), this.getCommandPermissionsSync(guildId));
+  }
+
+  private permissionParts(guildId: string, userId: string, channelId: string | undefined): PermissionParts {
+    const channel = channelId === undefined ? null : this.getChannelSync(channelId);
+    const parent = channel !== null && channel !== undefined && channel.thread !== null && channel.parentId !== null ? this.getChannelSync(channel.parentId) : undefined;
+    return {
+      ownerId: this.getGuildSync(guildId)?.ownerId,
+      roles: this.getRolesSync(guildId),
+      member: this.getMemberSync(guildId, userId),
+      channel,
+      parent,
+    };
+  }
+
   getEntitlementSync(entitlementId: string): EntitlementView | undefined {
     return this.entitlements.get(entitlementId);
   }
@@ -420,13 +599,20 @@ export class MemoryCache implements Cache, CacheSink {
 
   sizesSync(): CacheSizes {
     let roles = 0;
-    for (const g of this.guilds.values()) roles += g.roles.size;
+    let voiceStates = 0;
+    for (const g of this.guilds.values()) {
+      roles += g.roles.size;
+      voiceStates += g.voice?.size ?? 0;
+    }
     return {
       guilds: this.options.guilds ? this.guilds.size : 0,
       members: this.members.size,
       users: this.options.users ? this.users.size : 0,
       roles,
       entitlements: this.entitlements.size,
+      channels: this.channels.channelCount,
+      threads: this.channels.threadCount,
+      voiceStates,
     };
   }
 
@@ -487,6 +673,30 @@ export class MemoryCache implements Cache, CacheSink {
   async sweepMembers(predicate: (member: MemberView) => boolean, guildId?: string): Promise<number> {
     return this.sweepMembersSync(predicate, guildId);
   }
+  async getChannel(channelId: string): Promise<ChannelView | undefined> {
+    return this.getChannelSync(channelId);
+  }
+  async getChannels(guildId: string): Promise<ChannelView[]> {
+    return this.getChannelsSync(guildId);
+  }
+  async getThreads(guildId: string, parentId?: string): Promise<ChannelView[]> {
+    return this.getThreadsSync(guildId, parentId);
+  }
+  async getVoiceState(guildId: string, userId: string): Promise<VoiceStateView | undefined> {
+    return this.getVoiceStateSync(guildId, userId);
+  }
+  async getVoiceStates(guildId: string): Promise<VoiceStateView[]> {
+    return this.getVoiceStatesSync(guildId);
+  }
+  async permissionsOf(guildId: string, userId: string, channelId?: string): Promise<bigint | undefined> {
+    return this.permissionsOfSync(guildId, userId, channelId);
+  }
+  async getCommandPermissions(guildId: string): Promise<GuildCommandPermissionsView | undefined> {
+    return this.getCommandPermissionsSync(guildId);
+  }
+  async canUseCommand(guildId: string, userId: string, channelId: string, command: CommandRef): Promise<CommandAccess | undefined> {
+    return this.canUseCommandSync(guildId, userId, channelId, command);
+  }
 
   // ---- internals ------------------------------------------------------------------------------
 
@@ -495,7 +705,49 @@ export class MemoryCache implements Cache, CacheSink {
     if (g) return g;
     g = new GuildRecord(id, this.freeGuildSlots.pop() ?? this.nextGuildSlot++);
     this.guilds.set(id, g);
+    this.guildsBySlot[g.slot] = g;
     return g;
+  }
+
+  /** The guild record at a slot (for the channel table); an arrow so it can be handed on without binding. */
+  private readonly guildAt = (slot: number): GuildRecord | undefined => this.guildsBySlot[slot];
+
+  /** Replace the guild's channels (or threads) with `list`: those it leaves out go. */
+  private replaceKind(g: GuildRecord, list: readonly ChannelFields[], thread: boolean): void {
+    const listed = new Set<string>();
+    for (const c of list) if (isThreadType(c.type) === thread) listed.add(c.id);
+    const gone: string[] = [];
+    for (let slot = thread ? g.threadHead : g.channelHead; slot >= 0; ) {
+      const next = this.channels.nextOf(slot);
+      const id = this.channels.idOf(slot);
+      if (!listed.has(id)) {
+        this.channels.remove(g, slot);
+        gone.push(id);
+      }
+      slot = next;
+    }
+    // Threads of a channel the list left out went with it.
+    if (!thread && gone.length > 0) this.dropThreadsOf(g, gone);
+    for (const c of list) this.channels.upsert(g, c, isThreadType(c.type), this.guildAt);
+  }
+
+  /** Remove the threads whose parent is one of `parentIds` (they go with their channel). */
+  private dropThreadsOf(g: GuildRecord, parentIds: readonly string[]): void {
+    if (g.threads === 0) return;
+    for (let slot = g.threadHead; slot >= 0; ) {
+      const next = this.channels.nextOf(slot);
+      const parent = this.channels.parentOf(slot);
+      if (parent !== null && parentIds.includes(parent)) this.channels.remove(g, slot);
+      slot = next;
+    }
+  }
+
+  private dropChannels(g: GuildRecord, thread: boolean): void {
+    for (let slot = thread ? g.threadHead : g.channelHead; slot >= 0; ) {
+      const next = this.channels.nextOf(slot);
+      this.channels.remove(g, slot);
+      slot = next;
+    }
   }
 
   private storeRole(g: GuildRecord, role: APIRole): void {

@@ -5,7 +5,9 @@
  */
 import type { APIEntitlement, APIRole, APIUser } from 'discord-api-types/v10';
 import type { MemberPayload } from '../reducer.js';
-import type { EntitlementView, MemberView, RoleView, UserView } from '../types.js';
+import type { CommandPermissionEntry } from '../../api/command-access.js';
+import type { ChannelFields, VoiceStateFields } from '../channel-payloads.js';
+import type { ChannelView, EntitlementView, MemberView, PermissionOverwriteView, RoleView, UserView, VoiceStateView } from '../types.js';
 import { entitlementView } from '../entitlement-view.js';
 import { isSnowflake, parseTimestamp } from '../wire.js';
 
@@ -219,4 +221,104 @@ export function decodeMember(
     pending: h.p === '1',
     user,
   };
+}
+
+/**
+ * A channel as JSON: [type, name, parent id, position, nsfw 1/0, slowmode, overwrites [[id, type, allow, deny]],
+ * thread metadata [archived 1/0, locked 1/0, owner id, archive ms, auto-archive minutes] or 0]. Scripts read the
+ * parent (3rd) and the thread's archived flag (8th, 1st).
+ */
+export function encodeChannel(c: ChannelFields): string {
+  const t = c.thread;
+  return JSON.stringify([
+    c.type,
+    c.name,
+    c.parentId,
+    c.position,
+    c.nsfw ? 1 : 0,
+    c.rateLimitPerUser,
+    c.overwrites.map((o) => [o.id, o.type, o.allow.toString(), o.deny.toString()]),
+    t === null ? 0 : [t.archived ? 1 : 0, t.locked ? 1 : 0, t.ownerId, t.archiveTimestamp, t.autoArchiveDuration],
+  ]);
+}
+
+function bits(v: unknown): bigint {
+  return typeof v === 'string' && /^\d{1,20}$/.test(v) ? BigInt(v) : 0n;
+}
+
+export function decodeChannel(guildId: string, id: string, raw: string | null | undefined): ChannelView | null {
+  const a = parseArray(raw);
+  if (!a || typeof a[0] !== 'number') return null;
+  const overwrites: PermissionOverwriteView[] = [];
+  if (Array.isArray(a[6])) {
+    for (const o of a[6] as unknown[]) {
+      if (!Array.isArray(o) || typeof o[0] !== 'string' || typeof o[1] !== 'number') continue;
+      overwrites.push({ id: o[0], type: o[1], allow: bits(o[2]), deny: bits(o[3]) });
+    }
+  }
+  const t = a[7];
+  return {
+    id,
+    guildId,
+    type: a[0],
+    name: str(a[1]),
+    parentId: str(a[2]),
+    position: num(a[3]) ?? 0,
+    permissionOverwrites: overwrites,
+    nsfw: a[4] === 1,
+    rateLimitPerUser: num(a[5]) ?? 0,
+    thread: Array.isArray(t)
+      ? { archived: t[0] === 1, locked: t[1] === 1, ownerId: str(t[2]), archiveTimestamp: num(t[3]), autoArchiveDuration: num(t[4]) }
+      : null,
+  };
+}
+
+/** A voice state as JSON: [channel, session, deaf, mute, self deaf, self mute, self stream, self video, suppress, request-to-speak ms]. */
+export function encodeVoiceState(v: VoiceStateFields): string {
+  return JSON.stringify([
+    v.channelId,
+    v.sessionId,
+    v.deaf ? 1 : 0,
+    v.mute ? 1 : 0,
+    v.selfDeaf ? 1 : 0,
+    v.selfMute ? 1 : 0,
+    v.selfStream ? 1 : 0,
+    v.selfVideo ? 1 : 0,
+    v.suppress ? 1 : 0,
+    v.requestToSpeakTimestamp,
+  ]);
+}
+
+export function decodeVoiceState(guildId: string, userId: string, raw: string | null | undefined): VoiceStateView | null {
+  const a = parseArray(raw);
+  if (!a || typeof a[1] !== 'string') return null;
+  return {
+    guildId,
+    userId,
+    channelId: str(a[0]),
+    sessionId: a[1],
+    deaf: a[2] === 1,
+    mute: a[3] === 1,
+    selfDeaf: a[4] === 1,
+    selfMute: a[5] === 1,
+    selfStream: a[6] === 1,
+    selfVideo: a[7] === 1,
+    suppress: a[8] === 1,
+    requestToSpeakTimestamp: num(a[9]),
+  };
+}
+
+/** Command permission settings as JSON: [[id, type, 1/0], ...]. */
+export function encodeCommandPermissions(entries: readonly CommandPermissionEntry[]): string {
+  return JSON.stringify(entries.map((e) => [e.id, e.type, e.permission ? 1 : 0]));
+}
+
+export function decodeCommandPermissions(raw: string | null | undefined): CommandPermissionEntry[] {
+  const a = parseArray(raw);
+  const out: CommandPermissionEntry[] = [];
+  if (!a) return out;
+  for (const e of a) {
+    if (Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'number') out.push({ id: e[0], type: e[1], permission: e[2] === 1 });
+  }
+  return out;
 }

@@ -18,6 +18,12 @@
  * | P:g:G:N:m:U      | HASH | member: k=1, e the guild's epoch when written, n nick, r roles ",id,id,", j joined_at ms, c timeout ms, f flags, p pending=1, a avatar, b banner; an absent field is null / 0 / false |
  * | P:u              | HASH | user id -> JSON [username, global_name, avatar, discriminator, bot 1/0, system 1/0, primary guild tag] |
  * | P:ur             | HASH | user id -> number of cached memberships (the user record goes with the last) |
+ * | P:g:G:c          | HASH | channel id -> JSON (codec.ts encodeChannel)                              |
+ * | P:g:G:th         | HASH | thread id -> JSON (as channels, with thread metadata)                      |
+ * | P:ch             | HASH | channel or thread id -> guild id (getChannel by id alone)                  |
+ * | P:g:G:vs         | HASH | user id -> JSON voice state (cache.voiceStates)                            |
+ * | P:g:G:cp         | HASH | command id (or application id) -> JSON command permission settings; the guild hash's `cpl` = 1 once loaded from REST |
+ * | P:g:G:cpsync, :cpseen | STR, SET | token of the open command permissions load, and the targets events changed since (PX 10 min) |
  * | P:e              | HASH | entitlement id -> JSON [sku, application, user, guild, type, starts ms, ends ms, deleted 1/0, consumed 1/0] |
  * | P:es             | HASH | entitlement id -> stamp of the last event that wrote or deleted it (a deletion leaves it as a tombstone) |
  * | P:e:u:U, P:e:g:G | SET  | entitlement ids of a user / a guild                                        |
@@ -50,6 +56,7 @@ export class CacheKeys {
   readonly jobs: string;
   readonly stale: string;
   readonly staleEntitlements: string;
+  readonly channelIndex: string;
 
   constructor(readonly prefix: string) {
     if (prefix.length === 0) throw new TypeError('cache Redis prefix must not be empty');
@@ -64,6 +71,20 @@ export class CacheKeys {
     this.jobs = `${prefix}:jobs`;
     this.stale = `${prefix}:stale`;
     this.staleEntitlements = `${prefix}:stale:e`;
+    this.channelIndex = `${prefix}:ch`;
+  }
+
+  channels(g: string): string {
+    return `${this.prefix}:g:${g}:c`;
+  }
+  threads(g: string): string {
+    return `${this.prefix}:g:${g}:th`;
+  }
+  voiceStates(g: string): string {
+    return `${this.prefix}:g:${g}:vs`;
+  }
+  commandPermissions(g: string): string {
+    return `${this.prefix}:g:${g}:cp`;
   }
 
   guild(g: string): string {

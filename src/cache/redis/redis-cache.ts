@@ -17,6 +17,10 @@
 import { randomBytes } from 'node:crypto';
 import type { APIEntitlement, APIRole, APIUser } from 'discord-api-types/v10';
 import type { Redis } from 'ioredis';
+import type { CommandAccess, CommandPermissionEntry } from '../../api/command-access.js';
+import { isThreadType } from '../../api/permissions.js';
+import { commandAccessFromParts, permissionsFromParts, type PermissionParts } from '../access.js';
+import { compareChannels, compareIds, type ChannelFields, type VoiceStateFields } from '../channel-payloads.js';
 import { isEntitlementActive, toMillis } from '../entitlements.js';
 import {
   checkOptions,
@@ -26,12 +30,16 @@ import {
   TRANSITION_WINDOW_MS,
   type CacheHooks,
 } from '../shared.js';
-import { entitlementProblem, NOT_CACHED, reduce, REFUSED, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
+import { commandPermissionsListEntries, entitlementProblem, NOT_CACHED, reduce, REFUSED, type CacheSink, type GuildPayload, type MemberPayload } from '../reducer.js';
 import type {
   Cache,
   CacheOptions,
   CacheSizes,
   CacheStats,
+  ChannelView,
+  CommandPermissionsLoad,
+  CommandRef,
+  GuildCommandPermissionsView,
   EntitlementOwner,
   EntitlementQuery,
   EntitlementSync,
@@ -44,15 +52,22 @@ import type {
   RoleView,
   StaleScope,
   UserView,
+  VoiceStateView,
 } from '../types.js';
 import { isSnowflake, padSnowflake } from '../wire.js';
 import {
+  decodeChannel,
+  decodeCommandPermissions,
   decodeEntitlement,
   decodeMember,
   decodeRole,
   decodeUser,
+  decodeVoiceState,
+  encodeChannel,
+  encodeCommandPermissions,
   encodeEntitlement,
   encodeRole,
+  encodeVoiceState,
   encodeMemberRecords,
   encodeUser,
   pushMemberFields,
@@ -359,6 +374,59 @@ export class RedisCache implements Cache, CacheSink {
     this.writes.command(guildId).hdel(this.keys.roles(guildId), roleId);
   }
 
+  channelUpsert(guildId: string, c: ChannelFields): void {
+    if (!this.options.channels) return;
+    this.writes.command(guildId).ghChannelPut(this.keys.channelIndex, this.keys.prefix, guildId, isThreadType(c.type) ? 'th' : 'c', c.id, encodeChannel(c));
+  }
+
+  channelRemove(guildId: string, channelId: string, thread: boolean): void {
+    if (!this.options.channels) return;
+    this.writes.command(guildId).ghChannelDelete(this.keys.channelIndex, this.keys.prefix, guildId, channelId, thread ? '1' : '0');
+  }
+
+  channelsReplace(guildId: string, channels: readonly ChannelFields[] | null, threads: readonly ChannelFields[] | null): void {
+    if (!this.options.channels) return;
+    const k = this.keys;
+    for (const [kind, list] of [['c', channels], ['th', threads]] as const) {
+      if (list === null) continue;
+      const args: string[] = [];
+      // An entry of the other kind is stored where its type says, without replacing that kind.
+      const others: ChannelFields[] = [];
+      for (const c of list) {
+        if ((isThreadType(c.type) ? 'th' : 'c') === kind) args.push(c.id, encodeChannel(c));
+        else others.push(c);
+      }
+      this.writes.command(guildId).ghChannelsReplace(k.channelIndex, k.prefix, guildId, kind, ...args);
+      for (const c of others) this.channelUpsert(guildId, c);
+    }
+  }
+
+  threadsSync(guildId: string, parentIds: readonly string[] | null, threads: readonly ChannelFields[]): void {
+    if (!this.options.channels) return;
+    const args: string[] = [];
+    for (const t of threads) if (isThreadType(t.type)) args.push(t.id, encodeChannel(t));
+    const parents = parentIds === null ? ['-1'] : [String(parentIds.length), ...parentIds];
+    this.writes.command(guildId).ghThreadsSync(this.keys.channelIndex, this.keys.prefix, guildId, ...parents, ...args);
+    for (const t of threads) if (!isThreadType(t.type)) this.channelUpsert(guildId, t);
+  }
+
+  voiceStateUpsert(guildId: string, v: VoiceStateFields): void {
+    if (!this.options.voiceStates) return;
+    this.writes.command(guildId).ghGuildFieldPut(this.keys.guild(guildId), this.keys.voiceStates(guildId), v.userId, v.channelId === null ? '' : encodeVoiceState(v));
+  }
+
+  voiceStatesReplace(guildId: string, states: readonly VoiceStateFields[]): void {
+    if (!this.options.voiceStates) return;
+    const args: string[] = [];
+    for (const v of states) if (v.channelId !== null) args.push(v.userId, encodeVoiceState(v));
+    this.writes.command(guildId).ghVoiceReplace(this.keys.guild(guildId), this.keys.voiceStates(guildId), ...args);
+  }
+
+  commandPermissionsPut(guildId: string, targetId: string, entries: readonly CommandPermissionEntry[]): void {
+    if (!this.options.channels) return;
+    this.writes.command(guildId).ghCommandPermissionsPut(this.keys.guild(guildId), targetId, entries.length === 0 ? '' : encodeCommandPermissions(entries));
+  }
+
   entitlementUpsert(e: APIEntitlement, fromInteraction: boolean): void {
     if (!this.options.entitlements) return;
     const k = this.keys;
@@ -424,6 +492,35 @@ export class RedisCache implements Cache, CacheSink {
       this.failed(error, guildId, 'member sync');
       throw error;
     }
+  }
+
+  beginCommandPermissionsLoad(guildId: string): CommandPermissionsLoad {
+    const token = randomBytes(8).toString('hex');
+    if (this.options.channels) this.writes.command(guildId, 'command permissions load').ghCommandPermissionsBegin(this.keys.guild(guildId), token, SYNC_TTL_MS);
+    let ended = false;
+    return {
+      guildId,
+      commit: async (list) => {
+        if (ended || !this.options.channels) return;
+        ended = true;
+        const listed = commandPermissionsListEntries(list, guildId, (reason) => this.reject('command permissions load', reason));
+        const args: string[] = [];
+        for (const [target, entries] of listed) if (entries.length > 0) args.push(target, encodeCommandPermissions(entries));
+        await this.writes.drain();
+        try {
+          await this.redis.ghCommandPermissionsCommit(this.keys.guild(guildId), token, ...args);
+        } catch (err) {
+          const error = err instanceof Error ? err : new Error(String(err));
+          this.failed(error, guildId, 'command permissions load');
+          throw error;
+        }
+      },
+      abort: () => {
+        if (ended) return;
+        ended = true;
+        if (this.options.channels) this.writes.command(guildId, 'command permissions load').del(`${this.keys.guild(guildId)}:cpsync`, `${this.keys.guild(guildId)}:cpseen`);
+      },
+    };
   }
 
   beginEntitlementSync(): EntitlementSync {
@@ -590,6 +687,87 @@ export class RedisCache implements Cache, CacheSink {
     return c === null ? undefined : Number(c);
   }
 
+  async getChannel(channelId: string): Promise<ChannelView | undefined> {
+    await this.writes.drain();
+    if (!this.options.channels || !isSnowflake(channelId)) return undefined;
+    const reply = (await this.redis.ghReadChannel(this.keys.channelIndex, this.keys.prefix, channelId)) as [string, string, string] | null;
+    if (reply === null) return undefined;
+    return decodeChannel(reply[0], channelId, reply[2]) ?? undefined;
+  }
+
+  async getChannels(guildId: string): Promise<ChannelView[]> {
+    return (await this.readChannels(this.keys.channels(guildId), guildId)).sort(compareChannels);
+  }
+
+  async getThreads(guildId: string, parentId?: string): Promise<ChannelView[]> {
+    const all = await this.readChannels(this.keys.threads(guildId), guildId);
+    return (parentId === undefined ? all : all.filter((t) => t.parentId === parentId)).sort((a, b) => compareIds(a.id, b.id));
+  }
+
+  private async readChannels(key: string, guildId: string): Promise<ChannelView[]> {
+    await this.writes.drain();
+    if (!this.options.channels) return [];
+    const flat = (await this.redis.call('HGETALL', key)) as string[];
+    const out: ChannelView[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const c = decodeChannel(guildId, flat[i]!, flat[i + 1]);
+      if (c) out.push(c);
+    }
+    return out;
+  }
+
+  async getVoiceState(guildId: string, userId: string): Promise<VoiceStateView | undefined> {
+    await this.writes.drain();
+    if (!this.options.voiceStates) return undefined;
+    return decodeVoiceState(guildId, userId, await this.redis.hget(this.keys.voiceStates(guildId), userId)) ?? undefined;
+  }
+
+  async getVoiceStates(guildId: string): Promise<VoiceStateView[]> {
+    await this.writes.drain();
+    if (!this.options.voiceStates) return [];
+    const flat = (await this.redis.call('HGETALL', this.keys.voiceStates(guildId))) as string[];
+    const out: VoiceStateView[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const v = decodeVoiceState(guildId, flat[i]!, flat[i + 1]);
+      if (v) out.push(v);
+    }
+    return out.sort((a, b) => compareIds(a.userId, b.userId));
+  }
+
+  async getCommandPermissions(guildId: string): Promise<GuildCommandPermissionsView | undefined> {
+    await this.writes.drain();
+    if (!this.options.channels) return undefined;
+    const [[, head], [, flat]] = (await this.redis
+      .pipeline()
+      .hmget(this.keys.guild(guildId), 'gen', 'cpl')
+      .call('HGETALL', this.keys.commandPermissions(guildId))
+      .exec()) as [[null, (string | null)[]], [null, string[]]];
+    if (head[0] === null) return undefined;
+    const byTarget = new Map<string, readonly CommandPermissionEntry[]>();
+    for (let i = 0; i + 1 < flat.length; i += 2) byTarget.set(flat[i]!, decodeCommandPermissions(flat[i + 1]));
+    return { guildId, loaded: head[1] === '1', byTarget };
+  }
+
+  async permissionsOf(guildId: string, userId: string, channelId?: string): Promise<bigint | undefined> {
+    return permissionsFromParts(guildId, userId, await this.permissionParts(guildId, userId, channelId));
+  }
+
+  async canUseCommand(guildId: string, userId: string, channelId: string, command: CommandRef): Promise<CommandAccess | undefined> {
+    const [parts, settings] = await Promise.all([this.permissionParts(guildId, userId, channelId), this.getCommandPermissions(guildId)]);
+    return commandAccessFromParts(guildId, userId, channelId, command, parts, settings);
+  }
+
+  private async permissionParts(guildId: string, userId: string, channelId: string | undefined): Promise<PermissionParts> {
+    const [guild, roles, member, channel] = await Promise.all([
+      this.getGuild(guildId),
+      this.getRoles(guildId),
+      this.getMember(guildId, userId),
+      channelId === undefined ? Promise.resolve(null) : this.getChannel(channelId),
+    ]);
+    const parent = channel !== null && channel !== undefined && channel.thread !== null && channel.parentId !== null ? await this.getChannel(channel.parentId) : undefined;
+    return { ownerId: guild?.ownerId, roles, member, channel, parent };
+  }
+
   async getEntitlement(entitlementId: string): Promise<EntitlementView | undefined> {
     await this.writes.drain();
     return decodeEntitlement(entitlementId, await this.redis.hget(this.keys.entitlements, entitlementId)) ?? undefined;
@@ -620,13 +798,20 @@ export class RedisCache implements Cache, CacheSink {
     const k = this.keys;
     const guildIds = await this.redis.smembers(k.guilds);
     const pipe = this.redis.pipeline().hlen(k.users).hlen(k.entitlements);
-    for (const id of guildIds) pipe.hget(k.guild(id), 'gen').hlen(k.roles(id));
+    for (const id of guildIds) pipe.hget(k.guild(id), 'gen').hlen(k.roles(id)).hlen(k.channels(id)).hlen(k.threads(id)).hlen(k.voiceStates(id));
     const results = ((await pipe.exec()) ?? []).map(([, v]) => v);
     const counts = this.redis.pipeline();
     let roles = 0;
+    let channels = 0;
+    let threads = 0;
+    let voiceStates = 0;
     for (let i = 0; i < guildIds.length; i++) {
-      const gen = results[2 + 2 * i] as string | null;
-      roles += Number(results[3 + 2 * i]);
+      const at = 2 + 5 * i;
+      const gen = results[at] as string | null;
+      roles += Number(results[at + 1]);
+      channels += Number(results[at + 2]);
+      threads += Number(results[at + 3]);
+      voiceStates += Number(results[at + 4]);
       if (gen !== null) counts.zcard(k.memberIndex(guildIds[i]!, gen));
     }
     let members = 0;
@@ -637,6 +822,9 @@ export class RedisCache implements Cache, CacheSink {
       users: this.options.users ? Number(results[0]) : 0,
       roles: this.options.roles ? roles : 0,
       entitlements: Number(results[1]),
+      channels,
+      threads,
+      voiceStates,
     };
   }
 

@@ -62,15 +62,56 @@ local function transition(guild, u, join, cached, now, window, maxT, everyMember
 end
 `;
 
+/**
+ * Channel index helpers: `P:ch` maps a channel or thread id to its guild. A guild's channels (`:c`) and threads
+ * (`:th`) are bounded by the service (500 channels, 1,000 active threads), so walking them stays bounded.
+ */
+const CHANNEL_INDEX = `
+local function unindex(index, id, guildId)
+  if redis.call('HGET', index, id) == guildId then redis.call('HDEL', index, id) end
+end
+local function dropKind(prefix, index, guildId, kind)
+  local key = prefix .. ':g:' .. guildId .. ':' .. kind
+  local ids = redis.call('HKEYS', key)
+  for j = 1, #ids do unindex(index, ids[j], guildId) end
+  redis.call('DEL', key)
+end
+-- A channel cached under another guild (or as the other kind) leaves there first.
+local function claim(prefix, index, id, guildId, kind)
+  local owner = redis.call('HGET', index, id)
+  if owner and owner ~= guildId then
+    redis.call('HDEL', prefix .. ':g:' .. owner .. ':c', id)
+    redis.call('HDEL', prefix .. ':g:' .. owner .. ':th', id)
+  end
+  redis.call('HDEL', prefix .. ':g:' .. guildId .. ':' .. (kind == 'c' and 'th' or 'c'), id)
+  redis.call('HSET', index, id, guildId)
+end
+-- Threads of the given parents (a set), archived ones too: they go with their channel.
+local function dropThreadsOf(prefix, index, guildId, parents)
+  local key = prefix .. ':g:' .. guildId .. ':th'
+  local flat = redis.call('HGETALL', key)
+  for j = 1, #flat, 2 do
+    local ok, a = pcall(cjson.decode, flat[j + 1])
+    if ok and type(a) == 'table' and parents[a[3]] then
+      redis.call('HDEL', key, flat[j])
+      unindex(index, flat[j], guildId)
+    end
+  end
+end
+`;
+
 /** Remove a guild: its small keys at once, its generation's members later (a gc job). */
-const REMOVE_GUILD = `
+const REMOVE_GUILD = `${CHANNEL_INDEX}
 local function removeGuild(prefix, jobs, guilds, id)
   local guild = prefix .. ':g:' .. id
   local gen = redis.call('HGET', guild, 'gen')
   if not gen then return false end
   redis.call('HSET', jobs, 'gc:' .. id .. ':' .. gen, '1')
   redis.call('DEL', guild)
-  redis.call('UNLINK', guild .. ':r', guild .. ':t', guild .. ':sync', guild .. ':sy')
+  local index = prefix .. ':ch'
+  dropKind(prefix, index, id, 'c')
+  dropKind(prefix, index, id, 'th')
+  redis.call('UNLINK', guild .. ':r', guild .. ':t', guild .. ':sync', guild .. ':sy', guild .. ':vs', guild .. ':cp', guild .. ':cpsync', guild .. ':cpseen')
   redis.call('SREM', guilds, id)
   return true
 end
@@ -329,6 +370,8 @@ local set = {'u', '0'}
 for j = 8, 7 + 2 * nf do set[#set + 1] = ARGV[j] end
 redis.call('HSET', guild, unpack(set))
 if mode == 'c' and (fresh or wasUnavailable) then
+  -- Command permission settings changed while the guild was away reached no event: read them again when asked.
+  redis.call('HDEL', guild, 'cpl')
   if count ~= '' then
     redis.call('HSET', guild, 'c', count)
     redis.call('HINCRBY', guild, 'ep', 1)
@@ -616,6 +659,187 @@ end
 return removed
 `;
 
+/**
+ * Store a channel or thread of a cached guild.
+ * KEYS: channel index. ARGV: namespace, guild id, kind ('c' channel / 'th' thread), channel id, JSON.
+ */
+export const CHANNEL_PUT = `${CHANNEL_INDEX}
+local prefix, g, kind, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local guild = prefix .. ':g:' .. g
+if redis.call('HEXISTS', guild, 'gen') == 0 then return 0 end
+claim(prefix, KEYS[1], id, g, kind)
+redis.call('HSET', guild .. ':' .. kind, id, ARGV[5])
+return 1
+`;
+
+/**
+ * Remove a channel (with its threads) or, with ARGV[4] = '1', a thread only.
+ * KEYS: channel index. ARGV: namespace, guild id, channel id, '1' for THREAD_DELETE.
+ */
+export const CHANNEL_DELETE = `${CHANNEL_INDEX}
+local prefix, g, id = ARGV[1], ARGV[2], ARGV[3]
+local guild = prefix .. ':g:' .. g
+local cached = redis.call('HGET', KEYS[1], id) == g
+if ARGV[4] == '1' then
+  -- THREAD_DELETE names threads only.
+  if not cached or redis.call('HDEL', guild .. ':th', id) == 0 then return 0 end
+  redis.call('HDEL', KEYS[1], id)
+  return 1
+end
+-- A deleted channel takes its threads with it, also when it is not cached (a replay can bring back a thread
+-- created before the deletion).
+if redis.call('HEXISTS', guild, 'gen') == 1 then dropThreadsOf(prefix, KEYS[1], g, { [id] = true }) end
+if cached and redis.call('HDEL', guild .. ':c', id) == 1 then redis.call('HDEL', KEYS[1], id) end
+return 1
+`;
+
+/**
+ * Replace a guild's channels ('c') or threads ('th') with a GUILD_CREATE's list: those it leaves out go (a
+ * channel's threads with it).
+ * KEYS: channel index. ARGV: namespace, guild id, kind, then channel id / JSON pairs.
+ */
+export const CHANNELS_REPLACE = `${CHANNEL_INDEX}
+local prefix, g, kind = ARGV[1], ARGV[2], ARGV[3]
+local guild = prefix .. ':g:' .. g
+if redis.call('HEXISTS', guild, 'gen') == 0 then return 0 end
+local key = guild .. ':' .. kind
+local listed = {}
+for j = 4, #ARGV, 2 do listed[ARGV[j]] = true end
+local old = redis.call('HKEYS', key)
+local gone, any = {}, false
+for j = 1, #old do
+  if not listed[old[j]] then
+    unindex(KEYS[1], old[j], g)
+    gone[old[j]] = true
+    any = true
+  end
+end
+redis.call('DEL', key)
+if kind == 'c' and any then dropThreadsOf(prefix, KEYS[1], g, gone) end
+for j = 4, #ARGV, 2 do
+  claim(prefix, KEYS[1], ARGV[j], g, kind)
+  redis.call('HSET', key, ARGV[j], ARGV[j + 1])
+end
+return 1
+`;
+
+/**
+ * THREAD_LIST_SYNC: the active (not archived) threads of the synced parents that the list leaves out go, the
+ * listed ones are stored. KEYS: channel index. ARGV: namespace, guild id, number of parents (-1: every parent),
+ * the parent ids, then thread id / JSON pairs.
+ */
+export const THREADS_SYNC = `${CHANNEL_INDEX}
+local prefix, g, n = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local guild = prefix .. ':g:' .. g
+if redis.call('HEXISTS', guild, 'gen') == 0 then return 0 end
+local key = guild .. ':th'
+local parents = {}
+local from = 4
+if n >= 0 then
+  for j = 4, 3 + n do parents[ARGV[j]] = true end
+  from = 4 + n
+end
+local listed = {}
+for j = from, #ARGV, 2 do listed[ARGV[j]] = true end
+local flat = redis.call('HGETALL', key)
+for j = 1, #flat, 2 do
+  local id = flat[j]
+  if not listed[id] then
+    local ok, a = pcall(cjson.decode, flat[j + 1])
+    local archived = ok and type(a) == 'table' and type(a[8]) == 'table' and a[8][1] == 1
+    local parent = ok and type(a) == 'table' and a[3] or nil
+    if not archived and (n < 0 or (parent and parents[parent])) then
+      redis.call('HDEL', key, id)
+      unindex(KEYS[1], id, g)
+    end
+  end
+end
+for j = from, #ARGV, 2 do
+  claim(prefix, KEYS[1], ARGV[j], g, 'th')
+  redis.call('HSET', key, ARGV[j], ARGV[j + 1])
+end
+return 1
+`;
+
+/**
+ * A channel or thread by id, found through the index. KEYS: channel index. ARGV: namespace, channel id.
+ * Returns nil, or {guild id, kind, JSON}.
+ */
+export const READ_CHANNEL = `
+local g = redis.call('HGET', KEYS[1], ARGV[2])
+if not g then return false end
+local guild = ARGV[1] .. ':g:' .. g
+local json = redis.call('HGET', guild .. ':c', ARGV[2])
+if json then return {g, 'c', json} end
+json = redis.call('HGET', guild .. ':th', ARGV[2])
+if json then return {g, 'th', json} end
+return false
+`;
+
+/**
+ * Store (JSON) or remove ('') one entry of a cached guild's small hash: a voice state (field user id, key
+ * ':vs'). KEYS: guild, hash. ARGV: field, JSON or ''.
+ */
+export const GUILD_FIELD_PUT = `
+if redis.call('HEXISTS', KEYS[1], 'gen') == 0 then return 0 end
+if ARGV[2] == '' then redis.call('HDEL', KEYS[2], ARGV[1]) else redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
+return 1
+`;
+
+/**
+ * Replace a cached guild's voice states. KEYS: guild, voice hash. ARGV: user id / JSON pairs.
+ */
+export const VOICE_REPLACE = `
+if redis.call('HEXISTS', KEYS[1], 'gen') == 0 then return 0 end
+redis.call('DEL', KEYS[2])
+for from = 1, #ARGV, 2000 do
+  redis.call('HSET', KEYS[2], unpack(ARGV, from, math.min(from + 1999, #ARGV)))
+end
+return 1
+`;
+
+/**
+ * One command's (or the application's) permission settings in a cached guild, from an event: stored (JSON) or
+ * removed (''), and marked as changed for an open load. KEYS: guild. ARGV: target id, JSON or ''.
+ */
+export const COMMAND_PERMISSIONS_PUT = `
+if redis.call('HEXISTS', KEYS[1], 'gen') == 0 then return 0 end
+if redis.call('EXISTS', KEYS[1] .. ':cpsync') == 1 then redis.call('SADD', KEYS[1] .. ':cpseen', ARGV[1]) end
+if ARGV[2] == '' then redis.call('HDEL', KEYS[1] .. ':cp', ARGV[1]) else redis.call('HSET', KEYS[1] .. ':cp', ARGV[1], ARGV[2]) end
+return 1
+`;
+
+/** Open a command permissions load of a cached guild. KEYS: guild. ARGV: token, ttl ms. */
+export const COMMAND_PERMISSIONS_BEGIN = `
+if redis.call('HEXISTS', KEYS[1], 'gen') == 0 then return 0 end
+redis.call('SET', KEYS[1] .. ':cpsync', ARGV[1], 'PX', ARGV[2])
+redis.call('DEL', KEYS[1] .. ':cpseen')
+redis.call('SADD', KEYS[1] .. ':cpseen', '')
+redis.call('PEXPIRE', KEYS[1] .. ':cpseen', ARGV[2])
+return 1
+`;
+
+/**
+ * Commit a load: the guild's settings become the listed ones, except those an event changed since it began.
+ * KEYS: guild. ARGV: token, then target id / JSON pairs. Returns -1 when the load is no longer the open one.
+ */
+export const COMMAND_PERMISSIONS_COMMIT = `
+if redis.call('GET', KEYS[1] .. ':cpsync') ~= ARGV[1] then return -1 end
+local key, seen = KEYS[1] .. ':cp', KEYS[1] .. ':cpseen'
+local listed = {}
+for j = 2, #ARGV, 2 do listed[ARGV[j]] = true end
+local old = redis.call('HKEYS', key)
+for j = 1, #old do
+  if not listed[old[j]] and redis.call('SISMEMBER', seen, old[j]) == 0 then redis.call('HDEL', key, old[j]) end
+end
+for j = 2, #ARGV, 2 do
+  if redis.call('SISMEMBER', seen, ARGV[j]) == 0 then redis.call('HSET', key, ARGV[j], ARGV[j + 1]) end
+end
+redis.call('HSET', KEYS[1], 'cpl', '1')
+redis.call('DEL', KEYS[1] .. ':cpsync', seen)
+return 1
+`;
+
 export interface ScriptSpec {
   lua: string;
   keys: number;
@@ -642,6 +866,16 @@ export const SCRIPTS = {
   ghEntitlementSyncBegin: { lua: ENTITLEMENT_SYNC_BEGIN, keys: 1 },
   ghEntitlementSyncPut: { lua: ENTITLEMENT_SYNC_PUT, keys: 2 },
   ghEntitlementSyncPrune: { lua: ENTITLEMENT_SYNC_PRUNE, keys: 2 },
+  ghChannelPut: { lua: CHANNEL_PUT, keys: 1 },
+  ghChannelDelete: { lua: CHANNEL_DELETE, keys: 1 },
+  ghChannelsReplace: { lua: CHANNELS_REPLACE, keys: 1 },
+  ghThreadsSync: { lua: THREADS_SYNC, keys: 1 },
+  ghReadChannel: { lua: READ_CHANNEL, keys: 1 },
+  ghGuildFieldPut: { lua: GUILD_FIELD_PUT, keys: 2 },
+  ghVoiceReplace: { lua: VOICE_REPLACE, keys: 2 },
+  ghCommandPermissionsPut: { lua: COMMAND_PERMISSIONS_PUT, keys: 1 },
+  ghCommandPermissionsBegin: { lua: COMMAND_PERMISSIONS_BEGIN, keys: 1 },
+  ghCommandPermissionsCommit: { lua: COMMAND_PERMISSIONS_COMMIT, keys: 1 },
 } as const satisfies Record<string, ScriptSpec>;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -5,6 +5,7 @@
  */
 import type { MemberRequestResult, RequestMembersOptions } from '../../gateway/index.js';
 import { PluginHost } from '../../plugins/host.js';
+import { intentBits } from '../config.js';
 import type { Service, StopOptions } from '../lifecycle.js';
 import type { RuntimeContext } from '../options.js';
 import type { CacheService } from './cache-service.js';
@@ -39,6 +40,7 @@ export class PluginsService implements Service {
       pluginConfig: config.plugins.config,
       pluginEnvironment: config.pluginEnvironment ?? [],
       disabled: config.plugins.disabled,
+      intents: intentBits(config),
       ...(config.plugins.setupTimeoutMs !== undefined ? { setupTimeoutMs: config.plugins.setupTimeoutMs } : {}),
       ...(config.plugins.teardownTimeoutMs !== undefined ? { teardownTimeoutMs: config.plugins.teardownTimeoutMs } : {}),
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),

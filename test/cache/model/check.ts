@@ -20,13 +20,15 @@ export const SEEDS = ((): number[] => {
   return Array.from({ length: n }, (_, i) => 1 + i);
 })();
 
-/** The configurations seeds rotate through: full cache, a member cap, no members. */
+/** The configurations seeds rotate through: full cache, a member cap, no members, no channels (every eighth). */
 export function optionsFor(seed: number): Partial<CacheOptions> {
   switch (seed % 4) {
     case 1:
       return { maxMembersPerGuild: 4 };
     case 2:
       return { members: false };
+    case 3:
+      return seed % 8 === 7 ? { channels: false } : {};
     default:
       return {};
   }

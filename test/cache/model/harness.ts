@@ -5,7 +5,8 @@
  * session or a member sync a guild's roles, members and count are the truth's; member_count stays exact
  * through repeated deliveries; after an entitlement sync the active entitlements are the truth's.
  */
-import type { Cache, CacheOptions, MemberView } from '../../../src/cache/index.js';
+import { computePermissions } from '../../../src/api/permissions.js';
+import type { Cache, CacheOptions, ChannelView, MemberView } from '../../../src/cache/index.js';
 import { ModelCache, type ModelOptions } from './reference.js';
 import {
   BOT_ID,
@@ -16,6 +17,11 @@ import {
   SKUS,
   USER_COUNT,
   World,
+  bitsOf,
+  channelIdOf,
+  threadIdOf,
+  CHANNELS_PER_GUILD,
+  THREADS_PER_GUILD,
   entitlementIdOf,
   guildIdOf,
   roleIdOf,
@@ -44,6 +50,12 @@ const CHECKPOINT_EVERY = 500;
 
 interface Touched {
   guilds: Set<string>;
+  /** Guilds whose channels and threads to compare. */
+  channels: Set<string>;
+  /** guild/channel pairs to read by id too (every id of the guild: guild/*). */
+  channelIds: Set<string>;
+  /** guild/channel pairs whose permissions to compare (for one cached member). */
+  permissions: Set<string>;
   members: Set<string>;
   users: Set<string>;
   entitlements: Set<string>;
@@ -66,7 +78,7 @@ export class ModelRun {
     private readonly backend: Backend,
     private readonly options: Partial<CacheOptions>,
   ) {
-    this.modelOptions = { cap: options.maxMembersPerGuild ?? 0, members: options.members ?? true };
+    this.modelOptions = { cap: options.maxMembersPerGuild ?? 0, members: options.members ?? true, channels: options.channels ?? true };
     this.model = new ModelCache(this.modelOptions);
   }
 
@@ -125,10 +137,18 @@ export class ModelRun {
       // Every cached member's visible roles may change.
       for (const u of this.model.guilds.get(g!)?.members.keys() ?? []) x.members.add(`${g}/${u}`);
     }
+    if (g !== null && (t.startsWith('CHANNEL_') || t.startsWith('THREAD_') || t === 'GUILD_CREATE')) x.channels.add(g);
+    if (g !== null && (t.startsWith('CHANNEL_') || t === 'THREAD_CREATE' || t === 'THREAD_UPDATE' || t === 'THREAD_DELETE')) x.channelIds.add(`${g}/${d.id as string}`);
+    if (g !== null && t === 'CHANNEL_DELETE') for (const [tid, th] of this.model.guilds.get(g)?.threads ?? []) if (th.parentId === d.id) x.channelIds.add(`${g}/${tid}`);
+    if (g !== null && (t === 'THREAD_LIST_SYNC' || t === 'GUILD_CREATE')) x.channelIds.add(`${g}/*`);
+    if (g !== null && t === 'CHANNEL_UPDATE') x.permissions.add(`${g}/${d.id as string}`);
+    if (g !== null && t === 'GUILD_ROLE_UPDATE') for (const c of this.model.guilds.get(g)?.channels.keys() ?? []) x.permissions.add(`${g}/${c}`);
     if (t === 'GUILD_DELETE' || t === 'READY') {
       const ids = t === 'READY' ? this.world.guilds.filter((w) => w.shard === shardOfReady(d)).map((w) => w.id) : [g!];
       for (const id of ids) {
         x.guilds.add(id);
+        x.channels.add(id);
+        x.channelIds.add(`${id}/*`);
         for (const u of this.model.guilds.get(id)?.members.keys() ?? []) {
           x.users.add(u);
           x.members.add(`${id}/${u}`);
@@ -211,7 +231,7 @@ export class ModelRun {
         const g = w.guilds[step.g]!;
         const id = roleIdOf(step.r);
         if (!g.available || g.roles.has(id)) return;
-        g.roles.set(id, { name: `role ${step.r}`, position: 1 + (step.n % 9) });
+        g.roles.set(id, { name: `role ${step.r}`, position: 1 + (step.n % 9), permissions: bitsOf(step.n >> 4) });
         if (g.botIn) this.deliver(g.shard, 'GUILD_ROLE_CREATE', { guild_id: g.id, role: rolePayload(id, g.roles.get(id)!) });
         return;
       }
@@ -222,7 +242,7 @@ export class ModelRun {
         if (!g.available || ids.length === 0) return;
         const id = ids[step.n % ids.length]!;
         if (step.k === 'rupdate') {
-          g.roles.set(id, { name: `role ${id.slice(-3)} v${step.n % 13}`, position: 1 + (step.n % 9) });
+          g.roles.set(id, { name: `role ${id.slice(-3)} v${step.n % 13}`, position: 1 + (step.n % 9), permissions: bitsOf(step.n >> 4) });
           if (g.botIn) this.deliver(g.shard, 'GUILD_ROLE_UPDATE', { guild_id: g.id, role: rolePayload(id, g.roles.get(id)!) });
         } else {
           g.roles.delete(id);
@@ -323,6 +343,110 @@ export class ModelRun {
       case 'seed':
         await this.seed(step.e, step.u, step.n);
         return;
+      case 'ccreate':
+      case 'cupdate':
+      case 'cdelete':
+      case 'overwrite':
+        this.channelStep(step.k, w.guilds[step.g]!, step.c, step.n);
+        return;
+      case 'tcreate':
+      case 'tupdate':
+      case 'tdelete':
+      case 'tsync':
+        this.threadStep(step.k, w.guilds[step.g]!, step.c, step.n);
+        return;
+    }
+  }
+
+  private channelStep(k: 'ccreate' | 'cupdate' | 'cdelete' | 'overwrite', g: TruthGuild, c: number, n: number): void {
+    if (!g.available) return;
+    const w = this.world;
+    const id = channelIdOf(g.index, c);
+    const ch = g.channels.get(id);
+    const send = (t: string, d: Record<string, unknown>): void => {
+      if (g.botIn) this.deliver(g.shard, t, d);
+    };
+    switch (k) {
+      case 'ccreate': {
+        if (ch) return;
+        const category = n % 5 === 0;
+        const parent = !category && n % 2 === 1 && g.channels.get(channelIdOf(g.index, 0))?.type === 4 ? channelIdOf(g.index, 0) : null;
+        g.channels.set(id, { type: category ? 4 : 0, name: `ch ${c}`, parentId: parent, position: n % 7, overwrites: new Map() });
+        send('CHANNEL_CREATE', w.channelObject(g, id, true));
+        return;
+      }
+      case 'cupdate': {
+        if (!ch) return;
+        ch.name = `ch ${c} v${n % 11}`;
+        ch.position = n % 7;
+        const categories = [...g.channels].filter(([cid, x]) => x.type === 4 && cid !== id).map(([cid]) => cid);
+        if (ch.type === 0) ch.parentId = n % 3 === 0 || categories.length === 0 ? null : categories[n % categories.length]!;
+        send('CHANNEL_UPDATE', w.channelObject(g, id, true));
+        return;
+      }
+      case 'cdelete': {
+        if (!ch) return;
+        const object = w.channelObject(g, id, true);
+        g.channels.delete(id);
+        for (const [tid, t] of [...g.threads]) if (t.parentId === id) g.threads.delete(tid);
+        send('CHANNEL_DELETE', object);
+        // The service moves a deleted category's channels out of it.
+        for (const [cid, x] of g.channels) {
+          if (x.parentId !== id) continue;
+          x.parentId = null;
+          send('CHANNEL_UPDATE', w.channelObject(g, cid, true));
+        }
+        return;
+      }
+      case 'overwrite': {
+        if (!ch) return;
+        const targets: Array<[string, number]> = [[g.id, 0], ...[...g.roles.keys()].map((r): [string, number] => [r, 0]), [userIdOf(n % USER_COUNT), 1]];
+        const [target, type] = targets[(n >> 3) % targets.length]!;
+        if (n % 4 === 0) ch.overwrites.delete(target);
+        else ch.overwrites.set(target, { type, allow: bitsOf(n >> 5), deny: bitsOf(n >> 10) & ~bitsOf(n >> 5) });
+        send('CHANNEL_UPDATE', w.channelObject(g, id, true));
+        return;
+      }
+    }
+  }
+
+  private threadStep(k: 'tcreate' | 'tupdate' | 'tdelete' | 'tsync', g: TruthGuild, t: number, n: number): void {
+    if (!g.available) return;
+    const w = this.world;
+    const id = threadIdOf(g.index, t);
+    const thread = g.threads.get(id);
+    const texts = [...g.channels].filter(([, x]) => x.type === 0).map(([cid]) => cid);
+    const send = (name: string, d: Record<string, unknown>): void => {
+      if (g.botIn) this.deliver(g.shard, name, d);
+    };
+    switch (k) {
+      case 'tcreate': {
+        if (thread || texts.length === 0) return;
+        g.threads.set(id, { parentId: texts[n % texts.length]!, name: `thread ${t}`, archived: false, locked: false });
+        send('THREAD_CREATE', { ...w.threadObject(g, id, true), newly_created: true });
+        return;
+      }
+      case 'tupdate': {
+        if (!thread) return;
+        thread.archived = n % 3 === 0 ? !thread.archived : thread.archived;
+        thread.locked = n % 5 === 0;
+        thread.name = `thread ${t} v${n % 7}`;
+        send('THREAD_UPDATE', w.threadObject(g, id, true));
+        return;
+      }
+      case 'tdelete': {
+        if (!thread) return;
+        g.threads.delete(id);
+        send('THREAD_DELETE', { id, guild_id: g.id, parent_id: thread.parentId, type: 11 });
+        return;
+      }
+      case 'tsync': {
+        const all = n % 3 === 0;
+        const parents = all ? [...g.channels.keys()] : texts.filter((_, i) => ((n >> i) & 1) === 1);
+        const active = [...g.threads].filter(([, x]) => !x.archived && parents.includes(x.parentId)).map(([tid]) => w.threadObject(g, tid, false));
+        send('THREAD_LIST_SYNC', { guild_id: g.id, ...(all ? {} : { channel_ids: parents }), threads: active, members: [] });
+        return;
+      }
     }
   }
 
@@ -411,6 +535,8 @@ export class ModelRun {
 
   private touchGuild(id: string): void {
     this.touched.guilds.add(id);
+    this.touched.channels.add(id);
+    this.touched.channelIds.add(`${id}/*`);
     for (const u of this.model.guilds.get(id)?.members.keys() ?? []) this.touched.members.add(`${id}/${u}`);
   }
 
@@ -468,12 +594,83 @@ export class ModelRun {
     }
   }
 
+  /**
+   * Channels and threads of a guild; by id too (the index) for `byId` (every id the world may use when '*'), where
+   * ids the model lacks must read as absent.
+   */
+  private async compareChannels(gid: string, byIdKeys: ReadonlySet<string> = new Set([`${gid}/*`])): Promise<void> {
+    const g = this.model.guilds.get(gid);
+    const channelView = (c: ChannelView): unknown => ({
+      id: c.id,
+      type: c.type,
+      name: c.name,
+      parentId: c.parentId,
+      position: c.position,
+      overwrites: c.permissionOverwrites.map((o) => `${o.id}:${o.type}:${o.allow}:${o.deny}`).sort(),
+    });
+    const threadView = (c: ChannelView): unknown => ({ id: c.id, parentId: c.parentId, name: c.name, archived: c.thread?.archived, locked: c.thread?.locked });
+    const wantChannels = g
+      ? [...g.channels]
+          .sort(([a, x], [b, y]) => x.position - y.position || (BigInt(a) < BigInt(b) ? -1 : 1))
+          .map(([id, c]) => ({ id, type: c.type, name: c.name, parentId: c.parentId, position: c.position, overwrites: c.overwrites.map((o) => `${o.id}:${o.type}:${o.allow}:${o.deny}`).sort() }))
+      : [];
+    const wantThreads = g
+      ? [...g.threads].sort(([a], [b]) => (BigInt(a) < BigInt(b) ? -1 : 1)).map(([id, t]) => ({ id, parentId: t.parentId, name: t.name, archived: t.archived, locked: t.locked }))
+      : [];
+    const [channels, threads] = await Promise.all([this.cache.getChannels(gid), this.cache.getThreads(gid)]);
+    const have = channels.map(channelView);
+    if (JSON.stringify(have) !== JSON.stringify(wantChannels)) this.fail(`channels of ${gid}`, have, wantChannels);
+    const haveThreads = threads.map(threadView);
+    if (JSON.stringify(haveThreads) !== JSON.stringify(wantThreads)) this.fail(`threads of ${gid}`, haveThreads, wantThreads);
+    const index = this.world.guilds.findIndex((w) => w.id === gid);
+    const ids: string[] = [];
+    if (byIdKeys.has(`${gid}/*`)) {
+      for (let c = 0; c < CHANNELS_PER_GUILD; c++) ids.push(channelIdOf(index, c));
+      for (let t = 0; t < THREADS_PER_GUILD; t++) ids.push(threadIdOf(index, t));
+    } else {
+      for (const key of byIdKeys) if (key.startsWith(`${gid}/`)) ids.push(key.slice(gid.length + 1));
+    }
+    const byId = await Promise.all(ids.map((id) => this.cache.getChannel(id)));
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      const got = byId[i];
+      const isThread = g?.threads.has(id) === true;
+      const want = isThread ? wantThreads.find((t) => t.id === id) : wantChannels.find((c) => c.id === id);
+      const view = got === undefined ? undefined : got.guildId !== gid ? { guild: got.guildId } : isThread ? threadView(got) : channelView(got);
+      if (JSON.stringify(view) !== JSON.stringify(want)) this.fail(`getChannel(${id}) of ${gid}`, view, want);
+    }
+  }
+
+  /** permissionsOf the guild's first cached member in a channel, against computePermissions over the model. */
+  private async comparePermissions(key: string): Promise<void> {
+    const [gid, cid] = key.split('/') as [string, string];
+    const g = this.model.guilds.get(gid);
+    const c = g?.channels.get(cid);
+    if (!g || !c || g.ownerId === null) return;
+    const everyone = g.roles.get(gid);
+    for (const uid of [...g.members.keys()].slice(0, 1)) {
+      const m = g.members.get(uid)!;
+      const roles = this.model.visibleRoles(gid, m).filter((r) => r !== gid);
+      const want =
+        everyone === undefined
+          ? undefined
+          : computePermissions(
+              { guildId: gid, ownerId: g.ownerId, userId: uid, everyone: everyone.permissions, rolePermissions: roles.map((r) => g.roles.get(r)!.permissions), roleIds: roles, timedOutUntil: null },
+              { overwrites: c.overwrites, thread: false },
+            );
+      const have = await this.cache.permissionsOf(gid, uid, cid);
+      if (have !== want) this.fail(`permissionsOf(${gid}, ${uid}, ${cid})`, have?.toString(), want?.toString());
+    }
+  }
+
   private async compareTouched(step: Step): Promise<void> {
     const x = this.touched;
     const users = x.users.size > 0 ? this.model.users() : new Set<string>();
     try {
       await Promise.all([
         ...[...x.guilds].map((g) => this.compareGuild(g)),
+        ...[...x.channels].map((g) => this.compareChannels(g, x.channelIds)),
+        ...[...x.permissions].map((p) => this.comparePermissions(p)),
         ...[...x.members].map((m) => this.compareMember(m)),
         ...[...x.users].map((u) => this.compareUser(u, users)),
         ...[...x.entitlements].map((e) => this.compareEntitlement(e)),
@@ -491,6 +688,8 @@ export class ModelRun {
     for (let i = 0; i < GUILD_COUNT; i++) {
       const id = guildIdOf(i);
       checks.push(this.compareGuild(id));
+      checks.push(this.compareChannels(id));
+      for (const c of this.model.guilds.get(id)?.channels.keys() ?? []) checks.push(this.comparePermissions(`${id}/${c}`));
       checks.push(
         (async () => {
           const got: MemberView[] = [];
@@ -522,9 +721,15 @@ export class ModelRun {
       (async () => {
         const sizes = await this.cache.sizes();
         let members = 0;
-        for (const g of this.model.guilds.values()) members += g.members.size;
-        const want = { guilds: this.model.guilds.size, members, users: users.size, entitlements: this.model.entitlements.size };
-        const have = { guilds: sizes.guilds, members: sizes.members, users: sizes.users, entitlements: sizes.entitlements };
+        let channels = 0;
+        let threads = 0;
+        for (const g of this.model.guilds.values()) {
+          members += g.members.size;
+          channels += g.channels.size;
+          threads += g.threads.size;
+        }
+        const want = { guilds: this.model.guilds.size, members, users: users.size, entitlements: this.model.entitlements.size, channels, threads };
+        const have = { guilds: sizes.guilds, members: sizes.members, users: sizes.users, entitlements: sizes.entitlements, channels: sizes.channels, threads: sizes.threads };
         if (JSON.stringify(have) !== JSON.stringify(want)) this.fail(`${when}: sizes`, have, want);
       })(),
     );
@@ -544,6 +749,21 @@ export class ModelRun {
       const truth = [...g.roles.keys()].sort();
       if (JSON.stringify(roles) !== JSON.stringify(truth)) {
         throw new ModelMismatch(`step ${this.stepIndex}: guarantee: roles of ${g.id} are ${JSON.stringify(roles)}, the truth ${JSON.stringify(truth)}`);
+      }
+      if (this.modelOptions.channels) {
+        // Channels are the truth's; threads: every active one, and nothing the truth lacks.
+        const channels = JSON.stringify([...m.channels].map(([id, c]) => [id, c.name, c.parentId, c.position, c.overwrites.map((o) => `${o.id}:${o.allow}:${o.deny}`).sort()]).sort());
+        const truthChannels = JSON.stringify(
+          [...g.channels].map(([id, c]) => [id, c.name, c.parentId, c.position, [...c.overwrites].map(([o, x]) => `${o}:${x.allow}:${x.deny}`).sort()]).sort(),
+        );
+        if (channels !== truthChannels) throw new ModelMismatch(`step ${this.stepIndex}: guarantee: channels of ${g.id} are ${channels}, the truth ${truthChannels}`);
+        for (const [tid, t] of g.threads) {
+          const mt = m.threads.get(tid);
+          if (!t.archived && (mt === undefined || mt.archived || mt.parentId !== t.parentId)) throw new ModelMismatch(`step ${this.stepIndex}: guarantee: active thread ${tid} of ${g.id} is ${JSON.stringify(mt)}`);
+        }
+        for (const tid of m.threads.keys()) {
+          if (!g.threads.has(tid)) throw new ModelMismatch(`step ${this.stepIndex}: guarantee: thread ${tid} of ${g.id} is gone in the truth`);
+        }
       }
     }
     for (const g of this.world.guilds) {
@@ -588,16 +808,16 @@ export class ModelRun {
 }
 
 function isEmpty(x: Touched): boolean {
-  return x.guilds.size + x.members.size + x.users.size + x.entitlements.size + x.holders.size === 0;
+  return x.guilds.size + x.members.size + x.users.size + x.entitlements.size + x.holders.size + x.channels.size + x.permissions.size === 0;
 }
 
 function newTouched(): Touched {
-  return { guilds: new Set(), members: new Set(), users: new Set(), entitlements: new Set(), holders: new Set() };
+  return { guilds: new Set(), channels: new Set(), channelIds: new Set(), permissions: new Set(), members: new Set(), users: new Set(), entitlements: new Set(), holders: new Set() };
 }
 
 function guildOf(t: string, d: Obj): string | null {
   if (t === 'GUILD_CREATE' || t === 'GUILD_UPDATE' || t === 'GUILD_DELETE') return d.id as string;
-  if (t.startsWith('GUILD_') || t === 'INTERACTION_CREATE') return (d.guild_id as string | undefined) ?? null;
+  if (t.startsWith('GUILD_') || t.startsWith('CHANNEL_') || t.startsWith('THREAD_') || t === 'INTERACTION_CREATE') return (d.guild_id as string | undefined) ?? null;
   return null;
 }
 
@@ -610,8 +830,8 @@ function pickRoles(g: TruthGuild, n: number): Set<string> {
   return new Set(ids.filter((_, i) => ((n >> (i % 16)) & 1) === 1));
 }
 
-function rolePayload(id: string, r: { name: string; position: number }): Obj {
-  return { id, name: r.name, position: r.position, permissions: '8', color: 0 };
+function rolePayload(id: string, r: { name: string; position: number; permissions: bigint }): Obj {
+  return { id, name: r.name, position: r.position, permissions: String(r.permissions), color: 0 };
 }
 
 export type { Dispatch };

@@ -8,6 +8,29 @@ import { shardOf } from '../../../src/cache/index.js';
 export interface ModelRole {
   name: string;
   position: number;
+  permissions: bigint;
+}
+
+export interface ModelOverwrite {
+  id: string;
+  type: number;
+  allow: bigint;
+  deny: bigint;
+}
+
+export interface ModelChannel {
+  type: number;
+  name: string | null;
+  parentId: string | null;
+  position: number;
+  overwrites: ModelOverwrite[];
+}
+
+export interface ModelThread {
+  parentId: string | null;
+  name: string | null;
+  archived: boolean;
+  locked: boolean;
 }
 
 export interface ModelMember {
@@ -26,6 +49,9 @@ export interface ModelGuild {
   transitions: Map<string, 0 | 1>;
   epoch: number;
   sync: { token: object; seen: Set<string> } | null;
+  ownerId: string | null;
+  channels: Map<string, ModelChannel>;
+  threads: Map<string, ModelThread>;
 }
 
 export interface ModelEntitlement {
@@ -38,6 +64,7 @@ export interface ModelOptions {
   /** 0 = no cap. */
   cap: number;
   members: boolean;
+  channels: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -74,6 +101,15 @@ export class ModelCache {
         const g = this.guild(id);
         g.unavailable = false;
         g.name = d.name as string;
+        g.ownerId = d.owner_id as string;
+        if (this.options.channels) {
+          if (Array.isArray(d.channels)) {
+            const listed = new Map((d.channels as Obj[]).map((c) => [c.id as string, channelOf(c)]));
+            for (const cid of g.channels.keys()) if (!listed.has(cid)) this.dropThreadsOf(g, cid);
+            g.channels = listed;
+          }
+          if (Array.isArray(d.threads)) g.threads = new Map((d.threads as Obj[]).map((t) => [t.id as string, threadOf(t)]));
+        }
         const members = d.members as Obj[];
         const complete = baseline && this.options.members && members.length === d.member_count;
         if (baseline) {
@@ -95,6 +131,7 @@ export class ModelCache {
         const g = this.guild(d.id as string);
         g.unavailable = false;
         g.name = d.name as string;
+        g.ownerId = d.owner_id as string;
         this.setRoles(g, d.id as string, d.roles as Obj[]);
         return;
       }
@@ -126,7 +163,7 @@ export class ModelCache {
       case 'GUILD_ROLE_UPDATE': {
         const g = this.guilds.get(d.guild_id as string);
         const r = d.role as Obj;
-        if (g) g.roles.set(r.id as string, { name: r.name as string, position: r.position as number });
+        if (g) g.roles.set(r.id as string, { name: r.name as string, position: r.position as number, permissions: BigInt(r.permissions as string) });
         return;
       }
       case 'GUILD_ROLE_DELETE': {
@@ -135,6 +172,42 @@ export class ModelCache {
         g.roles.delete(d.role_id as string);
         // Numbers are released, so an id a member carries is forgotten with the role (memory backend).
         for (const m of g.members.values()) m.roles = m.roles.filter((r) => r !== d.role_id);
+        return;
+      }
+      case 'CHANNEL_CREATE':
+      case 'CHANNEL_UPDATE': {
+        const g = this.options.channels ? this.guilds.get(d.guild_id as string) : undefined;
+        if (g) g.channels.set(d.id as string, channelOf(d));
+        return;
+      }
+      case 'CHANNEL_DELETE': {
+        const g = this.options.channels ? this.guilds.get(d.guild_id as string) : undefined;
+        if (!g) return;
+        // Its threads go, also when the channel is not known (a replay may bring back one created before).
+        g.channels.delete(d.id as string);
+        this.dropThreadsOf(g, d.id as string);
+        return;
+      }
+      case 'THREAD_CREATE':
+      case 'THREAD_UPDATE': {
+        const g = this.options.channels ? this.guilds.get(d.guild_id as string) : undefined;
+        if (g) g.threads.set(d.id as string, threadOf(d));
+        return;
+      }
+      case 'THREAD_DELETE': {
+        const g = this.options.channels ? this.guilds.get(d.guild_id as string) : undefined;
+        g?.threads.delete(d.id as string);
+        return;
+      }
+      case 'THREAD_LIST_SYNC': {
+        const g = this.options.channels ? this.guilds.get(d.guild_id as string) : undefined;
+        if (!g) return;
+        const parents = Array.isArray(d.channel_ids) ? new Set(d.channel_ids as string[]) : null;
+        const listed = new Map((d.threads as Obj[]).map((t) => [t.id as string, threadOf(t)]));
+        for (const [tid, t] of [...g.threads]) {
+          if (!t.archived && !listed.has(tid) && (parents === null || (t.parentId !== null && parents.has(t.parentId)))) g.threads.delete(tid);
+        }
+        for (const [tid, t] of listed) g.threads.set(tid, t);
         return;
       }
       case 'ENTITLEMENT_CREATE':
@@ -215,15 +288,20 @@ export class ModelCache {
   private guild(id: string): ModelGuild {
     let g = this.guilds.get(id);
     if (!g) {
-      g = { name: null, unavailable: true, count: null, roles: new Map(), members: new Map(), transitions: new Map(), epoch: 0, sync: null };
+      g = { name: null, unavailable: true, count: null, roles: new Map(), members: new Map(), transitions: new Map(), epoch: 0, sync: null, ownerId: null, channels: new Map(), threads: new Map() };
       this.guilds.set(id, g);
     }
     return g;
   }
 
+  /** A channel's threads go with it. */
+  private dropThreadsOf(g: ModelGuild, channelId: string): void {
+    for (const [tid, t] of [...g.threads]) if (t.parentId === channelId) g.threads.delete(tid);
+  }
+
   private setRoles(g: ModelGuild, guildId: string, roles: Obj[]): void {
     g.roles.clear();
-    for (const r of roles) g.roles.set(r.id as string, { name: r.name as string, position: r.position as number });
+    for (const r of roles) g.roles.set(r.id as string, { name: r.name as string, position: r.position as number, permissions: BigInt(r.permissions as string) });
     for (const m of g.members.values()) m.roles = m.roles.filter((r) => g.roles.has(r) || r === guildId);
   }
 
@@ -265,4 +343,19 @@ export class ModelCache {
     this.entitlements.set(id, { skuId: d.sku_id as string, userId: d.user_id as string, endsAt });
     if (stamped) this.stamps.set(id, ++this.clock);
   }
+}
+
+function channelOf(c: Obj): ModelChannel {
+  return {
+    type: c.type as number,
+    name: (c.name as string | undefined) ?? null,
+    parentId: (c.parent_id as string | null | undefined) ?? null,
+    position: (c.position as number | undefined) ?? 0,
+    overwrites: ((c.permission_overwrites as Obj[] | undefined) ?? []).map((o) => ({ id: o.id as string, type: o.type as number, allow: BigInt(o.allow as string), deny: BigInt(o.deny as string) })),
+  };
+}
+
+function threadOf(t: Obj): ModelThread {
+  const meta = (t.thread_metadata as Obj | undefined) ?? {};
+  return { parentId: (t.parent_id as string | null | undefined) ?? null, name: (t.name as string | undefined) ?? null, archived: meta.archived === true, locked: meta.locked === true };
 }

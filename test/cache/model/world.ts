@@ -29,6 +29,23 @@ export function entitlementIdOf(i: number): string {
 export function roleIdOf(n: number): string {
   return `4000000000000${String(n).padStart(5, '0')}`;
 }
+/** Channel `c` (0-7) of guild `g`; threads are numbered from 8 (so a thread id is never a channel id). */
+export function channelIdOf(g: number, c: number): string {
+  return `80000000000000${String(g).padStart(2, '0')}${String(c).padStart(2, '0')}`;
+}
+export const CHANNELS_PER_GUILD = 6;
+export const THREADS_PER_GUILD = 6;
+export function threadIdOf(g: number, t: number): string {
+  return channelIdOf(g, 8 + t);
+}
+
+/** Permission bits the model's roles and overwrites use (view, send, embed, manage messages, pin, bypass slowmode). */
+export const BITS = [1n << 10n, 1n << 11n, 1n << 14n, 1n << 13n, 1n << 51n, 1n << 52n] as const;
+export function bitsOf(n: number): bigint {
+  let v = 0n;
+  for (let i = 0; i < BITS.length; i++) if (((n >> i) & 1) === 1) v |= BITS[i]!;
+  return v;
+}
 
 export type Step =
   | { k: 'join' | 'leave' | 'mupd'; g: number; u: number; n: number }
@@ -43,7 +60,8 @@ export type Step =
   | { k: 'disconnect' | 'resume' | 'fresh'; s: number }
   | { k: 'restart'; n: number }
   | { k: 'sync'; g: number; u: number; n: number }
-  | { k: 'seed'; e: number; u: number; n: number };
+  | { k: 'seed'; e: number; u: number; n: number }
+  | { k: 'ccreate' | 'cupdate' | 'cdelete' | 'overwrite' | 'tcreate' | 'tupdate' | 'tdelete' | 'tsync'; g: number; c: number; n: number };
 
 /** mulberry32: a small seeded PRNG. */
 export function prng(seed: number): () => number {
@@ -80,6 +98,14 @@ const WEIGHTS: Array<[Step['k'], number]> = [
   ['restart', 1],
   ['sync', 3],
   ['seed', 2],
+  ['ccreate', 3],
+  ['cupdate', 3],
+  ['cdelete', 2],
+  ['overwrite', 5],
+  ['tcreate', 3],
+  ['tupdate', 3],
+  ['tdelete', 2],
+  ['tsync', 2],
 ];
 const TOTAL_WEIGHT = WEIGHTS.reduce((a, [, w]) => a + w, 0);
 
@@ -144,6 +170,18 @@ export function generateSteps(seed: number, count: number): Step[] {
       case 'restart':
         steps.push({ k: kind, n });
         break;
+      case 'ccreate':
+      case 'cupdate':
+      case 'cdelete':
+      case 'overwrite':
+        steps.push({ k: kind, g, c: int(CHANNELS_PER_GUILD), n });
+        break;
+      case 'tcreate':
+      case 'tupdate':
+      case 'tdelete':
+      case 'tsync':
+        steps.push({ k: kind, g, c: int(THREADS_PER_GUILD), n });
+        break;
     }
   }
   return steps;
@@ -154,14 +192,39 @@ export interface TruthMember {
   nick: string | null;
 }
 
+export interface TruthOverwrite {
+  type: number;
+  allow: bigint;
+  deny: bigint;
+}
+
+export interface TruthChannel {
+  /** 0 text, 4 category. */
+  type: number;
+  name: string;
+  parentId: string | null;
+  position: number;
+  overwrites: Map<string, TruthOverwrite>;
+}
+
+export interface TruthThread {
+  parentId: string;
+  name: string;
+  archived: boolean;
+  locked: boolean;
+}
+
 export interface TruthGuild {
   readonly id: string;
+  readonly index: number;
   readonly shard: number;
   name: string;
   botIn: boolean;
   available: boolean;
-  roles: Map<string, { name: string; position: number }>;
+  roles: Map<string, { name: string; position: number; permissions: bigint }>;
   members: Map<string, TruthMember>;
+  channels: Map<string, TruthChannel>;
+  threads: Map<string, TruthThread>;
 }
 
 export interface TruthEntitlement {
@@ -197,8 +260,15 @@ export class World {
     const rand = prng(7);
     for (let i = 0; i < GUILD_COUNT; i++) {
       const id = guildIdOf(i);
-      const g: TruthGuild = { id, shard: i % SHARDS, name: `guild ${i}`, botIn: i < 4, available: true, roles: new Map(), members: new Map() };
-      for (let r = 0; r < 3; r++) g.roles.set(roleIdOf(i * 10 + r), { name: `role ${r}`, position: r + 1 });
+      const g: TruthGuild = { id, index: i, shard: i % SHARDS, name: `guild ${i}`, botIn: i < 4, available: true, roles: new Map(), members: new Map(), channels: new Map(), threads: new Map() };
+      for (let r = 0; r < 3; r++) g.roles.set(roleIdOf(i * 10 + r), { name: `role ${r}`, position: r + 1, permissions: bitsOf(Math.floor(rand() * 64)) });
+      g.channels.set(channelIdOf(i, 0), { type: 4, name: 'category', parentId: null, position: 0, overwrites: new Map() });
+      for (let c = 1; c < 3; c++) {
+        const overwrites = new Map<string, TruthOverwrite>();
+        if (rand() < 0.5) overwrites.set(id, { type: 0, allow: 0n, deny: bitsOf(Math.floor(rand() * 64)) });
+        g.channels.set(channelIdOf(i, c), { type: 0, name: `channel ${c}`, parentId: channelIdOf(i, 0), position: c, overwrites });
+      }
+      g.threads.set(threadIdOf(i, 0), { parentId: channelIdOf(i, 1), name: 'thread 0', archived: false, locked: false });
       const roleIds = [...g.roles.keys()];
       for (let u = 0; u < USER_COUNT; u++) {
         if (rand() < 0.4) g.members.set(userIdOf(u), { roles: new Set(roleIds.filter(() => rand() < 0.4)), nick: rand() < 0.3 ? `nick ${u}` : null });
@@ -227,9 +297,37 @@ export class World {
   }
 
   rolesPayload(g: TruthGuild): Obj[] {
-    const out: Obj[] = [{ id: g.id, name: '@everyone', position: 0, permissions: '0', color: 0 }];
-    for (const [id, r] of g.roles) out.push({ id, name: r.name, position: r.position, permissions: '8', color: 0 });
+    const out: Obj[] = [{ id: g.id, name: '@everyone', position: 0, permissions: String(BITS[0]), color: 0 }];
+    for (const [id, r] of g.roles) out.push({ id, name: r.name, position: r.position, permissions: String(r.permissions), color: 0 });
     return out;
+  }
+
+  channelObject(g: TruthGuild, id: string, withGuild: boolean): Obj {
+    const c = g.channels.get(id)!;
+    return {
+      id,
+      type: c.type,
+      name: c.name,
+      position: c.position,
+      parent_id: c.parentId,
+      nsfw: false,
+      rate_limit_per_user: 0,
+      permission_overwrites: [...c.overwrites].map(([target, o]) => ({ id: target, type: o.type, allow: String(o.allow), deny: String(o.deny) })),
+      ...(withGuild ? { guild_id: g.id } : {}),
+    };
+  }
+
+  threadObject(g: TruthGuild, id: string, withGuild: boolean): Obj {
+    const t = g.threads.get(id)!;
+    return {
+      id,
+      type: 11,
+      name: t.name,
+      parent_id: t.parentId,
+      owner_id: userIdOf(1),
+      thread_metadata: { archived: t.archived, locked: t.locked, auto_archive_duration: 1440, archive_timestamp: '2024-01-01T00:00:00.000000+00:00' },
+      ...(withGuild ? { guild_id: g.id } : {}),
+    };
   }
 
   memberObject(g: TruthGuild, userId: string): Obj {
@@ -249,6 +347,9 @@ export class World {
       member_count: g.members.size,
       roles: this.rolesPayload(g),
       members: listed.map((u) => this.memberObject(g, u)),
+      channels: [...g.channels.keys()].map((id) => this.channelObject(g, id, false)),
+      // Active threads only (reference §11.4).
+      threads: [...g.threads].filter(([, t]) => !t.archived).map(([id]) => this.threadObject(g, id, false)),
     };
   }
 

@@ -20,6 +20,8 @@ export interface RecordedRequest {
   /** performance.now() at arrival (same clock as the client when in the same process). */
   at: number;
   status: number;
+  /** X-RateLimit-Scope of a 429 ('user', 'global', 'shared'), null otherwise. */
+  scope: string | null;
 }
 
 export interface BucketRule {
@@ -121,10 +123,12 @@ export class FakeApi {
         body: Buffer.concat(chunks).toString('utf8'),
         at: performance.now(),
         status: 0,
+        scope: null,
       };
       this.requests.push(rec);
       const answer = this.decide(rec);
       rec.status = answer.destroy ? 0 : answer.status;
+      rec.scope = answer.status === 429 ? (answer.headers?.['x-ratelimit-scope'] ?? null) : null;
       const send = (): void => {
         if (answer.destroy) {
           req.socket.destroy();
