@@ -12,13 +12,17 @@
  *   npm run bench -- cache        only those whose path contains "cache"
  *   npm run bench -- rest-shared  the cost of a request under the shared (Redis) REST limits beside the per-process ones
  *   npm run bench -- --quick      small workloads (flags starting with -- are passed to every benchmark)
+ *   npm run bench -- --no-record  leave docs/performance-results.md as it is
  *
- * A benchmark that exits non-zero makes the run exit 1 after the others have run.
+ * A benchmark that exits non-zero makes the run exit 1 after the others have run. Each benchmark's report, as it
+ * printed it, replaces that benchmark's section of docs/performance-results.md (bench/lib/results-file.ts), with
+ * the command, commit, machine and load; except with --quick or --no-record, or when the benchmark failed.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { currentCommit, currentLoad, recordResults, resultsFile } from './lib/results-file.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -36,7 +40,9 @@ function findBenches(dir: string, depth = 0): string[] {
 
 const args = process.argv.slice(2);
 const filters = args.filter((a) => !a.startsWith('--'));
-const passThrough = args.filter((a) => a.startsWith('--'));
+const passThrough = args.filter((a) => a.startsWith('--') && a !== '--no-record');
+const record = !args.includes('--no-record') && !args.includes('--quick');
+const root = join(here, '..');
 const PRODUCT_PATH = 'ingest.bench.ts';
 const benches = findBenches(here)
   .filter((file) => filters.length === 0 || filters.some((f) => relative(here, file).includes(f)))
@@ -47,18 +53,44 @@ if (benches.length === 0) {
   process.exit(1);
 }
 
+/** Run one benchmark in a process of its own, its output passed through and kept. */
+function runBench(file: string): Promise<{ status: number | null; signal: string | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--expose-gc', '--conditions=gatehouse-source', '--import', 'tsx', file, ...passThrough], {
+      stdio: ['inherit', 'pipe', 'inherit'],
+      env: process.env,
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      output += chunk.toString();
+    });
+    // Each benchmark bounds itself; this only stops one that hangs.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15 * 60_000);
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, output });
+    });
+  });
+}
+
 const failed: string[] = [];
 const started = Date.now();
 for (const file of benches) {
   const name = relative(here, file);
   console.log(`\n# ${name}${name === PRODUCT_PATH ? ' (the product path)' : ' (a part)'}`);
-  const result = spawnSync(process.execPath, ['--expose-gc', '--conditions=gatehouse-source', '--import', 'tsx', file, ...passThrough], {
-    stdio: 'inherit',
-    env: process.env,
-    // Each benchmark bounds itself; this only stops one that hangs.
-    timeout: 15 * 60_000,
-  });
-  if (result.status !== 0) failed.push(`${name} (${result.error?.message ?? `exit ${String(result.status ?? result.signal)}`})`);
+  const facts = { startedAt: new Date(), loadBefore: currentLoad(), commit: currentCommit(root) };
+  const result = await runBench(file);
+  if (result.status !== 0) {
+    failed.push(`${name} (exit ${String(result.status ?? result.signal)})`);
+    continue;
+  }
+  if (record) {
+    const command = `npm run bench -- ${[name.replace(/\.bench\.ts$/, ''), ...passThrough].join(' ')}`;
+    const seconds = (Date.now() - facts.startedAt.getTime()) / 1000;
+    recordResults(resultsFile(root), name, { ...facts, command, seconds, loadAfter: currentLoad() }, result.output);
+    console.log(`(report recorded in ${relative(process.cwd(), resultsFile(root)) || 'docs/performance-results.md'})`);
+  }
 }
 console.log(`\n${benches.length - failed.length}/${benches.length} benchmarks finished in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 if (failed.length > 0) {

@@ -1,6 +1,6 @@
 /**
- * Whether a member may use an application command in a channel, and why: command permissions v2 (spec §2.7),
- * in the order the platform documents (docs/protocol.md §15.6):
+ * Whether a member may use an application command in a channel, and why: command permissions v2 (protocol §S2.7),
+ * in the order the platform documents (protocol §15.6):
  *
  * 0. Administrators (and the owner, who has every permission) can use every command.
  * 1. Channel checks. The command's own setting for the channel (for a thread: the thread, else its parent
@@ -20,7 +20,7 @@
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { permissionNames } from './permissions.js';
 
-/** One command permission overwrite (spec §2.7 "Command permission"). */
+/** One command permission overwrite (protocol §S2.7 "Command permission"). */
 export interface CommandPermissionEntry {
   /** A role, user or channel id, or a constant (@everyone = guild id, All Channels = guild id - 1). */
   readonly id: string;
@@ -86,7 +86,7 @@ export interface CommandAccess {
   readonly message: string;
 }
 
-/** All Channels: the guild id minus one (spec §2.7 constants). */
+/** All Channels: the guild id minus one (protocol §S2.7 constants). */
 export function allChannelsId(guildId: string): string {
   return (BigInt(guildId) - 1n).toString();
 }

@@ -1,7 +1,7 @@
 import { GatewayIntentBits } from 'discord-api-types/v10';
 
 /**
- * Gateway intent bits (reference §9), values from the wire-types dependency. The SCREAMING_CASE names are kept
+ * Gateway intent bits (protocol §9), values from the wire-types dependency. The SCREAMING_CASE names are kept
  * because configuration and plugins name intents this way (the documentation's spelling); the package's enum
  * also carries deprecated aliases (GuildBans, GuildEmojisAndStickers) that configuration does not accept.
  */

@@ -1,5 +1,5 @@
 /**
- * Channel and guild permissions of a member, as the service computes them (docs/protocol.md §12.6, README
+ * Channel and guild permissions of a member, as the service computes them (protocol §12.6, docs/cache.md
  * "Permissions and command access"): BigInt bit sets, so every bit up to 63 is exact (PIN_MESSAGES 1 << 51
  * and BYPASS_SLOWMODE 1 << 52 are past what a JavaScript number holds exactly).
  *

@@ -1,10 +1,10 @@
-/** Snowflake helpers (reference §1). IDs travel as decimal strings; arithmetic needs BigInt. */
+/** Snowflake helpers (protocol §1). IDs travel as decimal strings; arithmetic needs BigInt. */
 
 export const DISCORD_EPOCH_MS = 1_420_070_400_000;
 
 export type Snowflake = string;
 
-/** 2^64 - 1: an id is an unsigned 64-bit integer (reference §1). */
+/** 2^64 - 1: an id is an unsigned 64-bit integer (protocol §1). */
 export const MAX_SNOWFLAKE = '18446744073709551615';
 
 /** How the rule reads in error messages. */
@@ -22,7 +22,7 @@ const discarded: SnowflakeHalves = { hi: 0, lo: 0 };
 
 /**
  * The one rule for an id read from outside, in every layer: the canonical decimal form of an unsigned
- * 64-bit integer. "0" is an id (pagination's "beginning of time", reference §1); "0123" is not, because the
+ * 64-bit integer. "0" is an id (pagination's "beginning of time", protocol §1); "0123" is not, because the
  * same id would then have two spellings and a Map keyed by id would hold it twice.
  *
  * The check and the split are one pass, allocation-free: the cache runs it on every id of every event and

@@ -1,5 +1,5 @@
 /**
- * Channel, thread and voice-state payloads as the cache reads them (docs/protocol.md §11.16): shape checks that
+ * Channel, thread and voice-state payloads as the cache reads them (protocol §11.16): shape checks that
  * name the field path of a problem, and the fields both backends keep, parsed once (ids checked, overwrite bit sets
  * as BigInt, timestamps as ms).
  *

@@ -3,7 +3,7 @@ import type { EntitlementView } from './types.js';
 /**
  * Whether an entitlement grants its SKU at `at` (ms since the epoch).
  *
- * Spec §3: a subscription entitlement is ongoing while `ends_at` is null and ended once it is set and
+ * Protocol §S3: a subscription entitlement is ongoing while `ends_at` is null and ended once it is set and
  * passed; a cancellation changes nothing here (the entitlement stays ongoing until the service sets
  * `ends_at`). So: not deleted, started (`starts_at` null or <= at), not ended (`ends_at` null or > at).
  *

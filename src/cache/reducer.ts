@@ -3,7 +3,7 @@
  * relies on (ids are snowflakes, lists are lists) and calls the backend's sink with the payload's own
  * objects; the sink copies the fields it keeps and retains nothing else. A payload that is not what the
  * protocol says is rejected with a reason naming the field path (`members[2].user.id: expected a snowflake
- * string, got number`). Event semantics (reference §11):
+ * string, got number`). Event semantics (protocol §11):
  *
  * - READY lists every guild of its shard (`shard: [id, count]`; without it the session has every guild):
  *   the listed ones are unavailable until their GUILD_CREATE, and cached guilds of that shard it does not
@@ -35,7 +35,7 @@
  *   typed plugin event needs one).
  * - ENTITLEMENT_CREATE/UPDATE store the entitlement as sent (ends_at null = ongoing, set = ends then);
  *   ENTITLEMENT_DELETE drops it. INTERACTION_CREATE's `entitlements` (the invoking user's) are stored too,
- *   but never bring back a deleted entitlement nor reopen an ended one (spec §3: ongoing -> ended only).
+ *   but never bring back a deleted entitlement nor reopen an ended one (protocol §S3: ongoing -> ended only).
  */
 import type { APIEntitlement, APIGuildMember, APIRole, APIUser } from 'discord-api-types/v10';
 import type { CommandPermissionEntry } from '../api/command-access.js';

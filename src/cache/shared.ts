@@ -35,7 +35,7 @@ export interface CacheHooks {
 export const TRANSITION_WINDOW_MS = 15 * 60_000;
 export const MAX_TRANSITIONS = 10_000;
 
-/** The shard a guild's events go to: (guild_id >> 22) % shard count (reference §8.3). */
+/** The shard a guild's events go to: (guild_id >> 22) % shard count (protocol §8.3). */
 export function shardOf(guildId: string, shardCount: number): number {
   return Number((BigInt(guildId) >> 22n) % BigInt(shardCount));
 }

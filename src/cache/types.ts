@@ -85,7 +85,7 @@ export type PermissionOverwriteView = PermissionOverwrite;
 /** What a thread carries beyond a channel (the thread_metadata object, and its creator). */
 export interface ThreadMetadataView {
   readonly archived: boolean;
-  /** Only members with MANAGE_THREADS can unarchive it, send or edit in it (spec §3, thread state). */
+  /** Only members with MANAGE_THREADS can unarchive it, send or edit in it (protocol §S3, thread state). */
   readonly locked: boolean;
   /** The user who created it (`owner_id`). */
   readonly ownerId: Snowflake | null;
@@ -132,7 +132,7 @@ export interface VoiceStateView {
 }
 
 /**
- * A guild's command permission settings (spec §2.7) as the cache keeps them: per command id, or the application
+ * A guild's command permission settings (protocol §S2.7) as the cache keeps them: per command id, or the application
  * id for the application-wide ones. `loaded`: the guild's full list was read from REST (GET
  * /applications/{application.id}/guilds/{guild.id}/commands/permissions) since the guild last became available;
  * until then only what APPLICATION_COMMAND_PERMISSIONS_UPDATE events brought is here, which is not the whole.
@@ -158,10 +158,10 @@ export interface EntitlementView {
   readonly applicationId: Snowflake | null;
   readonly userId: Snowflake | null;
   readonly guildId: Snowflake | null;
-  /** 1 PURCHASE, 2 PREMIUM_SUBSCRIPTION, 3 DEVELOPER_GIFT, 4 TEST_MODE_PURCHASE, ... (reference §13.1). */
+  /** 1 PURCHASE, 2 PREMIUM_SUBSCRIPTION, 3 DEVELOPER_GIFT, 4 TEST_MODE_PURCHASE, ... (protocol §13.1). */
   readonly type: number;
   readonly startsAt: number | null;
-  /** Null while ongoing; set once the entitlement ends (spec §3). */
+  /** Null while ongoing; set once the entitlement ends (protocol §S3). */
   readonly endsAt: number | null;
   readonly deleted: boolean;
   readonly consumed: boolean;

@@ -1,5 +1,5 @@
 /**
- * gatehouse reshard [--shards N] [--url URL]: ask a running bot to reshard live (README "Resharding"). It posts
+ * gatehouse reshard [--shards N] [--url URL]: ask a running bot to reshard live (docs/cluster.md "Resharding"). It posts
  * to the bot's ops port (POST /reshard, answered on loopback only); in cluster mode any process of the bot
  * will do, every process takes part. Without --shards the bot takes GET /gateway/bot's recommendation.
  */

@@ -220,7 +220,7 @@ export function permissions(args: string[], io: CliIo): Promise<number> {
     const globalCommands = await admin<Array<{ id: string; name: string; type?: number }>>(target, 'GET', '/commands');
     const command = guildCommands.find(matches) ?? globalCommands.find(matches);
     if (command === undefined) throw new AdminError(404, `no command '${name!}' is registered globally or in guild ${guildId}`);
-    // Editing permissions takes a user's bearer token (spec §5 rule 3): the guild owner's, as the sandbox issues it.
+    // Editing permissions takes a user's bearer token (protocol §S5): the guild owner's, as the sandbox issues it.
     const info = await admin<{ restUrl: string; applicationId: string }>(target, 'GET', '');
     const { access_token: token } = await admin<{ access_token: string }>(target, 'POST', '/oauth2/tokens', { scopes: ['applications.commands.permissions.update'] });
     const res = await fetch(`${info.restUrl}/applications/${info.applicationId}/guilds/${guildId}/commands/${command.id}/permissions`, {

@@ -1,5 +1,5 @@
 /**
- * The daily session-start budget of a bot (session_start_limit, reference §8.2) kept in Redis for every
+ * The daily session-start budget of a bot (session_start_limit, protocol §8.2) kept in Redis for every
  * process: an IDENTIFY of any shard in any process takes one, atomically, and the one that would leave fewer
  * than the reserve is refused (IdentifyBudgetExhaustedError: the shard stops, loudly) instead. Counted per
  * process, N processes could together spend N times what is left and get the token reset.

@@ -1,5 +1,5 @@
 /**
- * The identify queue shared by every process of a bot (reference §8.2): one IDENTIFY per bucket
+ * The identify queue shared by every process of a bot (protocol §8.2): one IDENTIFY per bucket
  * (`shard_id % max_concurrency`) per window, counted on the Redis server's clock, whichever process sends it.
  *
  * Taking a slot is one atomic script call (IDENTIFY_SLOT in scripts.ts): "if the bucket's next-allowed time

@@ -1,6 +1,6 @@
 /**
  * Shard sessions in Redis, so the process that runs a shard next RESUMEs it instead of identifying
- * (reference §7.4, §7.7): session_id, the seq of the last dispatch delivered, resume_gateway_url.
+ * (protocol §7.4, §7.7): session_id, the seq of the last dispatch delivered, resume_gateway_url.
  *
  * Freshness. A process that is SIGKILLed never calls save(), so the store is also written while shards run:
  * `checkpoint()` (the coordinator calls it every `checkpointMs`, one pipelined round trip for all shards,

@@ -10,7 +10,7 @@ import {
   InteractionContextType,
 } from 'discord-api-types/v10';
 
-// Values from the wire-types dependency; the SCREAMING_CASE keys are the spec's names (sections 2.1-2.6), which
+// Values from the wire-types dependency; the SCREAMING_CASE keys are the spec's names (protocol §S2.1-§S2.6), which
 // every rule and message here reads and which plugins see in problems.
 export const CommandType = {
   CHAT_INPUT: ApplicationCommandType.ChatInput,
@@ -80,20 +80,20 @@ export const LIMITS = {
   /** NUMBER options: any double from -2^53 to 2^53. */
   numberMin: -(2 ** 53),
   numberMax: 2 ** 53,
-  /** Not in the spec; from the reference (file_types on ATTACHMENT options). */
+  /** Not in the spec; from the public documentation (protocol §15.2: file_types on ATTACHMENT options). */
   fileTypesMax: 10,
 } as const;
 
-/** Commands per type per scope (spec 8): same counts in a guild, except no entry point there. */
+/** Commands per type per scope (protocol §S8): same counts in a guild, except no entry point there. */
 export const SCOPE_LIMITS: Readonly<Record<'global' | 'guild', Readonly<Record<number, number>>>> = {
   global: { 1: 100, 2: 15, 3: 15, 4: 1 },
   guild: { 1: 100, 2: 15, 3: 15, 4: 0 },
 };
 
-/** Daily command creates per scope (spec 8: 200 per day per guild; the global list has the same budget). */
+/** Daily command creates per scope (protocol §S8: 200 per day per guild; the global list has the same budget). */
 export const DAILY_CREATES = 200;
 
-/** The locales of the reference's list (discord-protocol.md 15.3); localization keys must be one of these. */
+/** The locales of the service (protocol §15.3); localization keys must be one of these. */
 export const LOCALES: ReadonlySet<string> = new Set([
   'id', 'da', 'de', 'en-GB', 'en-US', 'es-ES', 'es-419', 'fr', 'hr', 'it', 'lt', 'hu', 'nl', 'no', 'pl', 'pt-BR',
   'ro', 'fi', 'sv-SE', 'vi', 'tr', 'cs', 'el', 'bg', 'ru', 'uk', 'hi', 'th', 'zh-CN', 'ja', 'zh-TW', 'ko',
@@ -104,5 +104,5 @@ export const CHANNEL_TYPES: ReadonlySet<number> = new Set(
   Object.values(ChannelType).filter((v): v is number => typeof v === 'number'),
 );
 
-/** The PRIMARY_ENTRY_POINT command the service creates when Activities are enabled (spec 2.6). */
+/** The PRIMARY_ENTRY_POINT command the service creates when Activities are enabled (protocol §S2.6). */
 export const DEFAULT_ENTRY_POINT_NAME = 'Launch';

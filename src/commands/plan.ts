@@ -8,7 +8,7 @@
  *   field replaces the old value whole, so e.g. all of `options` is sent when one choice changed);
  *   new -> create (POST); gone -> delete.
  * A command that only changed is never deleted and created again: deleting (or renaming) a command destroys
- * its permission overwrites (spec 2.7), and every create counts toward the 200-per-day limit.
+ * its permission overwrites (protocol §S2.7), and every create counts toward the 200-per-day limit.
  *
  * Two refinements of the (type, name) match, both turning a delete + create into one edit:
  * - Entry point: a scope holds at most one PRIMARY_ENTRY_POINT, so a local entry point is matched to the
@@ -16,7 +16,7 @@
  *   defines an entry point; a plugin's own entry point replaces it by an edit (a create would fail: max 1).
  * - Rename (option `detectRenames`, default on): a new definition and a gone command of the same type whose
  *   bodies are equal apart from name / name_localizations become one edit of the name. The rename loses the
- *   permissions either way (spec 2.7), but keeps the id, costs one write instead of two and no create.
+ *   permissions either way (protocol §S2.7), but keeps the id, costs one write instead of two and no create.
  *
  * Bulk overwrite or single calls. The bulk overwrite (PUT of the whole scope) is one request whatever the
  * number of changes, but it replaces every command of every type in the scope, and every command in it
@@ -69,7 +69,7 @@ export type CommandEditBody = RESTPatchAPIApplicationCommandJSONBody;
 
 export interface EditOp extends CommandRef {
   id: string;
-  /** Set when the edit renames the command (permissions are lost on rename, spec 2.7). */
+  /** Set when the edit renames the command (permissions are lost on rename, protocol §S2.7). */
   previousName?: string;
   fields: string[];
   changes: FieldChange[];

@@ -27,7 +27,7 @@ export function codePointLength(s: string): number {
   return count;
 }
 
-/** The spec's naming rule 1, verbatim, with the unicode flag. */
+/** The naming rule of protocol §S2.1, verbatim, with the unicode flag. */
 export const CHAT_INPUT_NAME_REGEX = /^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u;
 const NAME_CHAR = /^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]$/u;
 const NAME_CHARS = /^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]*$/u;

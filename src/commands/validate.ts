@@ -42,7 +42,7 @@ import { isObject } from '../util/is-object.js';
 
 export interface ValidateOptions {
   scope: ScopeKind;
-  /** Integration types enabled for the application; when given, commands may name only these (spec 2.3). */
+  /** Integration types enabled for the application; when given, commands may name only these (protocol §S2.3). */
   appIntegrationTypes?: readonly number[];
   /** Whether the application has Activities (EMBEDDED flag). `false` rejects `handler`; unknown by default. */
   embedded?: boolean;
@@ -167,7 +167,7 @@ class Walker {
   }
 
   /**
-   * Whether `field` is present and valid for the option type (spec 2.4); reports it when it is present but not
+   * Whether `field` is present and valid for the option type (protocol §S2.4); reports it when it is present but not
    * valid. With an unknown type only the fields' own shapes are checked.
    */
   allowed(opt: Obj, type: number | undefined, field: string, ok: boolean, types: string): boolean {
@@ -413,7 +413,7 @@ function optionsInto(w: Walker, value: unknown, level: Level, depth: number): vo
     w.segs.pop();
   }
 
-  // Nesting (spec 2.5 and 8): command > group > subcommand only; no mixing with other option types.
+  // Nesting (protocol §S2.5 and §S8): command > group > subcommand only; no mixing with other option types.
   let nested = 0;
   let plain = 0;
   for (let i = 0; i < facts.length; i++) {
@@ -524,7 +524,7 @@ function optionInto(w: Walker, opt: unknown, depth: number): OptionFacts | null 
   descSize = Math.max(descSize, descLocs.longest);
   w.size += nameSize + descSize;
 
-  // Fields per option type (spec 2.4). With an unknown type only the fields' own shapes are checked.
+  // Fields per option type (protocol §S2.4). With an unknown type only the fields' own shapes are checked.
   const isSub = type === OptionType.SUB_COMMAND;
   const isGroup = type === OptionType.SUB_COMMAND_GROUP;
   const withChoices = type === undefined || VALUE_TYPES_WITH_CHOICES.has(type);

@@ -1,5 +1,5 @@
 /**
- * What a shard does after the gateway closes its connection, per close code (reference §7.8).
+ * What a shard does after the gateway closes its connection, per close code (protocol §7.8).
  *
  * Discord's table says which codes allow reconnecting; whether to resume or start a new session is the
  * conventional reading: codes whose text says the session is gone (4003, 4007, 4009) identify anew, the
@@ -78,7 +78,7 @@ export const FATAL_CLOSE_CODES: readonly number[] = Object.freeze(
 
 /**
  * Codes the client itself closes with. Anything but 1000/1001 keeps the session resumable on the service's
- * side (reference §7.7); 4000-4999 are free for applications. Distinct codes make logs say why.
+ * side (protocol §7.7); 4000-4999 are free for applications. Distinct codes make logs say why.
  */
 export const CLIENT_CLOSE = Object.freeze({
   /** Closing for good: the session ends (the bot goes offline). */

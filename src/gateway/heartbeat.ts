@@ -1,5 +1,5 @@
 /**
- * Heartbeat scheduling for one connection (reference §7.2): the first beat after `interval * jitter`
+ * Heartbeat scheduling for one connection (protocol §7.2): the first beat after `interval * jitter`
  * (jitter uniform in [0, 1)), then one per interval (a server-requested beat restarts the interval). A beat due
  * while the previous one is still unacknowledged means the connection is a zombie: `onZombie` fires instead of
  * a send, and the timer stops.

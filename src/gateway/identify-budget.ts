@@ -1,5 +1,5 @@
 /**
- * The daily session-start budget (reference §8.2): GET /gateway/bot says how many IDENTIFYs the token may
+ * The daily session-start budget (protocol §8.2): GET /gateway/bot says how many IDENTIFYs the token may
  * still send (`session_start_limit.remaining` of `total`) and when the count resets (`reset_after`). A bot
  * that runs out gets its token reset by the service, so the budget is kept for the whole life of the
  * process, not only looked at when it starts: every IDENTIFY takes one, and the one that would leave fewer

@@ -1,5 +1,5 @@
 /**
- * Identify concurrency (reference §8.2): shards identify in buckets `shard_id % max_concurrency`, one
+ * Identify concurrency (protocol §8.2): shards identify in buckets `shard_id % max_concurrency`, one
  * IDENTIFY per bucket per window (5 s). Going faster gets op 9 from the service.
  *
  * `IdentifyQueue` is the seam for a cross-process implementation (the cluster layer backs it with Redis):

@@ -1,5 +1,5 @@
 /**
- * Transport decompression (reference §5.4): one context per connection, fed every binary frame.
+ * Transport decompression (protocol §5.4): one context per connection, fed every binary frame.
  *
  * zlib-stream: a message is complete when the bytes so far end with the Z_SYNC_FLUSH suffix 00 00 ff ff.
  * Two implementations behind one interface, chosen per connection:

@@ -1,5 +1,5 @@
 /**
- * The shards of this process (reference §8.2, §8.3): shard count from GET /gateway/bot or explicit, this
+ * The shards of this process (protocol §8.2, §8.3): shard count from GET /gateway/bot or explicit, this
  * process's ids a subset, identifies spaced by an `IdentifyQueue` (max_concurrency buckets), a refusal to
  * start when the daily session budget cannot cover the identifies, guild -> shard routing, status and latency.
  *

@@ -1,5 +1,5 @@
 /**
- * Op 8 REQUEST_GUILD_MEMBERS and the GUILD_MEMBERS_CHUNK replies (reference §10.4, §11.9, §11.3).
+ * Op 8 REQUEST_GUILD_MEMBERS and the GUILD_MEMBERS_CHUNK replies (protocol §10.4, §11.9, §11.3).
  *
  * Every request carries a nonce; chunks are assembled by it (members, not_found, presences) and the request
  * resolves once, when `chunk_count` distinct chunks arrived. A RATE_LIMITED dispatch naming the nonce makes

@@ -1,7 +1,7 @@
 /**
  * Shape checks for the dispatches the gateway layer itself reads (besides READY, checked where it is handled):
  * the op 8 replies. The member request assembler ignores what it cannot use; these say what was wrong, so the
- * shard can report it (reference §11.3, §11.9). They run only for these two rare events.
+ * shard can report it (protocol §11.3, §11.9). They run only for these two rare events.
  */
 
 export interface ShapeProblem {

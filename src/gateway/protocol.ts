@@ -1,5 +1,5 @@
 /**
- * Wire constants and payload encoding for the gateway (reference §5, §6). Outbound payloads are JSON text,
+ * Wire constants and payload encoding for the gateway (protocol §5, §6). Outbound payloads are JSON text,
  * capped at 4096 bytes by the service (larger ones close the connection with 4002), so the cap is checked
  * here, where the caller still gets a clear error instead of a reconnect.
  */

@@ -1,5 +1,5 @@
 /**
- * Outbound rate limiting for one shard (reference §8.1): at most `limit` sends per `windowMs` per connection
+ * Outbound rate limiting for one shard (protocol §8.1): at most `limit` sends per `windowMs` per connection
  * (120 per 60 s), and over it the service closes the connection with 4008.
  *
  * The queue keeps a sliding log of send times (a ring buffer, so counting costs no allocation), which is

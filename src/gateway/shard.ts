@@ -1,5 +1,5 @@
 /**
- * One gateway shard: a sequence of WebSocket connections carrying one session (reference §5-§8).
+ * One gateway shard: a sequence of WebSocket connections carrying one session (protocol §5-§8).
  *
  * Invariants the rest of the runtime relies on:
  * - Every dispatch is delivered once and in seq order. Processing stops the moment a connection is given up
@@ -671,11 +671,11 @@ export class Shard {
     if (s === null) {
       s = this.seq;
     } else if (!Number.isSafeInteger(s) || s < 0) {
-      // A seq is a count from 1 (reference §5.2: int). Any other number (1e300, 2.5, -3) cannot be the session's
+      // A seq is a count from 1 (protocol §5.2: int). Any other number (1e300, 2.5, -3) cannot be the session's
       // position: taken as one, a huge value made every later dispatch look like a replay duplicate (dropped)
       // and went out in heartbeats and RESUME. It is a malformed field, treated like the others the gateway
-      // reports (README, logging): the payload is still delivered, as a dispatch without seq is, since its `d`
-      // may be sound and dropping it would lose an event for a broken envelope; the seq does not move (the hook
+      // reports (docs/operations.md, logs): the payload is still delivered, as a dispatch without seq is, since
+      // its `d` may be sound and dropping it would lose an event for a broken envelope; the seq does not move (the hook
       // gets the last good one), so duplicate detection, heartbeats and RESUME keep counting from real seqs.
       // Reported through the anomaly log, so a peer that sends thousands makes one line per minute.
       this.reportBadSeq(t, s);
@@ -793,7 +793,7 @@ export class Shard {
       connection.helloTimer = null;
     }
     const interval = (d as { heartbeat_interval?: unknown } | null)?.heartbeat_interval;
-    // HELLO is the one place the service says how often to heartbeat (reference §7.1-7.2), so a HELLO without a
+    // HELLO is the one place the service says how often to heartbeat (protocol §7.1-§7.2), so a HELLO without a
     // usable interval is a broken connection, like one that cannot be decoded: give it up and reconnect with the
     // ordinary backoff (no READY/RESUMED comes in between, so the waits grow to reconnectMaxMs instead of
     // looping). "Usable" is a finite number of ms Node's timers can hold, within [1, 2^31-1]: a longer delay
@@ -914,7 +914,7 @@ export class Shard {
   }
 
   /**
-   * The wait before reconnecting after a zombie close. The reference (§7.2) says to drop a zombied connection
+   * The wait before reconnecting after a zombie close. Protocol §7.2 says to drop a zombied connection
    * and resume. The first time that happens after a connection that worked, the shard does so at once: the link
    * died and the session is waiting to be resumed. But RESUMED resets the ordinary backoff, so a peer that resumes the session and then
    * never ACKs (or ACKs too late) would get an immediate reconnect every interval for ever. So zombie closes

@@ -1,5 +1,5 @@
 /**
- * zstd-stream transport decompression (reference §5.4): one decompression context per connection; every
+ * zstd-stream transport decompression (protocol §5.4): one decompression context per connection; every
  * WebSocket message carries exactly one gateway message, but the zstd frame stays open across messages (each
  * message ends with a flush, not a frame end), so a message is complete when its input is consumed and the
  * decoder has nothing more to give.

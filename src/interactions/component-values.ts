@@ -1,6 +1,6 @@
 /**
  * What a component interaction (MESSAGE_COMPONENT) or a modal submission (MODAL_SUBMIT) carries, as typed
- * values: picked strings, or users, roles, channels and files with their resolved objects (reference §14.2).
+ * values: picked strings, or users, roles, channels and files with their resolved objects (protocol §14.2).
  * Resolved maps come from the wire, so they are read with own-property lookups only.
  */
 import {
@@ -93,7 +93,7 @@ export type ModalField =
   | { readonly kind: 'roleSelect'; readonly customId: string; readonly values: readonly ResolvedRole[] }
   | { readonly kind: 'mentionableSelect'; readonly customId: string; readonly values: ReadonlyArray<ResolvedUser | ResolvedRole> }
   | { readonly kind: 'channelSelect'; readonly customId: string; readonly values: readonly ResolvedChannel[] }
-  /** A file upload component: 0 to 10 files (spec §8), each with its attachment object. */
+  /** A file upload component: 0 to 10 files (protocol §S8), each with its attachment object. */
   | { readonly kind: 'files'; readonly customId: string; readonly values: readonly ResolvedAttachment[] }
   | { readonly kind: 'radio'; readonly customId: string; readonly value: string | null }
   | { readonly kind: 'checkboxes'; readonly customId: string; readonly values: readonly string[] }

@@ -21,7 +21,7 @@ import { FollowUpLimitError, InteractionStateError } from './errors.js';
 /** Text, or a message body plus `ephemeral` as a shorthand for the EPHEMERAL flag. */
 export type ReplyInput = string | (APIInteractionResponseCallbackData & { ephemeral?: boolean });
 
-/** Follow-ups allowed per interaction when the app is installed only to the user (spec section 8). */
+/** Follow-ups allowed per interaction when the app is installed only to the user (protocol §S8). */
 export const USER_INSTALL_FOLLOW_UP_LIMIT = 5;
 
 /**
@@ -96,7 +96,7 @@ abstract class BaseContext<TInteraction extends ContextInteraction, TCache, TPlu
     this.cache = services.cache;
     this.plugin = services.plugin;
     this.member = interaction.member;
-    // In guilds the user is inside member; in DMs at top level (reference §14.1).
+    // In guilds the user is inside member; in DMs at top level (protocol §14.1).
     this.user = (interaction.member?.user ?? interaction.user) as APIUser;
   }
 
@@ -236,7 +236,7 @@ export abstract class RespondingContext<
     }
   }
 
-  /** User-installed apps get at most five follow-ups per interaction (spec section 8). */
+  /** User-installed apps get at most five follow-ups per interaction (protocol §S8). */
   private countFollowUp(): void {
     if (isUserInstallOnly(this.interaction) && this.followUps >= USER_INSTALL_FOLLOW_UP_LIMIT) {
       throw new FollowUpLimitError(USER_INSTALL_FOLLOW_UP_LIMIT);
@@ -367,7 +367,7 @@ export class CommandContext<
 
 export type AutocompleteChoice = APIApplicationCommandOptionChoice;
 
-/** Choices per autocomplete answer (reference §14.4). */
+/** Choices per autocomplete answer (protocol §14.4). */
 export const AUTOCOMPLETE_CHOICE_LIMIT = 25;
 
 export class AutocompleteContext<

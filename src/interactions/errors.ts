@@ -7,7 +7,7 @@ export class InteractionStateError extends Error {
   }
 }
 
-/** User-installed apps may send at most five follow-ups per interaction (spec section 8). */
+/** User-installed apps may send at most five follow-ups per interaction (protocol §S8). */
 export class FollowUpLimitError extends Error {
   constructor(readonly limit: number) {
     super(

@@ -1,5 +1,5 @@
 /**
- * Local checks of what a handler sends, before it is sent: the limits of spec §8 (40 components in a message
+ * Local checks of what a handler sends, before it is sent: the limits of protocol §S8 (40 components in a message
  * with IS_COMPONENTS_V2, 5 action rows in a legacy message, 25 fields per embed, 0-10 files in a modal's file
  * upload) and the layout rules around them, so that a handler's author reads which field is wrong instead of
  * a 50035 from the service (or a silent "This interaction failed" for the user).
@@ -11,7 +11,7 @@ import { ComponentType, InteractionResponseType, MessageFlags, type APIInteracti
 import type { InteractionTransport } from './transport.js';
 import { isObject } from '../util/is-object.js';
 
-/** Spec §8. */
+/** Protocol §S8. */
 export const MESSAGE_LIMITS = {
   componentsV2Total: 40,
   legacyActionRows: 5,

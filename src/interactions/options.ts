@@ -138,7 +138,7 @@ export function resolveUser(id: string, resolved: APIInteractionDataResolved | u
 
 /**
  * Walk `data.options` of a chat-input interaction: descend through at most one group and one subcommand
- * (spec 2.5), collect the leaf options with resolved objects, and note the focused one (autocomplete).
+ * (protocol §S2.5), collect the leaf options with resolved objects, and note the focused one (autocomplete).
  * Options that are not objects with a string name, and values of the wrong type for their option type, are
  * left out (`interactionProblem` reports them before routing; this stays safe without it).
  */

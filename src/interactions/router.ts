@@ -108,7 +108,7 @@ export interface UnavailableAnswer {
 }
 
 const DEFAULT_UNAVAILABLE: UnavailableAnswer = { content: 'This command is not available right now.', flags: MessageFlags.Ephemeral };
-/** Interaction callback types (docs/protocol.md §14.4). */
+/** Interaction callback types (protocol §14.4). */
 const CHANNEL_MESSAGE_WITH_SOURCE = 4;
 const AUTOCOMPLETE_RESULT = 8;
 

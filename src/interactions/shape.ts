@@ -1,6 +1,6 @@
 /**
- * Whether an INTERACTION_CREATE payload has the shape the router and the handler contexts rely on (reference
- * §14.1-§14.3, spec §2.8). The gateway delivers whatever the peer sent; a payload that is not what the protocol
+ * Whether an INTERACTION_CREATE payload has the shape the router and the handler contexts rely on (protocol
+ * §14.1-§14.3, §S2.8). The gateway delivers whatever the peer sent; a payload that is not what the protocol
  * says is reported with the path of the first field that is wrong and is not routed, so that no handler sees
  * an option value of another type than its definition promises, or a context without a user.
  */
@@ -16,7 +16,7 @@ export interface ShapeProblem {
 
 type Obj = Record<string, unknown>;
 
-/** command > group > subcommand > value options (spec 2.5). */
+/** command > group > subcommand > value options (protocol §S2.5). */
 const MAX_OPTION_DEPTH = 3;
 
 function isObj(v: unknown): v is Obj {
@@ -106,7 +106,7 @@ function resolvedMaps(v: unknown, at: string): ShapeProblem | null {
   return null;
 }
 
-/** The user behind the interaction: `member.user` in guilds, `user` in DMs (reference §14.1). */
+/** The user behind the interaction: `member.user` in guilds, `user` in DMs (protocol §14.1). */
 function invoker(d: Obj): ShapeProblem | null {
   if (d.member !== undefined) {
     if (!isObj(d.member)) return problem('member', `expected an object, got ${kind(d.member)}`);
@@ -155,7 +155,7 @@ export function interactionProblem(d: unknown): ShapeProblem | null {
   if (opts !== null) return opts;
   const res = resolvedMaps(data.resolved, 'data.resolved');
   if (res !== null) return res;
-  // Context menus name their target (reference §14.3).
+  // Context menus name their target (protocol §14.3).
   if ((data.type === ApplicationCommandType.User || data.type === ApplicationCommandType.Message) && type === InteractionType.ApplicationCommand) {
     return snowflake(data, 'target_id', 'data.');
   }

@@ -7,7 +7,7 @@ import type {
 
 /**
  * What the interaction layer needs from REST: the callback and the webhook-style endpoints keyed by the
- * interaction token (reference §14.4-14.5). The REST client implements it; nothing here does I/O itself.
+ * interaction token (protocol §14.4-§14.5). The REST client implements it; nothing here does I/O itself.
  */
 export interface InteractionTransport {
   callback(interactionId: string, token: string, body: APIInteractionResponse): Promise<void>;

@@ -2,7 +2,7 @@
  * The plugin events of gateway dispatches: every name of discord-api-types' GatewayDispatchEvents has one,
  * named in camelCase (GUILD_MEMBER_ADD -> guildMemberAdd; APPLICATION_COMMAND_PERMISSIONS_UPDATE is
  * commandPermissionsUpdate), its payload the package's type for that dispatch, delivered after the cache applied
- * it. Each event names the intents that bring it (reference §9; any one of them suffices, none for the events
+ * it. Each event names the intents that bring it (protocol §9; any one of them suffices, none for the events
  * every session gets), so that a plugin listening to an event the configuration cannot receive fails to load
  * saying which intent is missing.
  */
@@ -133,7 +133,7 @@ const VOICE: readonly IntentName[] = ['GUILD_VOICE_STATES'];
 const NONE: readonly IntentName[] = [];
 
 /**
- * The intents that bring each dispatch, any one of them (reference §9): none for the events every session
+ * The intents that bring each dispatch, any one of them (protocol §9): none for the events every session
  * receives (READY, RESUMED, INTERACTION_CREATE, entitlements, subscriptions, replies to requests the bot sends).
  */
 export const INTENTS_OF_EVENT: Readonly<Record<DispatchEventName, readonly IntentName[]>> = {
@@ -205,7 +205,7 @@ export const INTENTS_OF_EVENT: Readonly<Record<DispatchEventName, readonly Inten
   threadCreate: G,
   threadDelete: G,
   threadListSync: G,
-  // Without GUILD_MEMBERS only for the bot itself being added or removed (reference §9).
+  // Without GUILD_MEMBERS only for the bot itself being added or removed (protocol §9).
   threadMembersUpdate: G,
   threadMemberUpdate: G,
   threadUpdate: G,

@@ -1,5 +1,5 @@
 /**
- * Checks that a module's default export has the plugin shape (design.md contract 4), naming the field of
+ * Checks that a module's default export has the plugin shape (README "Writing a plugin"), naming the field of
  * every problem. The API rules of the command definitions are checked later, by the commands model, with
  * every plugin's definitions together (so cross-plugin problems such as duplicate names show up too).
  */

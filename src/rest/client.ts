@@ -41,7 +41,7 @@ export interface RestClientOptions {
   /** Text appended to the User-Agent after the required `DiscordBot (url, version)` part. */
   userAgentSuffix?: string;
   logger?: Logger;
-  /** Requests per `globalWindowMs` per token, across buckets (reference §3.3). Default 50. */
+  /** Requests per `globalWindowMs` per token, across buckets (protocol §3.3). Default 50. */
   globalLimit?: number;
   /** Default 1000. */
   globalWindowMs?: number;
@@ -157,7 +157,7 @@ const BOT_TOKEN_SHAPE = /^[A-Za-z0-9_-]{17,40}\.[A-Za-z0-9_-]{4,10}\.[A-Za-z0-9_
 
 const RETRYABLE_STATUS = new Set([500, 502, 503, 504]);
 /**
- * 502 is "no gateway was available to process your request" (reference 2.4): the request was not processed,
+ * 502 is "no gateway was available to process your request" (protocol §2.4): the request was not processed,
  * so it is retried whatever the method. The other 5xx may come after the work was done.
  */
 const UNPROCESSED_STATUS = 502;

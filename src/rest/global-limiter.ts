@@ -1,5 +1,5 @@
 /**
- * The service's global limit: N requests per second per token, across every route (reference §3.3).
+ * The service's global limit: N requests per second per token, across every route (protocol §3.3).
  *
  * A sliding log rather than fixed windows: a fixed window admits 2N requests across a window boundary, which a
  * server counting per second would punish. Each identity keeps the requests of its last window. A request

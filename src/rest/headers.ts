@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** What the service says about limits on one response (reference §3.1, §3.2). */
+/** What the service says about limits on one response (protocol §3.1, §3.2). */
 export interface RateLimitInfo {
   /** X-RateLimit-Bucket: opaque id shared by routes that share a limit. */
   bucket: string | null;

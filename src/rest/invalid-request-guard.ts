@@ -1,6 +1,6 @@
 /**
  * Counts invalid responses (401, 403, and 429 except those of `shared` scope) in a sliding window. The
- * service bans the IP for an hour at 10,000 in 10 minutes (reference §3.3); the guard refuses to send
+ * service restricts the IP for a while at 10,000 in 10 minutes (protocol §3.3); the guard refuses to send
  * once the count reaches a lower local limit, leaving room for requests already in flight and for other
  * processes behind the same IP.
  *

@@ -121,7 +121,7 @@ export class LocalRateLimits implements RateLimitStore {
         state.remaining = 0;
         state.resetAt = at + limited.retryAfterMs;
       }
-      // Shared-resource 429s do not count towards the invalid-request limit (reference §3.3).
+      // Shared-resource 429s do not count towards the invalid-request limit (protocol §3.3).
       if (limited.scope !== 'shared') this.countInvalid();
     } else if (report.status === 401 || report.status === 403) {
       this.countInvalid();

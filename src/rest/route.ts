@@ -14,7 +14,7 @@ export type RouteParams<R extends string> = R extends `${string}{${infer P}}${in
   : Record<never, never>;
 
 /**
- * Top-level resources the service keys its buckets on (reference §3.1): a limit hit on one channel does not
+ * Top-level resources the service keys its buckets on (protocol §3.1): a limit hit on one channel does not
  * block another. Interaction callbacks and interaction webhooks are keyed per interaction.
  */
 const MAJOR_PARAMS = new Set(['channel_id', 'guild_id', 'webhook_id', 'webhook_token', 'interaction_id', 'interaction_token']);
@@ -32,7 +32,7 @@ export interface CompiledRoute {
   readonly ids: readonly boolean[];
   /**
    * Interaction callbacks and webhook-with-token routes do not count against the global limit
-   * (reference §3.3).
+   * (protocol §3.3).
    */
   readonly globalExempt: boolean;
 }

@@ -15,7 +15,7 @@ export const basicAuth = (clientId: string, clientSecret: string): RestAuth => (
 });
 
 export type QueryScalar = string | number | boolean | bigint;
-/** Arrays repeat the key (`?id=1&id=2`, reference §2.3); `undefined` and `null` are left out. */
+/** Arrays repeat the key (`?id=1&id=2`, protocol §2.3); `undefined` and `null` are left out. */
 export type QueryValue = QueryScalar | null | undefined | readonly QueryScalar[];
 export type Query = Readonly<Record<string, QueryValue>>;
 
@@ -80,6 +80,6 @@ export interface RestRequester {
 export interface CallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
-  /** Override the credentials (e.g. a client-credentials Bearer token for command endpoints, spec 5 rule 1). */
+  /** Override the credentials (e.g. a client-credentials Bearer token for command endpoints, protocol §S5). */
   auth?: false | RestAuth;
 }

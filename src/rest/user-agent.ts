@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Where the service and its operators can find the library (reference §2.2). */
+/** Where the service and its operators can find the library (protocol §2.2). */
 export const LIBRARY_URL = 'https://github.com/gatehouse/gatehouse';
 
 /**

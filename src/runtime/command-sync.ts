@@ -51,10 +51,13 @@ export interface CommandSyncOptions {
   log: Logger;
 }
 
-/** Application flag EMBEDDED: the app has an Activity (spec 2.1: only then may a command set `handler`). */
+/** Application flag EMBEDDED: the app has an Activity (protocol §S2.1: only then may a command set `handler`). */
 const EMBEDDED_FLAG = 1 << 17;
 
-/** What the application allows, for the rules that depend on it (spec 2.1 handler, 2.3 integration types). */
+/**
+ * What the application allows, for the rules that depend on it (the handler: protocol §S2.1; integration types:
+ * protocol §S2.3).
+ */
 export interface ApplicationFacts {
   embedded?: boolean;
   appIntegrationTypes?: readonly number[];

@@ -111,7 +111,7 @@ export const ConfigSchema = z.strictObject({
       total: z.union([z.literal('auto'), z.number().int().positive()]).default('auto'),
       /** Shard ids this process runs: "auto" = all of them (or claimed through Redis in cluster mode). */
       ids: z.union([z.literal('auto'), z.array(z.number().int().nonnegative()).min(1)]).default('auto'),
-      /** Live resharding (README "Resharding"); needs ids "auto". */
+      /** Live resharding (docs/cluster.md "Resharding"); needs ids "auto". */
       reshard: z
         .strictObject({
           /** A shard closed with 4011 (sharding required) starts a reshard to the recommended count (or twice the shards). */
@@ -210,7 +210,7 @@ export const ConfigSchema = z.strictObject({
     .default({ enabled: true, host: '127.0.0.1', port: 9464 }),
   /**
    * Cluster mode (on when `redisUrl` and a token are set): several processes share the bot through Redis.
-   * See src/cluster/ and README "Running several processes".
+   * See src/cluster/ and docs/cluster.md.
    */
   cluster: z
     .strictObject({
@@ -345,6 +345,9 @@ const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; parse: (raw: st
   { env: 'GATEHOUSE_SANDBOX', path: ['sandbox', 'mode'], parse: (s) => s },
   { env: 'GATEHOUSE_SANDBOX_PORT', path: ['sandbox', 'port'], parse: parseNumber },
 ];
+
+/** The environment variables and the keys they set, for the configuration reference (scripts/config-reference.ts). */
+export const CONFIG_ENV_BINDINGS: ReadonlyArray<{ readonly env: string; readonly path: readonly string[] }> = ENV_BINDINGS;
 
 function parseNumber(raw: string): unknown {
   const n = Number(raw);

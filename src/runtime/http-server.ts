@@ -20,7 +20,7 @@ export interface OpsServerOptions {
   readiness: () => Readiness;
   log: Logger;
   /**
-   * POST /reshard[?shards=N]: the operator's reshard (README "Resharding"). Answered only to loopback peers,
+   * POST /reshard[?shards=N]: the operator's reshard (docs/cluster.md "Resharding"). Answered only to loopback peers,
    * whatever address the server listens on: the metrics port may be open to a scraper, this must not be.
    */
   reshard?: (shards: number | undefined) => Promise<{ status: number; body: unknown }>;

@@ -1,5 +1,5 @@
 /**
- * Live resharding S -> S' (README "Resharding"): the new shard set identifies (max_concurrency windows,
+ * Live resharding S -> S' (docs/cluster.md "Resharding"): the new shard set identifies (max_concurrency windows,
  * the identify budget) while the old one keeps serving; once every new shard is READY with its guilds, the
  * old set stops delivering, each new shard replays what it held back minus what the old set delivered
  * (gateway/cutover.ts), the cache and plugins continue on the new set, and the old set closes. Nothing

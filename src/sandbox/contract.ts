@@ -276,7 +276,7 @@ export interface SandboxState {
   removeMember(guildId: string, userId: string): void;
   /** Create an entitlement (ENTITLEMENT_CREATE); returns its id. */
   grantEntitlement(e: { skuId: string; userId?: string; guildId?: string; subscription?: boolean }): string;
-  /** Set ends_at (ENTITLEMENT_UPDATE). A cancellation without end emits nothing (spec section 3). */
+  /** Set ends_at (ENTITLEMENT_UPDATE). A cancellation without end emits nothing (protocol §S3). */
   endEntitlement(entitlementId: string, endsAt?: Date): void;
   readonly skuIds: readonly string[];
   /** Extension: the channel ids of a guild (the first is its text channel `general`). */

@@ -28,7 +28,7 @@ export interface SandboxUrls {
   admin: string;
 }
 
-/** Application flags (reference §9 caveats, spec §2.6). */
+/** Application flags (protocol §9 caveats, protocol §S2.6). */
 export const APP_FLAGS = {
   GATEWAY_PRESENCE_LIMITED: 1 << 13,
   GATEWAY_GUILD_MEMBERS_LIMITED: 1 << 15,

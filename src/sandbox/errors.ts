@@ -1,6 +1,6 @@
 /**
  * Errors of the sandbox. `ApiError` is what the REST surface answers (status + the service's JSON error
- * shape, reference §2.5); `SandboxError` is what the programmatic and admin APIs throw for bad control input.
+ * shape, protocol §2.5); `SandboxError` is what the programmatic and admin APIs throw for bad control input.
  */
 // The 50035 `errors` tree is the commands model's: the sandbox answers with the shape it validates into, and
 // builds every tree with the same prototype-free nodes (paths carry keys from the request).
@@ -96,7 +96,7 @@ export function formError(path: ReadonlyArray<string | number>, code: string, me
   return invalidFormBody(tree);
 }
 
-/** The service's messages for the codes the sandbox answers with (reference §2.6). */
+/** The service's messages for the codes the sandbox answers with (protocol §2.6). */
 export const Errors = {
   unauthorized: () => new ApiError(401, 0, '401: Unauthorized'),
   notFound: () => new ApiError(404, 0, '404: Not Found'),

@@ -1,4 +1,4 @@
-/** Locales of the service (reference §15.3) and how a requester's locale picks a localization. */
+/** Locales of the service (protocol §15.3) and how a requester's locale picks a localization. */
 
 export const LOCALES = [
   'id', 'da', 'de', 'en-GB', 'en-US', 'es-ES', 'es-419', 'fr', 'hr', 'it', 'lt', 'hu', 'nl', 'no', 'pl', 'pt-BR',

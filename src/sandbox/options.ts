@@ -1,6 +1,6 @@
 /**
  * Sandbox options with every default filled in, so the rest of the sandbox never has to guess.
- * Defaults follow the service (reference §4, §8, §3); tests shorten the windows through options.
+ * Defaults follow the service (protocol §4, §8, §3); tests shorten the windows through options.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';

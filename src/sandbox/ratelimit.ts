@@ -1,5 +1,5 @@
 /**
- * REST rate limits (reference §3): fixed-window buckets per (identity, route bucket, top-level resource),
+ * REST rate limits (protocol §3): fixed-window buckets per (identity, route bucket, top-level resource),
  * and a global per-identity limit per second. Pure bookkeeping; the REST layer turns results into headers
  * and 429 bodies.
  */

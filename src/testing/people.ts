@@ -42,7 +42,7 @@ export function idOf(ref: { readonly id: string } | string): string {
 }
 
 /**
- * Entries for `setCommandPermissions` (spec 2.7): allow or deny a role, a user or a channel; @everyone is the
+ * Entries for `setCommandPermissions` (protocol §S2.7): allow or deny a role, a user or a channel; @everyone is the
  * guild's id and "all channels" the guild's id minus one.
  */
 export const commandPermission = {

@@ -1,6 +1,6 @@
 /**
  * The shape of src/: no import circle (a file never imports, through any chain, a module that imports it back),
- * and imports point down the layers README's layout lists.
+ * and imports point down the layers docs/architecture.md lists.
  */
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../plugins/helpers.js';
@@ -42,7 +42,7 @@ export function layerViolations(graph: ImportGraph): string[] {
     const a = partOf(from);
     const rankA = LAYERS.get(a);
     if (rankA === undefined) {
-      out.push(`${from}: src/${a} has no layer (add it to LAYERS and README's layout)`);
+      out.push(`${from}: src/${a} has no layer (add it to LAYERS and the layout in docs/architecture.md)`);
       continue;
     }
     for (const to of targets) {

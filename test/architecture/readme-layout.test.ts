@@ -1,16 +1,19 @@
-/** README's layout section matches the tree: every directory under src/ is listed, and every path listed exists. */
+/**
+ * The layout in docs/architecture.md (moved there from README) matches the tree: every directory under src/ is
+ * listed, and every path listed exists.
+ */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../plugins/helpers.js';
 
-/** The code block that follows the "Layout." paragraph of README's Development section. */
+/** The code block that follows the "Layout." paragraph of docs/architecture.md. */
 function layoutBlock(readme: string): string {
   const at = readme.indexOf('\nLayout.');
-  if (at === -1) throw new Error('README has no "Layout." paragraph');
+  if (at === -1) throw new Error('docs/architecture.md has no "Layout." paragraph');
   const open = readme.indexOf('```\n', at);
   const close = readme.indexOf('```\n', open + 4);
-  if (open === -1 || close === -1) throw new Error('README\'s layout paragraph is not followed by a code block');
+  if (open === -1 || close === -1) throw new Error('the layout paragraph is not followed by a code block');
   return readme.slice(open + 4, close);
 }
 
@@ -27,10 +30,10 @@ function directories(dir: string, rel: string): string[] {
   return out;
 }
 
-const block = layoutBlock(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+const block = layoutBlock(readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8'));
 const mentioned = mentionedPaths(block);
 
-describe("README's layout", () => {
+describe("docs/architecture.md's layout", () => {
   it('lists paths (the parser finds them)', () => {
     expect(mentioned).toContain('src/cli.ts');
     expect(mentioned).toContain('src/cache/memory/');
@@ -39,11 +42,11 @@ describe("README's layout", () => {
 
   it('mentions every directory under src/', () => {
     const missing = directories(join(ROOT, 'src'), 'src').filter((d) => !mentioned.includes(d));
-    expect(missing, 'directories README\'s layout does not list').toEqual([]);
+    expect(missing, 'directories the layout does not list').toEqual([]);
   });
 
   it('mentions only paths that exist', () => {
     const gone = mentioned.filter((p) => !existsSync(join(ROOT, p)) || (p.endsWith('/') && !statSync(join(ROOT, p)).isDirectory()));
-    expect(gone, 'paths in README\'s layout that are not in the tree').toEqual([]);
+    expect(gone, 'paths in the layout that are not in the tree').toEqual([]);
   });
 });

@@ -53,7 +53,7 @@ export function editApplication(
 
 const ROLE_CONNECTION_METADATA = '/applications/{application_id}/role-connections/metadata';
 
-/** Role-connection metadata records of the app (spec 4.4: authenticated with a Bearer token; pass `auth`). */
+/** Role-connection metadata records of the app (protocol §S4.4: authenticated with a Bearer token; pass `auth`). */
 export function getRoleConnectionMetadata(
   rest: RestRequester,
   applicationId: string,

@@ -95,7 +95,7 @@ export async function triggerTyping(
   });
 }
 
-/** Maximum length of a voice channel status (spec 4.4, 8). */
+/** Maximum length of a voice channel status (protocol §S4.4, §S8). */
 export const MAX_VOICE_STATUS_LENGTH = 500;
 
 const VOICE_STATUS = '/channels/{channel_id}/voice-status';

@@ -19,8 +19,8 @@ import type {
 import type { CallOptions, RestRequester, RestResponse } from '../types.js';
 
 /**
- * Application commands, global and per guild (spec 4.1, 4.2). Every endpoint accepts the bot token or a
- * client-credentials Bearer token of the app (spec 5 rule 1): pass `auth` to use the latter.
+ * Application commands, global and per guild (protocol §S4.1, §S4.2). Every endpoint accepts the bot token or a
+ * client-credentials Bearer token of the app (protocol §S5): pass `auth` to use the latter.
  */
 
 export interface ListCommandsOptions extends CallOptions {
@@ -73,7 +73,7 @@ export async function createGlobalCommand(
       route: GLOBAL,
       params: { application_id: applicationId },
       body: command,
-      // The create upserts by name (spec 4): sent twice, it leaves one command.
+      // The create upserts by name (protocol §S3): sent twice, it leaves one command.
       idempotent: true,
     }),
   );
@@ -172,7 +172,7 @@ export async function createGuildCommand(
       route: GUILD,
       params: { application_id: applicationId, guild_id: guildId },
       body: command,
-      // The create upserts by name (spec 4): sent twice, it leaves one command.
+      // The create upserts by name (protocol §S3): sent twice, it leaves one command.
       idempotent: true,
     }),
   );

@@ -11,7 +11,7 @@ const LIST = '/applications/{application_id}/entitlements';
 const ONE = '/applications/{application_id}/entitlements/{entitlement_id}';
 
 export interface ListEntitlementsQuery extends Omit<RESTGetAPIEntitlementsQuery, 'sku_ids'> {
-  /** Sent comma-delimited, as this endpoint requires (reference §2.3). */
+  /** Sent comma-delimited, as this endpoint requires (protocol §2.3). */
   sku_ids?: readonly string[] | string;
 }
 

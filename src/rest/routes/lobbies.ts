@@ -6,7 +6,7 @@ import type { CallOptions, RestRequester } from '../types.js';
  * the shape below follows the public API documentation and stays loose where the spec is silent.
  */
 
-/** Members changed per bulk request (spec 4.4, 8). */
+/** Members changed per bulk request (protocol §S4.4). */
 export const MAX_LOBBY_BULK_MEMBERS = 25;
 
 export interface LobbyMemberChange {

@@ -7,7 +7,7 @@ import { registerSecret } from '../../util/redact.js';
 import { basicAuth, type CallOptions, type RestRequester } from '../types.js';
 
 /**
- * The token endpoint (spec 4.4, 5 rule 6): form-encoded bodies. The client secret is registered with the
+ * The token endpoint (protocol §S4.4, §15.4): form-encoded bodies. The client secret is registered with the
  * redactor before it is used, and the tokens it returns as they arrive, so that none can surface in a log
  * line even by accident. Not retried after a 5xx (POST): an authorization code works once.
  */
@@ -81,7 +81,7 @@ export function refreshAccessToken(
 export interface ClientCredentialsRequest {
   clientId: string;
   clientSecret: string;
-  /** e.g. ['applications.commands.update'] (needed to create and update commands, spec 5 rule 2). */
+  /** e.g. ['applications.commands.update'] (needed to create and update commands, protocol §S5). */
   scopes: readonly string[];
 }
 

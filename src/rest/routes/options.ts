@@ -2,7 +2,7 @@ import type { CallOptions, Query, QueryValue, RestFile } from '../types.js';
 
 /** Options of an endpoint that records an audit-log entry. */
 export interface ReasonOptions extends CallOptions {
-  /** Shown in the guild's audit log (X-Audit-Log-Reason: 1-512 characters, URL-encoded by the client; docs/protocol.md §2.2). */
+  /** Shown in the guild's audit log (X-Audit-Log-Reason: 1-512 characters, URL-encoded by the client; protocol §2.2). */
   reason?: string;
 }
 
@@ -19,7 +19,7 @@ export type ReasonFileOptions = ReasonOptions & FileOptions;
 
 /**
  * Picks the named keys of a typed query object into the client's query shape (lists repeat their key,
- * docs/protocol.md §2.3). Only the listed keys go out: a query object built elsewhere (a form, a plugin's options) cannot add parameters the endpoint
+ * protocol §2.3). Only the listed keys go out: a query object built elsewhere (a form, a plugin's options) cannot add parameters the endpoint
  * does not have.
  */
 export function pickQuery<T extends object>(query: T | undefined, keys: readonly (keyof T & string)[]): Query {

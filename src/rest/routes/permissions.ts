@@ -8,14 +8,14 @@ import { RequestRefusedError } from '../errors.js';
 import { bearerAuth, type CallOptions, type RestRequester } from '../types.js';
 
 /**
- * Command permissions (spec 4.3). Batch editing is disabled by the service (permissions v2) and is
+ * Command permissions (protocol §S4.3). Batch editing is disabled by the service (permissions v2) and is
  * deliberately not offered; the client also refuses it if called by hand.
  */
 
 const ALL = '/applications/{application_id}/guilds/{guild_id}/commands/permissions';
 const ONE = '/applications/{application_id}/guilds/{guild_id}/commands/{command_id}/permissions';
 
-/** Maximum overwrites per command (spec 2.7, 8). */
+/** Maximum overwrites per command (protocol §S2.7, §S8). */
 export const MAX_PERMISSION_OVERWRITES = 100;
 
 /** Permissions of every command of the app in a guild (an entry with id = application id is the app-wide default). */
@@ -46,7 +46,7 @@ export function getCommandPermissions(
 export interface EditPermissionsOptions extends Omit<CallOptions, 'auth'> {
   /**
    * The OAuth2 access token of a user who may manage the guild and its roles, with scope
-   * `applications.commands.permissions.update` (spec 5 rule 3). A bot token is rejected by the service,
+   * `applications.commands.permissions.update` (protocol §S5). A bot token is rejected by the service,
    * so none is accepted here.
    */
   bearerToken: string;

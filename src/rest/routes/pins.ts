@@ -8,7 +8,7 @@ import { pickQuery, type ReasonOptions } from './options.js';
 
 /**
  * Pinned messages. The `/messages/pins` routes are current (paginated, each item with its `pinned_at`);
- * the `/pins` routes are their deprecated predecessors (docs/protocol.md §S9; the whole list at once),
+ * the `/pins` routes are their deprecated predecessors (protocol §S9; the whole list at once),
  * kept because the description still lists them and older tooling uses them.
  */
 

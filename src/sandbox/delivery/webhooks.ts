@@ -412,7 +412,7 @@ export class WebhookDelivery implements SandboxWebhooks {
 
   /**
    * The store's dispatch sink with entitlement events also sent to the events URL: ENTITLEMENT_CREATE reaches
-   * apps by gateway and by webhook (spec §6), as do updates and deletes (discord-api-docs, "Webhook Events").
+   * apps by gateway and by webhook (protocol §S6), as do updates and deletes (discord-api-docs, "Webhook Events").
    */
   tee(gateway: DispatchSink): DispatchSink {
     return {

@@ -1,5 +1,5 @@
 /**
- * Transport compression, server side (reference §5.4).
+ * Transport compression, server side (protocol §5.4).
  *
  * zstd-stream: one zstd compression stream per connection, flushed (ZSTD_e_flush, the frame stays open) after
  * every message, which goes out as one WebSocket message. Only the native zstd-napi binding compresses, so the

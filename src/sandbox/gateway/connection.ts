@@ -40,7 +40,7 @@ type OutItem =
 const HIGH_WATER = 4 * 1024 * 1024;
 /** Messages in the deflater at once (keeps the thread pool busy while the main thread builds frames). */
 const MAX_INFLIGHT = 64;
-/** Client payload cap (reference §5.2); larger -> 4002. */
+/** Client payload cap (protocol §5.2); larger -> 4002. */
 const MAX_CLIENT_PAYLOAD = 4096;
 /** Payload compression (`compress: true` in IDENTIFY) compresses frames from this size on. */
 const PAYLOAD_COMPRESSION_MIN = 1024;
@@ -210,7 +210,7 @@ export class Connection {
   }
 
   /**
-   * The send limit (reference §8.1): `count` payloads per connection per `windowMs`, every payload counted
+   * The send limit (protocol §8.1): `count` payloads per connection per `windowMs`, every payload counted
    * (heartbeats, IDENTIFY and RESUME included: "all payloads sent count", discord-api-docs#315), in fixed
    * windows that start when the connection opens and follow each other every `windowMs`. The service does not
    * document the window's shape; fixed windows from the open are what discord.js (@discordjs/ws) assumes (it

@@ -1,4 +1,4 @@
-/** Which intent gates which dispatch (reference §9). Events not listed are always delivered. */
+/** Which intent gates which dispatch (protocol §9). Events not listed are always delivered. */
 import { INTENT_BITS } from '../../api/intents.js';
 
 const I = INTENT_BITS;
@@ -63,7 +63,7 @@ const DM_EVENT_INTENT = new Map<string, number>([
 
 /**
  * Whether a session with `intents` receives event `t` (`guildless`: a DM event). GUILD_MEMBER_UPDATE about the
- * bot's own member is delivered without GUILD_MEMBERS (reference §9 caveats).
+ * bot's own member is delivered without GUILD_MEMBERS (protocol §9).
  */
 export function receives(t: string, intents: number, aboutUserId: string | undefined, botUserId: string, guildless = false): boolean {
   const needed = (guildless ? DM_EVENT_INTENT.get(t) : undefined) ?? EVENT_INTENT.get(t);

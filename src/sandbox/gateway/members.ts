@@ -1,6 +1,6 @@
 /**
- * Request Guild Members (op 8) -> GUILD_MEMBERS_CHUNK (reference §10.4, §11.9), and the all-members limit
- * answered with RATE_LIMITED (reference §8.1, §11.3; spec §6).
+ * Request Guild Members (op 8) -> GUILD_MEMBERS_CHUNK (protocol §10.4, §11.9), and the all-members limit
+ * answered with RATE_LIMITED (protocol §8.1, §11.3, §S6).
  */
 import { INTENT_BITS } from '../../api/intents.js';
 import type { SandboxStore } from '../state/store.js';
@@ -47,7 +47,7 @@ export function parseMemberRequest(d: unknown): MemberRequest | string {
     limit = o.limit;
   }
   if (o.presences !== undefined && typeof o.presences !== 'boolean') return 'presences must be a boolean';
-  // An invalid nonce is ignored: the replies then carry none (reference §10.4).
+  // An invalid nonce is ignored: the replies then carry none (protocol §10.4).
   const nonce = typeof o.nonce === 'string' && Buffer.byteLength(o.nonce) <= MAX_NONCE_BYTES ? o.nonce : null;
   return { guildId: o.guild_id, query, limit, userIds, presences: o.presences === true, nonce };
 }
@@ -73,7 +73,7 @@ export function memberChunks(store: SandboxStore, request: MemberRequest, intent
       if (m) selected.push(m);
       else notFound.push(id);
     }
-    // The service echoes ids that fit a JSON number as numbers (reference §1 quirk).
+    // The service echoes ids that fit a JSON number as numbers (protocol §1).
     notFound = notFound.map((id) => {
       const n = Number(id);
       return Number.isSafeInteger(n) ? n : String(id);

@@ -1,6 +1,6 @@
 /**
  * The sandbox gateway: accepts WebSocket upgrades on the main URL and on `resume_gateway_url`, runs
- * IDENTIFY / RESUME with the service's checks and close codes (reference §7, §8), keeps sessions, routes
+ * IDENTIFY / RESUME with the service's checks and close codes (protocol §7, §8), keeps sessions, routes
  * dispatches to the shards that own them, and exposes fault injection.
  */
 import { GatewayCloseCodes, GatewayOpcodes } from 'discord-api-types/v10';
@@ -129,7 +129,7 @@ export class GatewayServer implements DispatchSink {
     this.deps.events.emit('close', { connectionId: conn.id, shardId: session?.shardId ?? null, code, by });
     if (session === null || session.connection !== conn) return;
     session.connection = null;
-    // A client closing with 1000/1001 ends its session (reference §7.7); so do the fatal server codes.
+    // A client closing with 1000/1001 ends its session (protocol §7.7); so do the fatal server codes.
     const ends = by === 'client' ? code === 1000 || code === 1001 : SESSION_ENDING_CODES.has(code);
     if (ends) this.endSession(session);
     else this.keepResumable(session);
@@ -204,7 +204,7 @@ export class GatewayServer implements DispatchSink {
 
     this.rollSessionWindow();
     if (this.sessionStart.remaining <= 0) {
-      // Over the daily budget the service terminates sessions and resets the token (reference §8.2).
+      // Over the daily budget the service terminates sessions and resets the token (protocol §8.2).
       this.emitIdentifyRejected(conn, shardId, shardCount, 'session_start_limit');
       return conn.closeNow(GatewayCloseCodes.AuthenticationFailed, 'Authentication failed');
     }
@@ -212,7 +212,7 @@ export class GatewayServer implements DispatchSink {
     const now = Date.now();
     const last = this.identifyBuckets.get(bucket);
     if (last !== undefined && now - last < this.options.identifyWindowMs) {
-      // Over max_concurrency: the session does not start (op 9 false, reference §8.2).
+      // Over max_concurrency: the session does not start (op 9 false, protocol §8.2).
       this.emitIdentifyRejected(conn, shardId, shardCount, 'max_concurrency');
       conn.sendOp(GatewayOpcodes.InvalidSession, INVALID_SESSION_FALSE);
       return;
@@ -426,7 +426,7 @@ export class GatewayServer implements DispatchSink {
       const conn = this.newestConnection(shardId);
       const session = (conn.session ?? conn.invalidatedSession)!;
       // The service invalidates the connection's session: nothing more is dispatched on this socket, and any
-      // other payload than a heartbeat, IDENTIFY or RESUME is 4003 (reference §7.8). Everything queued before
+      // other payload than a heartbeat, IDENTIFY or RESUME is 4003 (protocol §7.1, §7.9). Everything queued before
       // goes out before the op 9, so the client's last seq is exact.
       conn.session = null;
       conn.invalidatedSession = null;

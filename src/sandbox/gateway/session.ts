@@ -1,6 +1,6 @@
 /**
  * A gateway session: what IDENTIFY starts and RESUME continues. It outlives its connection: dispatches
- * that happen while the client is away are sequenced and buffered, and replayed on RESUME (reference §7.4).
+ * that happen while the client is away are sequenced and buffered, and replayed on RESUME (protocol §7.4).
  */
 import { randomBytes } from 'node:crypto';
 

@@ -26,7 +26,7 @@ const Component = {
   FILE_UPLOAD: ComponentType.FileUpload,
 } as const;
 
-/** A modal's file upload takes 0 to 10 files (spec §8). */
+/** A modal's file upload takes 0 to 10 files (protocol §S8). */
 const MAX_UPLOAD_FILES = 10;
 
 function invalid(message: string): SandboxError {

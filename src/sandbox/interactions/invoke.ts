@@ -1,7 +1,7 @@
 /**
  * Invoking a registered command as a user: the checks the client makes before it sends anything (the
  * command exists in that scope and context, the user may use it, option values are well typed) and the
- * INTERACTION_CREATE payload the service then delivers (reference §14.1-§14.3, spec §2.8).
+ * INTERACTION_CREATE payload the service then delivers (protocol §14.1-§14.3, §S2.8).
  */
 import { CommandType, OptionType } from '../../commands/constants.js';
 import { randomBytes } from 'node:crypto';
@@ -132,7 +132,7 @@ export function buildInteraction(core: SandboxCore, opts: InvokeOptions | Autoco
   return { meta, guildId: guild?.id ?? null };
 }
 
-/** The fields every interaction carries around its `data` (reference §14.1). */
+/** The fields every interaction carries around its `data` (protocol §14.1). */
 export function envelope(
   core: SandboxCore,
   scene: Scene,
@@ -369,7 +369,7 @@ function optionValue(
       if (focused && raw === '') return '';
       const isInt = def.type === OptionType.INTEGER;
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
-      // Even while typing, the client sends only well-formed numbers (spec §2.8).
+      // Even while typing, the client sends only well-formed numbers (protocol §S2.8).
       if (!Number.isFinite(n) || (isInt && !Number.isInteger(n))) {
         throw invalid(`option '${name}' is ${isInt ? 'an INTEGER' : 'a NUMBER'}; got ${JSON.stringify(raw)}`);
       }
@@ -447,7 +447,7 @@ export function addUser(core: SandboxCore, scene: Scene, id: string, resolved: R
   if (!user) throw invalid(`${what}: unknown user ${id}`);
   resolved.users[id] = userObject(user);
   if (member && scene.guild) {
-    // Partial member: no user, deaf or mute; with permissions (reference §14.2).
+    // Partial member: no user, deaf or mute; with permissions (protocol §12.2, §14.2).
     resolved.members[id] = { ...partialMemberObject(member), permissions: core.store.permissionsOf(scene.guild, id).toString() };
   }
 }
@@ -459,7 +459,7 @@ export function addRole(scene: Scene, id: string, resolved: Resolved, what: stri
 }
 
 /**
- * The message a MESSAGE command targets (spec 2.8: `resolved` carries it). A message the sandbox knows (sent by
+ * The message a MESSAGE command targets (protocol §S2.8: `resolved` carries it). A message the sandbox knows (sent by
  * the bot through REST, or an interaction response or follow-up) is resolved as it is now; it must be in the
  * channel the command is invoked in, where the user right-clicked it. Any other id gets a made-up message.
  */

@@ -1,4 +1,4 @@
-/** Message bodies of interaction responses and follow-ups: validation (reference §14.4, §14.5) and message objects. */
+/** Message bodies of interaction responses and follow-ups: validation (protocol §14.4, §14.5) and message objects. */
 import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../errors.js';
 import { isObject } from '../../util/is-object.js';
 
@@ -19,9 +19,9 @@ const EDITABLE_FLAGS = MessageFlags.SUPPRESS_EMBEDS | MessageFlags.IS_COMPONENTS
 
 const MAX_CONTENT = 2000;
 const MAX_EMBEDS = 10;
-/** Spec §7 and §8: more than 25 fields in an embed is an error. */
+/** Protocol §S7 and §S8: more than 25 fields in an embed is an error. */
 const MAX_EMBED_FIELDS = 25;
-/** Spec §8: a legacy message has at most 5 action rows; with IS_COMPONENTS_V2, 40 components in all. */
+/** Protocol §S8: a legacy message has at most 5 action rows; with IS_COMPONENTS_V2, 40 components in all. */
 const MAX_ACTION_ROWS = 5;
 const MAX_V2_COMPONENTS = 40;
 

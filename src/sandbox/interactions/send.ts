@@ -20,7 +20,7 @@ export function sendModalSubmit(core: SandboxCore, options: ModalSubmitOptions):
 
 /**
  * Keep the record and deliver: POSTed to the interactions endpoint URL when one is set (instead of the gateway,
- * reference §11.14), else INTERACTION_CREATE to the shard that holds the guild (shard 0 for DMs).
+ * protocol §11.14), else INTERACTION_CREATE to the shard that holds the guild (shard 0 for DMs).
  */
 function deliver(core: SandboxCore, built: { meta: InteractionMeta; guildId: string | null }): SandboxInteraction {
   const overHttp = core.delivery.interactionsEndpointUrl !== null;

@@ -1,7 +1,7 @@
 /**
  * Interactions the sandbox sent and everything the app answered: the initial callback (with its 3-second
  * deadline), the @original message, follow-ups (at most 5 for user-installed apps), all with the service's
- * errors (reference §14.4, §14.5).
+ * errors (protocol §14.4, §14.5).
  */
 import { InteractionResponseType, InteractionType as DiscordInteractionType } from 'discord-api-types/v10';
 import type { SnowflakeGenerator } from '../../api/snowflake.js';
@@ -10,7 +10,7 @@ import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../errors
 import { attachmentObjects, checkMessage, editableFlags, editMessage, flagsOf, MessageFlags, messageObject, type EditUploads, type Json, type MessageContext } from './messages.js';
 import { isObject } from '../../util/is-object.js';
 
-// Values from the wire-types dependency; the keys are the reference's names, which the sandbox's errors quote.
+// Values from the wire-types dependency; the keys are the names protocol §14 uses, which the sandbox's errors quote.
 export const InteractionType = {
   PING: DiscordInteractionType.Ping,
   APPLICATION_COMMAND: DiscordInteractionType.ApplicationCommand,
@@ -258,7 +258,7 @@ export class SandboxInteraction implements InteractionRecord {
     if (!Array.isArray(d.components) || d.components.length < 1 || d.components.length > 5) {
       addTreeError(tree, ['data', 'components'], { code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 1 and 5 in length.' });
     }
-    // A file upload takes between 0 and 10 files (spec §8).
+    // A file upload takes between 0 and 10 files (protocol §S8).
     (Array.isArray(d.components) ? (d.components as unknown[]) : []).forEach((top, i) => {
       const inner = isObject(top) && isObject(top.component) ? top.component : null;
       if (inner === null || inner.type !== 19) return;

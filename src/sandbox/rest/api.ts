@@ -1,6 +1,6 @@
 /**
  * The REST surface: version prefix, routing, authentication, global and per-bucket rate limits with the
- * service's headers and 429 bodies (reference §3), body parsing, and the service's error shapes (§2.5).
+ * service's headers and 429 bodies (protocol §3), body parsing, and the service's error shapes (protocol §2.5).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -165,7 +165,7 @@ export class RestApi {
         if (--forced.count <= 0) this.forced.delete(route.bucket);
         const retryAfter = forced.retryAfterMs / 1000;
         const global = forced.scope === 'global';
-        // The bucket headers go with a user or shared 429 as with the service's (reference §3.2): a user one
+        // The bucket headers go with a user or shared 429 as with the service's (protocol §3.2): a user one
         // has used the bucket up until retry_after (clients such as @discordjs/rest read Remaining 0 as the
         // bucket being limited, not as a sublimit); a shared one leaves the bucket as it is. A global one has none.
         if (!global) {

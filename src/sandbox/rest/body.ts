@@ -97,7 +97,7 @@ export async function parseBody(raw: Buffer, contentType: string | undefined): P
     }
     return { kind: 'multipart', value, files };
   }
-  // A body the service cannot read: invalid Content-Type (reference §2.2).
+  // A body the service cannot read: invalid Content-Type (protocol §2.2).
   throw new ApiError(400, 50035, 'Invalid Form Body', {
     _errors: [{ code: 'CONTENT_TYPE_INVALID', message: `Expected "Content-Type" header to be one of {'application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'}.` }],
   });

@@ -1,4 +1,4 @@
-/** Guild application command permissions (spec §2.7): per guild, per command id (or the application id). */
+/** Guild application command permissions (protocol §S2.7): per guild, per command id (or the application id). */
 
 export interface CommandPermission {
   id: string;

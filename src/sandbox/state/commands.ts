@@ -1,6 +1,6 @@
 /**
- * Registered application commands per scope (global, or one guild) with the service's semantics (spec §4,
- * §8, reference §15.3): upsert by (type, name), edits replace the given fields, bulk overwrite matching by id
+ * Registered application commands per scope (global, or one guild) with the service's semantics (protocol §S4,
+ * §S8, §15.3): upsert by (type, name), edits replace the given fields, bulk overwrite matching by id
  * or (type, name), version snowflakes that change on substantial edits, per-type counts (30032) and the
  * daily create budget per scope (30034). Validation is the commands layer's (src/commands), answered in the
  * service's words (../command-errors.ts); test/fixtures/service-reference holds the documented answers the REST
@@ -53,7 +53,7 @@ export interface CommandRegistryOptions {
   /** Activities enabled (EMBEDDED flag). */
   embedded: boolean;
   appIntegrationTypes: readonly number[];
-  /** A command left the scope, or was renamed: its permissions go (spec §2.7). */
+  /** A command left the scope, or was renamed: its permissions go (protocol §S2.7). */
   onPermissionsDropped: (guildId: string | null, commandId: string) => void;
 }
 
@@ -83,7 +83,7 @@ export class CommandRegistry {
 
   constructor(private readonly o: CommandRegistryOptions) {
     if (o.embedded) {
-      // With Activities on, the service creates the entry point "Launch" with handler 2 (spec §2.6).
+      // With Activities on, the service creates the entry point "Launch" with handler 2 (protocol §S2.6).
       this.insert(null, { type: CommandType.PRIMARY_ENTRY_POINT, name: DEFAULT_ENTRY_POINT_NAME, description: 'Launch an activity', handler: HandlerType.SERVICE_LAUNCH_ACTIVITY }, null);
     }
   }

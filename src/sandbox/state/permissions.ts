@@ -1,4 +1,4 @@
-/** Permission bits the sandbox reasons about (reference §12.5) and the effective-permission rule it applies. */
+/** Permission bits the sandbox reasons about (protocol §12.5) and the effective-permission rule it applies. */
 
 export const P = {
   CREATE_INSTANT_INVITE: 1n << 0n,
@@ -30,7 +30,7 @@ export const P = {
 
 /**
  * Every defined bit up to BYPASS_SLOWMODE (1 << 52); ADMINISTRATOR resolves to this. Bit 47 is not defined
- * (reference §12.5 goes from SEND_VOICE_MESSAGES 1 << 46 to SET_VOICE_CHANNEL_STATUS 1 << 48).
+ * (protocol §12.5 goes from SEND_VOICE_MESSAGES 1 << 46 to SET_VOICE_CHANNEL_STATUS 1 << 48).
  */
 export const ALL_PERMISSIONS = ((1n << 53n) - 1n) & ~(1n << 47n);
 
@@ -60,7 +60,7 @@ export const MODERATOR_PERMISSIONS =
 export const BOT_ROLE_PERMISSIONS =
   P.VIEW_CHANNEL | P.SEND_MESSAGES | P.EMBED_LINKS | P.ATTACH_FILES | P.READ_MESSAGE_HISTORY | P.ADD_REACTIONS | P.USE_EXTERNAL_EMOJIS;
 
-/** app_permissions in the bot's DM (reference §14.1: DMs include ATTACH_FILES|EMBED_LINKS|MENTION_EVERYONE|USE_EXTERNAL_EMOJIS). */
+/** app_permissions in the bot's DM (protocol §14.1: DMs include ATTACH_FILES|EMBED_LINKS|MENTION_EVERYONE|USE_EXTERNAL_EMOJIS). */
 export const BOT_DM_APP_PERMISSIONS =
   P.VIEW_CHANNEL | P.SEND_MESSAGES | P.ADD_REACTIONS | P.READ_MESSAGE_HISTORY | P.ATTACH_FILES | P.EMBED_LINKS | P.MENTION_EVERYONE | P.USE_EXTERNAL_EMOJIS;
 

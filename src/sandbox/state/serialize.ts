@@ -144,7 +144,7 @@ export function channelObject(c: ChannelRecord, guildId: string): Record<string,
   return o;
 }
 
-/** The guild object (reference §12.4) without GUILD_CREATE extras. */
+/** The guild object (protocol §12.4) without GUILD_CREATE extras. */
 export function guildObject(g: GuildRecord): Record<string, unknown> {
   const firstText = g.channels.find((c) => c.type === 0);
   return {

@@ -28,7 +28,7 @@ export interface DispatchSink {
   global(t: string, d: string | Buffer): void;
 }
 
-/** Which member list a GUILD_CREATE carries (reference §10.4 default member lists). */
+/** Which member list a GUILD_CREATE carries (protocol §10.4 default member lists). */
 export type MemberListKind = 'bot' | 'all' | 'large';
 
 export class SandboxStore {
@@ -252,7 +252,7 @@ export class SandboxStore {
       skuId: sku.id,
       userId: input.userId ?? null,
       guildId: input.guildId ?? null,
-      // Platform-managed subscriptions are PURCHASE (1) since the 2024 migration (spec §2.9); test ones are 4.
+      // Platform-managed subscriptions are PURCHASE (1) since the 2024 migration (protocol §S2.9); test ones are 4.
       type: test ? 4 : 1,
       deleted: false,
       consumed: false,
@@ -266,7 +266,7 @@ export class SandboxStore {
     return e;
   }
 
-  /** A subscription ends: ends_at is set and ENTITLEMENT_UPDATE fires (spec §3: only at this point). */
+  /** A subscription ends: ends_at is set and ENTITLEMENT_UPDATE fires (protocol §S3: only at this point). */
   endEntitlement(id: string, endsAt: Date = new Date()): void {
     const e = this.entitlements.get(id);
     if (!e || e.deleted) throw new SandboxError('UNKNOWN_ENTITLEMENT', `unknown entitlement ${id}`);

@@ -1,11 +1,11 @@
-/** Application command endpoints, global and guild (spec §4.1, §4.2; reference §15.4). */
+/** Application command endpoints, global and guild (protocol §S4.1, §S4.2, §15.4). */
 import type { SandboxCore } from '../../core.js';
 import { Errors } from '../../errors.js';
 import { localizedView } from '../../state/commands.js';
 import { jsonValue } from '../body.js';
 import type { RestContext, RestResult, RouteDef } from '../types.js';
 
-/** Query booleans: True/true/1 and False/false/0 (reference §2.3). */
+/** Query booleans: True/true/1 and False/false/0 (protocol §2.3). */
 export function queryBool(value: string | null): boolean {
   return value === 'true' || value === 'True' || value === '1';
 }

@@ -1,4 +1,4 @@
-/** GET /gateway and GET /gateway/bot (reference §4). */
+/** GET /gateway and GET /gateway/bot (protocol §4). */
 import type { SandboxCore } from '../../core.js';
 import type { RouteDef } from '../types.js';
 

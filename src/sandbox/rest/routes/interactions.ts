@@ -1,5 +1,5 @@
 /**
- * Interaction callback and the webhook-style follow-up / @original endpoints (reference §14.4, §14.5).
+ * Interaction callback and the webhook-style follow-up / @original endpoints (protocol §14.4, §14.5).
  * No bot auth needed; exempt from the global limit; limited per interaction / per webhook token.
  */
 import type { SandboxCore } from '../../core.js';
@@ -11,7 +11,7 @@ import { jsonValue } from '../body.js';
 import type { RestContext, RouteDef } from '../types.js';
 import { queryBool } from './commands.js';
 
-/** The default upload limit, per attachment, for webhooks and interaction responses (spec §8). */
+/** The default upload limit, per attachment, for webhooks and interaction responses (protocol §S8). */
 const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 
 /** Files of a multipart body; any over the per-attachment limit is 413 / 40005. */

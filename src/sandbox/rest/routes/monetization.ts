@@ -1,4 +1,4 @@
-/** Entitlements and SKUs (reference §13.2, §13.3). */
+/** Entitlements and SKUs (protocol §13.2, §13.3). */
 import type { SandboxCore } from '../../core.js';
 import { addTreeError, emptyErrorTree, Errors, formError, invalidFormBody, type ErrorTree } from '../../errors.js';
 import type { EntitlementRecord } from '../../state/model.js';
@@ -154,7 +154,7 @@ export function monetizationRoutes(core: SandboxCore): RouteDef[] {
         const out: Array<Record<string, unknown>> = [];
         for (const sku of store.skus) {
           out.push(skuObject(sku, store.applicationId));
-          // Each subscription SKU has a system-made SUBSCRIPTION_GROUP companion (reference §13.3).
+          // Each subscription SKU has a system-made SUBSCRIPTION_GROUP companion (protocol §13.3).
           if (sku.type === 5) {
             const group = skuObject({ ...sku, id: (BigInt(sku.id) + 1n).toString(), type: 6, slug: `${sku.slug}-group` }, store.applicationId);
             out.push(group);

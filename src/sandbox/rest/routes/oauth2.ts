@@ -1,5 +1,5 @@
 /**
- * POST /oauth2/token (spec §4.4, §5; reference §15.4): form-encoded; client authentication by HTTP Basic or
+ * POST /oauth2/token (protocol §S4.4, §S5, §15.4): form-encoded; client authentication by HTTP Basic or
  * client_id / client_secret fields; grants authorization_code, client_credentials and refresh_token.
  * Errors use the OAuth2 shape ({error, error_description}), as token endpoints do.
  */

@@ -1,5 +1,5 @@
 /**
- * Guild application command permissions (spec §2.7, §4.3, §5 rule 3; reference §15.5): read with the
+ * Guild application command permissions (protocol §S2.7, §S4.3, §S5, §15.5): read with the
  * app's token; edit with a user's bearer token carrying applications.commands.permissions.update (a bot
  * token gets 403 / 20001), at most 100 overwrites, @everyone (guild_id) and all-channels (guild_id - 1)
  * constants, APPLICATION_COMMAND_PERMISSIONS_UPDATE on the gateway. Batch edit answers 405.
@@ -97,7 +97,7 @@ export function permissionRoutes(core: SandboxCore): RouteDef[] {
       },
     },
     {
-      // Batch edit is disabled by the service (spec §4.3, permissions v2): a real 405, not the unmodelled marker.
+      // Batch edit is disabled by the service (protocol §S4.3, permissions v2): a real 405, not the unmodelled marker.
       method: 'PUT',
       path: `${base}/permissions`,
       bucket: 'permissions.edit',
@@ -130,7 +130,7 @@ export function permissionRoutes(core: SandboxCore): RouteDef[] {
       auth: 'bot-or-bearer',
       handler: (ctx) => {
         if (ctx.params.applicationId !== store.applicationId) throw Errors.notAuthorizedForApplication();
-        // A bot token causes an error (spec §5 rule 3): 403 / 20001 as observed.
+        // A bot token causes an error (protocol §S5): 403 / 20001 as observed.
         if (ctx.auth.kind !== 'bearer') throw Errors.botsCannotUse();
         const token = ctx.auth.token;
         if (!token.scopes.has(EDIT_SCOPE)) throw Errors.missingAccess();

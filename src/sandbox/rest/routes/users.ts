@@ -1,6 +1,6 @@
 /**
  * Users (discord-api-docs "User" resource): GET /users/{id}, PATCH /users/@me (the bot's username, avatar,
- * banner; USER_UPDATE), GET /users/@me/guilds (partial guilds with `banner`, spec §4.4) and POST
+ * banner; USER_UPDATE), GET /users/@me/guilds (partial guilds with `banner`, protocol §S4.4) and POST
  * /users/@me/channels (open a DM; the same channel every time for a recipient).
  */
 import type { SandboxCore } from '../../core.js';
