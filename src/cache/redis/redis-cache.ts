@@ -24,6 +24,8 @@ import { compareChannels, compareIds, type ChannelFields, type VoiceStateFields 
 import { isEntitlementActive, toMillis } from '../entitlements.js';
 import {
   checkOptions,
+  ENTITLEMENT_TOMBSTONE_MS,
+  MAX_ENTITLEMENT_TOMBSTONES,
   MAX_TRANSITIONS,
   ownerOf,
   pageLimit,
@@ -434,13 +436,23 @@ export class RedisCache implements Cache, CacheSink {
   entitlementUpsert(e: APIEntitlement, fromInteraction: boolean): void {
     if (!this.options.entitlements) return;
     const k = this.keys;
-    this.writes.command(ENTITLEMENTS).ghEntitlementPut(k.entitlements, k.entitlementStamps, k.clock, k.prefix, e.id, encodeEntitlement(e), flag(fromInteraction));
+    this.writes.command(ENTITLEMENTS).ghEntitlementPut(k.entitlements, k.entitlementStamps, k.clock, k.entitlementTombstones, k.prefix, e.id, encodeEntitlement(e), flag(fromInteraction));
   }
 
   entitlementRemove(e: APIEntitlement): void {
     if (!this.options.entitlements) return;
     const k = this.keys;
-    this.writes.command(ENTITLEMENTS).ghEntitlementDelete(k.entitlements, k.entitlementStamps, k.clock, k.prefix, e.id);
+    this.writes.command(ENTITLEMENTS).ghEntitlementDelete(
+      k.entitlements,
+      k.entitlementStamps,
+      k.clock,
+      k.entitlementTombstones,
+      k.prefix,
+      e.id,
+      this.now(),
+      this.now() - ENTITLEMENT_TOMBSTONE_MS,
+      MAX_ENTITLEMENT_TOMBSTONES,
+    );
   }
 
   // ---- syncs ----------------------------------------------------------------------------------
