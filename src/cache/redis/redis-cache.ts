@@ -97,7 +97,8 @@ export interface RedisCacheOptions extends Partial<CacheOptions> {
 /** Writes whose failure could not even be recorded (see flush). */
 export class CacheWriteError extends Error {
   constructor(readonly errors: Error[]) {
-    super(`${errors.length} cache write(s) to Redis failed and could not be marked for recovery; first: ${errors[0]?.message ?? 'unknown'}`);
+    // `cause` is the first failure; `errors` has them all.
+    super(`${errors.length} cache write(s) to Redis failed and could not be marked for recovery; first: ${errors[0]?.message ?? 'unknown'}`, { cause: errors[0] });
     this.name = 'CacheWriteError';
   }
 }
