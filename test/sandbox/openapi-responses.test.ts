@@ -148,7 +148,7 @@ async function send(s: Session, step: Step): Promise<{ status: number; body: Jso
   const auth = step.auth ?? 'bot';
   if (auth === 'bot') headers.authorization = `Bot ${s.sb.botToken}`;
   else if (auth === 'client') headers.authorization = `Basic ${Buffer.from(`${s.sb.clientId}:${s.sb.clientSecret}`).toString('base64')}`;
-  else if (auth !== 'none') headers.authorization = `Bearer ${s.sb.issueBearerToken([...auth.bearer], s.ids.get('owner'))}`;
+  else if (auth !== 'none') headers.authorization = `Bearer ${s.sb.issueBearerToken([...auth.bearer], fill(`{${auth.as ?? 'owner'}}`, s))}`;
   let body: string | undefined;
   if (step.form !== undefined) {
     headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -183,6 +183,8 @@ beforeAll(async () => {
     ['all_channels', (BigInt(guild) - 1n).toString()],
     ['channel', sb.state.channelIds(guild)[0]!],
     ['owner', sb.state.memberIds(guild).find((id) => id !== sb.applicationId)!],
+    // Seeded users: 0 owns the guild, 1 is a moderator, the others plain members.
+    ['member', sb.state.memberIds(guild).filter((id) => id !== sb.applicationId)[3]!],
     ['role', sb.state.roleIds(guild)[1]!],
     ['sku', sb.state.skuIds[0]!],
     // The third seeded SKU is a consumable one.

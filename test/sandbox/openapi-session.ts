@@ -15,8 +15,8 @@ import type { RawGatewayClient } from './helpers.js';
 export type StepAuth =
   | 'bot'
   | 'none'
-  /** An OAuth2 bearer token of the guild owner with these scopes. */
-  | { readonly bearer: readonly string[] }
+  /** An OAuth2 bearer token with these scopes, of the guild owner or of the session user named by `as`. */
+  | { readonly bearer: readonly string[]; readonly as?: string }
   /** HTTP Basic with the application's client id and secret (the OAuth2 token endpoint). */
   | 'client';
 
@@ -144,6 +144,14 @@ const permissions: Step[] = [
     auth: { bearer: [PERMISSIONS_SCOPE] },
     body: { permissions: [{ id: '{guild}', type: 1, permission: true }, { id: '{all_channels}', type: 3, permission: true }] },
     status: 200,
+  },
+  {
+    name: 'edit command permissions as a member without Manage Guild',
+    method: 'PUT',
+    path: '/applications/{app}/guilds/{guild}/commands/{guild_command}/permissions',
+    auth: { bearer: [PERMISSIONS_SCOPE], as: 'member' },
+    body: { permissions: [] },
+    status: 403,
   },
   { name: 'edit command permissions with a bot token', method: 'PUT', path: '/applications/{app}/guilds/{guild}/commands/{guild_command}/permissions', body: { permissions: [] }, status: 403 },
   { name: "edit command permissions with a bad body", method: 'PUT', path: '/applications/{app}/guilds/{guild}/commands/{guild_command}/permissions', auth: { bearer: [PERMISSIONS_SCOPE] }, body: { permissions: [{ id: 'x', type: 9 }] }, status: 400 },
