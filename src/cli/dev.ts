@@ -51,11 +51,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     await shutdown('startup failure');
     return 1;
   }
-  reloader.start();
-  const watching = `Watching ${config.plugins.dirs.join(', ')} for changes. Stop with Ctrl+C.`;
   if (runtime.sandbox !== null) {
     statePath = defaultStateFilePath();
     writeStateFile(statePath, stateOf(runtime.sandbox, 'gatehouse dev'));
+  }
+  // After the state file: where it sits in a plugin directory, writing it is not a change of the plugins
+  // there (it used to reload them all once, just as a test or an author made the first edit).
+  reloader.start();
+  const watching = `Watching ${config.plugins.dirs.join(', ')} for changes. Stop with Ctrl+C.`;
+  if (runtime.sandbox !== null) {
     printEmbeddedBanner(runtime, io, { stopHint: watching, dev: true });
   } else {
     const info = runtime.readyInfo;

@@ -6,13 +6,14 @@
  * A version that fails to load, validate or start leaves the previous one running.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { describePlan } from '../commands/index.js';
 import { enableFreshImports, versionsLoaded } from '../plugins/fresh-import.js';
 import type { HostedPlugin } from '../plugins/host.js';
 import { discoverPlugins, importPlugin, isModuleFile, type PluginSource } from '../plugins/loader.js';
 import { describeSkipped, formatPluginProblem } from './command-sync.js';
+import { DirWatcher } from './dir-watcher.js';
 import type { Runtime } from './runtime.js';
 
 export interface DevReloaderOptions {
@@ -40,7 +41,7 @@ const VERSION_WARNING = 200;
 
 export class DevReloader {
   private readonly known = new Map<string, string>();
-  private readonly watchers: FSWatcher[] = [];
+  private watcher: DirWatcher | null = null;
   private readonly dirs: string[];
   private readonly cwd: string;
   private timer: NodeJS.Timeout | null = null;
@@ -59,20 +60,17 @@ export class DevReloader {
   start(): void {
     for (const source of this.sources()) this.known.set(source.file, this.fingerprint(source));
     enableFreshImports(this.dirs);
-    for (const dir of this.dirs) {
-      if (!existsSync(dir)) continue;
-      const watcher = watch(dir, { recursive: true }, (_event, name) => {
-        if (typeof name === 'string' && /(^|[/\\])(node_modules|\.git)([/\\]|$)/.test(name)) return;
-        this.schedule();
-      });
-      watcher.on('error', (err) => this.options.err(`[dev] watching ${dir} failed: ${err.message}`));
-      this.watchers.push(watcher);
-    }
+    // One watch per directory, not a recursive one: see dir-watcher.ts for the saves a recursive watch misses.
+    this.watcher = new DirWatcher(this.dirs, {
+      onChange: () => this.schedule(),
+      onError: (dir, err) => this.options.err(`[dev] watching ${dir} failed: ${err.message}`),
+    });
+    this.watcher.start();
   }
 
   stop(): Promise<void> {
     this.stopped = true;
-    for (const w of this.watchers.splice(0)) w.close();
+    this.watcher?.close();
     if (this.timer !== null) clearTimeout(this.timer);
     return this.running?.then(() => undefined) ?? Promise.resolve();
   }
@@ -109,17 +107,18 @@ export class DevReloader {
     return discoverPlugins(this.options.runtime.config.plugins.dirs, this.cwd).sources;
   }
 
-  /** The files a plugin consists of: itself, or every file of its folder. */
+  /** The files a plugin consists of: itself, or every file of its folder a module can import. */
   private filesOf(source: PluginSource): string[] {
     if (!/^index\.[cm]?[jt]s$/.test(basename(source.file))) return [source.file];
     const out: string[] = [];
     const walk = (d: string, depth: number): void => {
       if (depth > 8) return;
-      for (const name of readdirSync(d).sort()) {
+      for (const name of listing(d)) {
         if (name === 'node_modules' || name.startsWith('.')) continue;
         const full = join(d, name);
-        if (statSync(full).isDirectory()) walk(full, depth + 1);
-        else out.push(full);
+        const kind = kindOf(full);
+        if (kind === 'dir') walk(full, depth + 1);
+        else if (kind === 'file' && importable(name)) out.push(full);
       }
     };
     walk(dirname(source.file), 0);
@@ -128,7 +127,9 @@ export class DevReloader {
 
   /**
    * A content hash of a plugin's files and of the helpers beside it (files of its directory that are not
-   * plugins, such as `_shared.ts`): a change to either makes a new version.
+   * plugins, such as `_shared.ts`): a change to either makes a new version. Only files a module can import
+   * count: an editor's temporary file (`sed -i`'s `sedXXXXXX`, vim's `4913`, `hello.ts~`) is no new version,
+   * which would reload the old content once before the save lands.
    */
   private fingerprint(source: PluginSource): string {
     const hash = createHash('sha256');
@@ -142,10 +143,10 @@ export class DevReloader {
     };
     for (const f of this.filesOf(source)) read(f);
     const dir = this.dirs.find((d) => source.file.startsWith(`${d}/`) || source.file.startsWith(`${d}\\`));
-    if (dir !== undefined && existsSync(dir)) {
-      for (const name of readdirSync(dir).sort()) {
+    if (dir !== undefined) {
+      for (const name of listing(dir)) {
         const full = join(dir, name);
-        if (statSync(full).isFile() && !isModuleFile(name)) read(full);
+        if (importable(name) && !isModuleFile(name) && kindOf(full) === 'file') read(full);
       }
     }
     return hash.digest('hex').slice(0, 16);
@@ -273,6 +274,32 @@ export class DevReloader {
       failed.push(`commands not synced: ${errorText(err)}`);
       return false;
     }
+  }
+}
+
+/** Extensions of files a plugin's modules may import (the loader's own, CommonJS, TSX, JSON). */
+const IMPORTABLE = /\.(?:[cm]?[jt]s|tsx|json)$/;
+
+function importable(name: string): boolean {
+  return IMPORTABLE.test(name) && !name.startsWith('.');
+}
+
+/** A directory's entries, sorted; none when it is gone (a save may remove and recreate files meanwhile). */
+function listing(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** What a path is now; a file that vanished since its directory was listed is neither. */
+function kindOf(path: string): 'file' | 'dir' | null {
+  try {
+    const stat = statSync(path);
+    return stat.isDirectory() ? 'dir' : stat.isFile() ? 'file' : null;
+  } catch {
+    return null;
   }
 }
 

@@ -3,8 +3,12 @@
  * Each change goes live without a new IDENTIFY, and an edit that does not load keeps the old version answering.
  * The time from saving a file to the reload being done is measured and printed (a product goal of 2 s, not
  * asserted: CI machines are busy).
+ *
+ * The sandbox's state file sits in the plugin directory on purpose: the dev loop must not take its own file for
+ * a change (it did, and reloaded every plugin once just after the banner: a test's first edit then saw that
+ * pass's "reloaded" and asked the old version, `expected 'hello v1' to be 'hello v2'`, in one CI run of two).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../plugins/helpers.js';
@@ -97,6 +101,8 @@ describe('npm run dev', () => {
     expect(await invoke('bye')).toMatch(/^refused: no command 'bye' is registered/);
 
     expect(await identifies()).toBe(1);
+    // One edit of hello, one reload of it: nothing else reloaded it meanwhile.
+    expect(bot.text.match(/plugin "hello" reloaded/g)).toHaveLength(1);
   }, 180_000);
 
   it('keeps the previous version answering when an edit does not load, validate or start', async () => {
@@ -112,6 +118,22 @@ describe('npm run dev', () => {
     expect(await invoke('hello')).toBe('hello v2');
     await change('fixed', () => writeFileSync(join(dir, 'hello.ts'), plugin('hello', 'hello', 'hello v3')), /plugin "hello" reloaded/);
     expect(await invoke('hello')).toBe('hello v3');
+    expect(await identifies()).toBe(1);
+  }, 180_000);
+
+  it('reloads a plugin replaced by rename (sed -i, atomic saves), and its in-place writes after that', async () => {
+    const file = join(dir, 'hello.ts');
+    for (const [round, how] of [[4, 'rename'], [6, 'rename again']] as const) {
+      // What sed -i does: a new file beside it, renamed over it.
+      await change(how, () => {
+        writeFileSync(join(dir, 'sedT3mp'), plugin('hello', 'hello', `hello v${round}`));
+        renameSync(join(dir, 'sedT3mp'), file);
+      }, /plugin "hello" reloaded[\s\S]*live in \d+ ms/);
+      expect(await invoke('hello')).toBe(`hello v${round}`);
+      // Node 20's recursive watch kept watching the replaced file's old inode: this save went unnoticed.
+      await change(`in place after ${how}`, () => writeFileSync(file, plugin('hello', 'hello', `hello v${round + 1}`)), /plugin "hello" reloaded[\s\S]*live in \d+ ms/);
+      expect(await invoke('hello')).toBe(`hello v${round + 1}`);
+    }
     expect(await identifies()).toBe(1);
   }, 180_000);
 });
