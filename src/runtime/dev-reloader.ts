@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { describePlan } from '../commands/index.js';
 import { enableFreshImports, versionsLoaded } from '../plugins/fresh-import.js';
 import type { HostedPlugin } from '../plugins/host.js';
@@ -25,7 +25,18 @@ export interface DevReloaderOptions {
   /** Quiet time after the last file event before a reload pass. Default 100 ms. */
   debounceMs?: number;
   cwd?: string;
+  /**
+   * Type-checks the plugins that changed, after their reload (src/cli/typecheck-plugins.ts, on a worker
+   * thread). What it finds is reported; the version loaded stays running either way, as types are not checked
+   * when a plugin is imported. Without it, nothing is type-checked.
+   */
+  typeCheck?: (sources: readonly PluginSource[]) => Promise<PluginTypeCheck>;
 }
+
+/** What a type check of some plugins found. */
+export type PluginTypeCheck =
+  | { status: 'checked'; problems: ReadonlyArray<{ file: string; line: number; column: number; code: number; message: string }> }
+  | { status: 'skipped'; reason: string };
 
 /** What one pass did (for tests and the console). */
 export interface ReloadReport {
@@ -50,6 +61,12 @@ export class DevReloader {
   private firstEventAt: number | null = null;
   private warnedVersions = false;
   private stopped = false;
+  /** Plugins waiting for a type check, and the check running (one at a time). */
+  private readonly toCheck = new Map<string, PluginSource>();
+  private checking: Promise<void> | null = null;
+  /** Plugin files whose last check found errors (to say when they are gone). */
+  private readonly withTypeErrors = new Set<string>();
+  private warnedCheckSkipped = false;
 
   constructor(private readonly options: DevReloaderOptions) {
     this.cwd = options.cwd ?? process.cwd();
@@ -72,7 +89,63 @@ export class DevReloader {
     this.stopped = true;
     this.watcher?.close();
     if (this.timer !== null) clearTimeout(this.timer);
-    return this.running?.then(() => undefined) ?? Promise.resolve();
+    this.toCheck.clear();
+    return Promise.all([this.running, this.checking]).then(() => undefined);
+  }
+
+  /** Resolves once the type checks asked for so far have been reported (for tests). */
+  async typeChecksDone(): Promise<void> {
+    while (this.checking !== null) await this.checking;
+  }
+
+  private queueTypeCheck(sources: readonly PluginSource[]): void {
+    if (this.options.typeCheck === undefined || this.stopped) return;
+    for (const s of sources) if (/\.[cm]?tsx?$/.test(s.file)) this.toCheck.set(s.file, s);
+    if (this.checking !== null || this.toCheck.size === 0) return;
+    this.checking = this.runTypeChecks().finally(() => {
+      this.checking = null;
+    });
+  }
+
+  private async runTypeChecks(): Promise<void> {
+    const check = this.options.typeCheck!;
+    // Bounded: each round takes what changed meanwhile, and the loop ends with the dev loop.
+    for (let round = 0; round < 1000 && this.toCheck.size > 0 && !this.stopped; round++) {
+      const batch = [...this.toCheck.values()];
+      this.toCheck.clear();
+      let result: PluginTypeCheck;
+      try {
+        result = await check(batch);
+      } catch (err) {
+        if (!this.stopped) this.options.err(`[dev] type check failed: ${errorText(err)}`);
+        continue;
+      }
+      if (!this.stopped) this.reportTypeCheck(batch, result);
+    }
+  }
+
+  private reportTypeCheck(batch: readonly PluginSource[], result: PluginTypeCheck): void {
+    if (result.status === 'skipped') {
+      if (!this.warnedCheckSkipped) this.options.err(`[dev] plugins are not type-checked: ${result.reason}`);
+      this.warnedCheckSkipped = true;
+      return;
+    }
+    for (const source of batch) {
+      const own = result.problems.filter((p) => this.belongsTo(source, resolve(this.cwd, p.file)));
+      if (own.length === 0) {
+        if (this.withTypeErrors.delete(source.file)) this.options.out(`[dev] ${source.label}: no type errors now`);
+        continue;
+      }
+      this.withTypeErrors.add(source.file);
+      this.options.err(`[dev] ${source.label} has ${own.length} type error${own.length === 1 ? '' : 's'} (the version loaded keeps running):`);
+      for (const p of own) this.options.err(`  ${p.file}:${p.line}:${p.column} TS${p.code}: ${p.message}`);
+    }
+  }
+
+  /** Whether a file is the plugin's, or one of its folder's. */
+  private belongsTo(source: PluginSource, file: string): boolean {
+    if (file === source.file) return true;
+    return /^index\.[cm]?[jt]s$/.test(basename(source.file)) && file.startsWith(`${dirname(source.file)}${sep}`);
   }
 
   private schedule(): void {
@@ -162,6 +235,7 @@ export class DevReloader {
     for (const file of [...this.known.keys()]) {
       if (current.has(file)) continue;
       this.known.delete(file);
+      this.withTypeErrors.delete(file);
       const hosted = host.loaded.find((p) => p.source.file === file);
       const label = hosted?.source.label ?? host.loadFailures.find((f) => f.source.file === file)?.source.label ?? file;
       host.forgetFailure(file);
@@ -175,10 +249,12 @@ export class DevReloader {
       }
     }
 
+    const versioned: PluginSource[] = [];
     for (const source of current.values()) {
       const version = this.fingerprint(source);
       if (this.known.get(source.file) === version) continue;
       this.known.set(source.file, version);
+      versioned.push(source);
       const old = host.loaded.find((p) => p.source.file === source.file) ?? null;
       const outcome = await this.replace(source, version, old);
       (outcome.ok ? changed : failed).push(...outcome.lines);
@@ -195,6 +271,7 @@ export class DevReloader {
     for (const line of changed) this.options.out(`[dev] ${line}`);
     for (const line of failed) this.options.err(`[dev] ${line}`);
     if (changed.length > 0) this.options.out(`[dev] live in ${tookMs} ms`);
+    this.queueTypeCheck(versioned);
     return { changed, failed, synced, tookMs };
   }
 
