@@ -490,6 +490,13 @@ export class PluginHost {
     }
   }
 
+  /** Deliver an event to one plugin's handler only (a plugin's own `preconditionDenied`). */
+  deliverTo<K extends PluginEventName>(plugin: string, event: K, payload: PluginEventMap[K]): void {
+    const list = this.listeners.get(event);
+    if (list === undefined) return;
+    for (const listener of list) if (listener.plugin.name === plugin) this.invoke(listener, payload);
+  }
+
   private invoke(listener: EventListener, payload: unknown): void {
     const plugin = listener.plugin;
     if (plugin.state !== 'ready') return;
