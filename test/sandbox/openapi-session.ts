@@ -238,6 +238,19 @@ const interactions: Step[] = [
   { name: 'an unknown webhook token', method: 'GET', path: '/webhooks/{app}/not-a-token/messages/@original', auth: 'none', status: 401 },
 ];
 
+/** Malformed queries and bodies, and other applications' resources: the service's 4xx for each. */
+const refusals: Step[] = [
+  { name: 'members with too high a limit', method: 'GET', path: '/guilds/{guild}/members?limit=5000', status: 400 },
+  { name: 'messages with too high a limit', method: 'GET', path: '/channels/{channel}/messages?limit=500', status: 400 },
+  { name: 'guilds with too high a limit', method: 'GET', path: '/users/@me/guilds?limit=500', status: 400 },
+  { name: "another application's commands", method: 'GET', path: `/applications/${UNKNOWN}/commands`, status: 403 },
+  { name: 'a message over 2000 characters', method: 'POST', path: '/channels/{channel}/messages', body: { content: 'x'.repeat(2001) }, status: 400 },
+  { name: 'an empty username', method: 'PATCH', path: '/users/@me', body: { username: '' }, status: 400 },
+  { name: 'a message in an unknown channel', method: 'POST', path: `/channels/${UNKNOWN}/messages`, body: { content: 'x' }, status: 404 },
+  { name: 'a member of an unknown guild', method: 'GET', path: `/guilds/${UNKNOWN}/members/{owner}`, status: 404 },
+  { name: 'commands with a bearer token without the scope', method: 'GET', path: '/applications/{app}/commands', auth: { bearer: ['identify'] }, status: 403 },
+];
+
 const limits: Step[] = [
   { name: 'a rate-limited request (user)', method: 'GET', path: '/channels/{channel}', before: (s) => s.sb.restFaults.rateLimit({ bucket: 'channels.read', retryAfterMs: 1500 }), status: 429 },
   { name: 'a rate-limited request (global)', method: 'GET', path: '/guilds/{guild}', before: (s) => s.sb.restFaults.rateLimit({ bucket: 'guilds.read', retryAfterMs: 1500, scope: 'global' }), status: 429 },
@@ -245,4 +258,4 @@ const limits: Step[] = [
 ];
 
 /** The session, in order (later groups use what earlier ones created). */
-export const STEPS: readonly Step[] = [...gateway, ...identity, ...guilds, ...moderation, ...messages, ...commands, ...permissions, ...monetization, ...oauth2, ...interactions, ...limits];
+export const STEPS: readonly Step[] = [...gateway, ...identity, ...guilds, ...moderation, ...messages, ...commands, ...permissions, ...monetization, ...oauth2, ...interactions, ...refusals, ...limits];
