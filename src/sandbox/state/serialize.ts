@@ -226,6 +226,11 @@ export function guildObject(g: GuildRecord): Record<string, unknown> {
     premium_progress_bar_enabled: false,
     safety_alerts_channel_id: null,
     incidents_data: null,
+    // Still sent by the service, and required by its published description: voice regions moved to channels
+    // (the guild's own reads "deprecated"), and the guild-level NSFW flag gave way to nsfw_level.
+    home_header: null,
+    region: 'deprecated',
+    nsfw: false,
   };
 }
 
@@ -233,12 +238,13 @@ export function skuObject(s: SkuRecord, applicationId: string): Record<string, u
   return { id: s.id, type: s.type, dependent_sku_id: null, application_id: applicationId, manifest_labels: null, access_type: 1, name: s.name, features: [], release_date: null, premium: false, slug: s.slug, flags: s.flags, show_age_gate: false };
 }
 
+/** An entitlement; a guild's has no `user_id` (optional in the API docs and discord-api-types, never null). */
 export function entitlementObject(e: EntitlementRecord, applicationId: string): Record<string, unknown> {
   const o: Record<string, unknown> = {
     id: e.id,
     sku_id: e.skuId,
     application_id: applicationId,
-    user_id: e.userId,
+    ...(e.userId !== null ? { user_id: e.userId } : {}),
     guild_id: e.guildId,
     type: e.type,
     deleted: e.deleted,
