@@ -34,7 +34,8 @@ function ownMemberships(store: SandboxStore, threads: ChannelRecord[]): Json[] {
 function activeThreads(store: SandboxStore, ctx: RestContext): Json {
   const guild = guildOf(store, ctx);
   const threads = (guild.threads ?? []).filter((t) => !t.thread!.archived);
-  return { threads: threads.map((t) => channelJson(guild, t)), members: ownMemberships(store, threads) };
+  // The whole list at once; the description (built from the service) has `has_more` on this answer too.
+  return { threads: threads.map((t) => channelJson(guild, t)), members: ownMemberships(store, threads), has_more: false };
 }
 
 function archivedThreads(store: SandboxStore, ctx: RestContext, which: 'public' | 'private' | 'joined'): Json {
