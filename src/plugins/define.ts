@@ -23,6 +23,7 @@ import type {
   PluginDefinition,
   PluginModalContext,
 } from './types.js';
+import type { Preconditions } from './preconditions/types.js';
 
 /**
  * `export default definePlugin({ ... })`. With `config: z.object({...})` the plugin's context (setup,
@@ -85,6 +86,8 @@ type TypedSubcommand<O extends readonly OptionShape[]> = {
   options?: O & readonly OptionDefinition[];
   run?(ctx: PluginCommandContext<OptionsOf<O>>): unknown;
   autocomplete?(ctx: PluginAutocompleteContext<OptionsOf<O>>): unknown;
+  /** Checked before `run`, over the command's (docs/plugins.md "Preconditions"). */
+  preconditions?: Preconditions;
 };
 
 /** The type a subcommand has once made: it fits a command's options and a group's options alike. */
@@ -104,6 +107,8 @@ export function defineSubcommandGroup(group: {
   name_localizations?: Record<string, string> | null;
   description_localizations?: Record<string, string> | null;
   options: readonly PluginSubcommand[];
+  /** Checked before each of its subcommands runs, over the command's. */
+  preconditions?: Preconditions;
 }): PluginSubcommandGroup {
   return group as unknown as PluginSubcommandGroup;
 }
@@ -117,6 +122,7 @@ export type CustomIdParams<S extends string> = { readonly [K in ParamNames<S>]: 
 export function defineButton<const S extends string>(handler: {
   customId: S;
   run(ctx: PluginComponentContext<'button', CustomIdParams<S>>): unknown;
+  preconditions?: Preconditions;
 }): ComponentHandlerDefinition {
   return { ...handler, kind: 'button' } as unknown as ComponentHandlerDefinition;
 }
@@ -131,6 +137,7 @@ export function defineSelect<const S extends string, K extends SelectKind>(handl
   customId: S;
   kind: K;
   run(ctx: PluginComponentContext<K, CustomIdParams<S>>): unknown;
+  preconditions?: Preconditions;
 }): ComponentHandlerDefinition {
   return handler as unknown as ComponentHandlerDefinition;
 }
@@ -140,6 +147,7 @@ export function defineModal<const S extends string>(handler: {
   customId: S;
   run(ctx: PluginModalContext<CustomIdParams<S>>): unknown;
   deferEphemeral?: boolean;
+  preconditions?: Preconditions;
 }): ModalHandlerDefinition {
   return handler as unknown as ModalHandlerDefinition;
 }
