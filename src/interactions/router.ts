@@ -24,7 +24,7 @@ import { compileCustomId, CustomIdTable } from './custom-id.js';
 import { checkingTransport } from './message-limits.js';
 import { parseOptions, type OptionValue } from './options.js';
 import type { InteractionTransport } from './transport.js';
-import { WarnLimiter } from './warn-limiter.js';
+import { RateLimitedWarner, warnKeyPattern } from '../util/rate-limited-warner.js';
 import { inSpan, PLUGIN_KEY, SpanKind } from '../util/tracing.js';
 
 /*
@@ -90,8 +90,13 @@ export interface RouterOptions<TCache, TPlugin> {
   deferAfterMs?: number;
   /** Text of the ephemeral message a user sees when a handler throws. */
   errorMessage?: (command: string) => string;
-  /** Unhandled interactions are logged once per command (or custom_id) per this window. Default 60 s. */
+  /**
+   * Unhandled interactions are logged once per command name (or custom_id pattern: the ids in it folded, see
+   * warnKeyPattern) per this window. Default 60 s.
+   */
   unhandledWarnMs?: number;
+  /** The clock the unhandled warnings' window is measured by. Default Date.now. */
+  now?: () => number;
   /**
    * Told of every interaction no plugin handles; returns the message the user gets (ephemeral, say), or null to
    * leave it unanswered. Default: "This command is not available right now.", ephemeral. An autocomplete gets no
@@ -199,14 +204,14 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
   private readonly errorMessage: (command: string) => string;
   private readonly transport: InteractionTransport;
   /** Unhandled interactions are an author's mistake, not a per-event log line on the hot path. */
-  private readonly unhandled: WarnLimiter;
+  private readonly unhandled: RateLimitedWarner;
 
   constructor(private readonly options: RouterOptions<TCache, TPlugin>) {
     this.deferAfterMs = options.deferAfterMs ?? 2000;
     this.errorMessage =
       options.errorMessage ?? ((command) => `Something went wrong while running \`/${command}\`. It has been logged.`);
     this.transport = checkingTransport(options.transport);
-    this.unhandled = new WarnLimiter(options.unhandledWarnMs ?? 60_000);
+    this.unhandled = new RateLimitedWarner({ windowMs: options.unhandledWarnMs ?? 60_000, now: options.now ?? Date.now });
   }
 
   /** Register a component handler. Throws when its custom_id could also reach another handler. */
@@ -330,7 +335,7 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
 
   /** Log an unhandled interaction at most once per key and window, with the count of repeats in between. */
   private warnUnhandled(key: string, fields: Record<string, unknown>, message: string): void {
-    const logged = this.unhandled.fields(key, Date.now(), fields);
+    const logged = this.unhandled.fields(warnKeyPattern(key), fields);
     if (logged !== null) this.options.log.warn(logged, message);
   }
 
