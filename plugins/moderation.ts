@@ -14,14 +14,13 @@
  */
 import { z } from 'zod';
 import { ApiError, defineCommand, definePlugin, type PluginCommandContext } from 'gatehouse';
-// Plugins outside this repository import these from 'gatehouse/rest'.
 import {
   addMemberRole,
   createMessage,
   removeMemberRole,
   timeoutMember,
   type RestRequester,
-} from '../src/rest/index.js';
+} from 'gatehouse/rest';
 
 const snowflake = z.string().regex(/^[1-9]\d{0,19}$/, 'must be a snowflake (an id as a decimal string)');
 // Optional, so that the examples load on a fresh checkout; the commands say what is missing until it is set.

@@ -48,9 +48,10 @@ export interface RuntimeFields<RunCtx = never, AutocompleteCtx = never> {
 
 /**
  * The names of the runtime-only fields, on commands and on subcommands. `deferEphemeral` is the plugin host's
- * setting for the deadline guard's defer (plugins/types.ts CommandBehaviour): never sent either.
+ * setting for the deadline guard's defer and `preconditions` its checks before a handler runs (plugins/types.ts
+ * CommandBehaviour): never sent either. Subcommands and groups may carry `preconditions` too.
  */
-export const RUNTIME_FIELDS: ReadonlySet<string> = new Set(['run', 'autocomplete', 'guilds', 'deferEphemeral']);
+export const RUNTIME_FIELDS: ReadonlySet<string> = new Set(['run', 'autocomplete', 'guilds', 'deferEphemeral', 'preconditions']);
 
 export interface ChatInputCommandDefinition<RunCtx = never, AutocompleteCtx = never>
   extends Omit<RESTPostAPIChatInputApplicationCommandsJSONBody, 'options'>,

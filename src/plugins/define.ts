@@ -22,6 +22,7 @@ import type {
   PluginDefinition,
   PluginModalContext,
 } from './types.js';
+import type { Preconditions } from './preconditions/types.js';
 
 /**
  * `export default definePlugin({ ... })`. With `config: z.object({...})` the plugin's context (setup,
@@ -74,6 +75,8 @@ type TypedSubcommand<O extends readonly OptionShape[]> = {
   options?: O & readonly OptionDefinition[];
   run?(ctx: PluginCommandContext<OptionsOf<O>>): unknown;
   autocomplete?(ctx: PluginAutocompleteContext<OptionsOf<O>>): unknown;
+  /** Checked before `run`, over the command's (docs/plugins.md "Preconditions"). */
+  preconditions?: Preconditions;
 };
 
 /** The type a subcommand has once made: it fits a command's options and a group's options alike. */
@@ -93,6 +96,8 @@ export function defineSubcommandGroup(group: {
   name_localizations?: Record<string, string> | null;
   description_localizations?: Record<string, string> | null;
   options: readonly PluginSubcommand[];
+  /** Checked before each of its subcommands runs, over the command's. */
+  preconditions?: Preconditions;
 }): PluginSubcommandGroup {
   return group as unknown as PluginSubcommandGroup;
 }
@@ -106,6 +111,7 @@ export type CustomIdParams<S extends string> = { readonly [K in ParamNames<S>]: 
 export function defineButton<const S extends string>(handler: {
   customId: S;
   run(ctx: PluginComponentContext<'button', CustomIdParams<S>>): unknown;
+  preconditions?: Preconditions;
 }): ComponentHandlerDefinition {
   return { ...handler, kind: 'button' } as unknown as ComponentHandlerDefinition;
 }
@@ -120,6 +126,7 @@ export function defineSelect<const S extends string, K extends SelectKind>(handl
   customId: S;
   kind: K;
   run(ctx: PluginComponentContext<K, CustomIdParams<S>>): unknown;
+  preconditions?: Preconditions;
 }): ComponentHandlerDefinition {
   return handler as unknown as ComponentHandlerDefinition;
 }
@@ -129,6 +136,7 @@ export function defineModal<const S extends string>(handler: {
   customId: S;
   run(ctx: PluginModalContext<CustomIdParams<S>>): unknown;
   deferEphemeral?: boolean;
+  preconditions?: Preconditions;
 }): ModalHandlerDefinition {
   return handler as unknown as ModalHandlerDefinition;
 }

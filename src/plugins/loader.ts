@@ -29,8 +29,10 @@ export class PluginLoadError extends Error {
   constructor(
     readonly source: PluginSource,
     readonly problems: readonly string[],
+    /** The error the import threw, when that is why. */
+    cause?: unknown,
   ) {
-    super(`${source.label}: ${problems.length === 1 ? problems[0] : `\n  ${problems.join('\n  ')}`}`);
+    super(`${source.label}: ${problems.length === 1 ? problems[0] : `\n  ${problems.join('\n  ')}`}`, cause === undefined ? undefined : { cause });
     this.name = 'PluginLoadError';
   }
 }
@@ -133,7 +135,7 @@ export async function importPlugin(source: PluginSource, version: string | null 
     mod = (await import(versionedUrl(source.file, version))) as Record<string, unknown>;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    throw new PluginLoadError(source, [`failed to load: ${message}`]);
+    throw new PluginLoadError(source, [`failed to load: ${message}`], err);
   }
   if (!('default' in mod) || mod.default === undefined) {
     throw new PluginLoadError(source, ['has no default export: `export default definePlugin({ ... })`']);

@@ -20,6 +20,7 @@ import type { AutocompleteContext, CommandContext } from '../interactions/contex
 import type { OptionValue } from '../interactions/options.js';
 import type { MemberRequestResult, RequestMembersOptions } from '../gateway/index.js';
 import type { RestClient } from '../rest/index.js';
+import type { PreconditionDenial, Preconditions, PreconditionTranslations } from './preconditions/types.js';
 
 export type OptionBag = Record<string, OptionValue | undefined>;
 
@@ -45,6 +46,8 @@ export interface ComponentHandlerDefinition {
   /** Component kinds this handler takes (`button`, `stringSelect`, `userSelect`, ...); any when absent. */
   kind?: ComponentKind | readonly ComponentKind[];
   run(ctx: PluginComponentContext): unknown;
+  /** Checked before `run` (docs/plugins.md "Preconditions"). */
+  preconditions?: Preconditions;
 }
 
 /** A handler for the submission of modals whose custom_id is `customId` (exact, or a pattern). */
@@ -53,6 +56,8 @@ export interface ModalHandlerDefinition {
   run(ctx: PluginModalContext): unknown;
   /** When the deadline guard has to defer a modal no component opened, make the "thinking" message ephemeral. */
   deferEphemeral?: boolean;
+  /** Checked before `run` (docs/plugins.md "Preconditions"). */
+  preconditions?: Preconditions;
 }
 
 /**
@@ -81,6 +86,8 @@ export type PluginConfigBag = Readonly<Record<string, unknown>>;
 export interface CommandBehaviour {
   /** When the deadline guard defers for a slow handler, make the "thinking" message ephemeral. */
   deferEphemeral?: boolean;
+  /** Checked before the handler runs, over the plugin's defaults (docs/plugins.md "Preconditions"). */
+  preconditions?: Preconditions;
 }
 
 export type PluginCommand =
@@ -127,6 +134,8 @@ export interface PluginEventMap extends DispatchEventMap {
   applicationDeauthorized: APIWebhookEventApplicationDeauthorizedData & { timestamp: string };
   /** Every webhook event, as received, once per event (redeliveries are dropped); unknown types arrive only here. */
   webhookEvent: { type: string; timestamp: string; data: unknown };
+  /** A precondition of one of this plugin's handlers denied an interaction (the handler did not run). */
+  preconditionDenied: PreconditionDenial;
 }
 
 export type PluginEventName = keyof PluginEventMap;
@@ -147,6 +156,10 @@ export interface PluginDefinition<TConfig = PluginConfigBag> {
   components?: readonly ComponentHandlerDefinition[];
   /** Modal-submission handlers by custom_id. */
   modals?: readonly ModalHandlerDefinition[];
+  /** Preconditions every command of the plugin has, unless the command (or subcommand) says otherwise. */
+  preconditions?: Preconditions;
+  /** The denial messages in other languages, by locale (`fr`, `pt-BR`); English otherwise. */
+  preconditionTexts?: PreconditionTranslations;
   /** Schema of `plugins.config.<name>`; a section that does not fit keeps the plugin from loading. */
   config?: PluginConfigSchema<TConfig>;
   on?: PluginEventHandlers<TConfig>;

@@ -44,6 +44,9 @@ import { oauth2Routes } from './rest/routes/oauth2.js';
 import { permissionRoutes } from './rest/routes/permissions.js';
 import { channelRoutes } from './rest/routes/channels.js';
 import { guildRoutes } from './rest/routes/guilds.js';
+import { memberRoutes } from './rest/routes/members.js';
+import { roleRoutes } from './rest/routes/roles.js';
+import { banRoutes } from './rest/routes/bans.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
 import { CommandRegistry } from './state/commands.js';
@@ -270,6 +273,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   rest.add(oauth2Routes(core));
   rest.add(userRoutes(core));
   rest.add(guildRoutes(core));
+  rest.add(memberRoutes(core));
+  rest.add(roleRoutes(core));
+  rest.add(banRoutes(core));
   rest.add(channelRoutes(core));
 
   const http = new SandboxHttpServer(rest, gateway, o.logger);

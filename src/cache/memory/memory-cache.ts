@@ -39,6 +39,8 @@ import { idHalves, nanToNull, splitSnowflake, type IdHalves } from '../wire.js';
 import { compareRoles, GuildRecord, roleView } from './guilds.js';
 import {
   checkOptions,
+  ENTITLEMENT_TOMBSTONE_MS,
+  MAX_ENTITLEMENT_TOMBSTONES,
   MAX_TRANSITIONS,
   ownerOf,
   pageLimit,
@@ -75,6 +77,11 @@ export class MemoryCache implements Cache, CacheSink {
    * what events changed while it read REST.
    */
   private readonly entitlementStamps = new Map<string, number>();
+  /**
+   * Deleted entitlement ids -> when (this.now), oldest first: their stamps are forgotten after
+   * ENTITLEMENT_TOMBSTONE_MS or past MAX_ENTITLEMENT_TOMBSTONES (see sweepTombstones).
+   */
+  private readonly entitlementTombstones = new Map<string, number>();
   private clock = 0;
   private entitlementSync: { stamp: number; seen: Set<string> } | null = null;
   private selfId: string | null = null;
@@ -212,6 +219,7 @@ export class MemoryCache implements Cache, CacheSink {
     this.entitlementsByUser.clear();
     this.entitlementsByGuild.clear();
     this.entitlementStamps.clear();
+    this.entitlementTombstones.clear();
     this.entitlementSync = null;
   }
 
@@ -817,19 +825,36 @@ export class MemoryCache implements Cache, CacheSink {
     }
     if (old) this.unindexEntitlement(old);
     this.entitlements.set(view.id, view);
-    if (stamped) this.entitlementStamps.set(view.id, ++this.clock);
+    if (stamped) {
+      this.entitlementStamps.set(view.id, ++this.clock);
+      this.entitlementTombstones.delete(view.id);
+    }
     if (view.userId !== null) indexAdd(this.entitlementsByUser, view.userId, view.id);
     if (view.guildId !== null) indexAdd(this.entitlementsByGuild, view.guildId, view.id);
   }
 
   /** `tombstone`: an event deleted it (remembered); otherwise a sync found it gone. */
   private dropEntitlement(id: string, tombstone: boolean): void {
-    if (tombstone) this.entitlementStamps.set(id, ++this.clock);
-    else this.entitlementStamps.delete(id);
+    this.entitlementTombstones.delete(id);
+    if (tombstone) {
+      this.entitlementStamps.set(id, ++this.clock);
+      this.entitlementTombstones.set(id, this.now());
+      this.sweepTombstones();
+    } else this.entitlementStamps.delete(id);
     const old = this.entitlements.get(id);
     if (!old) return;
     this.entitlements.delete(id);
     this.unindexEntitlement(old);
+  }
+
+  /** Forget the tombstones past their window or the count, oldest first (the Map is in order of deletion). */
+  private sweepTombstones(): void {
+    const now = this.now();
+    for (const [id, at] of this.entitlementTombstones) {
+      if (this.entitlementTombstones.size <= MAX_ENTITLEMENT_TOMBSTONES && now - at < ENTITLEMENT_TOMBSTONE_MS) break;
+      this.entitlementTombstones.delete(id);
+      if (!this.entitlements.has(id)) this.entitlementStamps.delete(id);
+    }
   }
 
   private dropMembers(g: GuildRecord): void {

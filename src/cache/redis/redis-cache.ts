@@ -24,6 +24,8 @@ import { compareChannels, compareIds, type ChannelFields, type VoiceStateFields 
 import { isEntitlementActive, toMillis } from '../entitlements.js';
 import {
   checkOptions,
+  ENTITLEMENT_TOMBSTONE_MS,
+  MAX_ENTITLEMENT_TOMBSTONES,
   MAX_TRANSITIONS,
   ownerOf,
   pageLimit,
@@ -95,7 +97,8 @@ export interface RedisCacheOptions extends Partial<CacheOptions> {
 /** Writes whose failure could not even be recorded (see flush). */
 export class CacheWriteError extends Error {
   constructor(readonly errors: Error[]) {
-    super(`${errors.length} cache write(s) to Redis failed and could not be marked for recovery; first: ${errors[0]?.message ?? 'unknown'}`);
+    // `cause` is the first failure; `errors` has them all.
+    super(`${errors.length} cache write(s) to Redis failed and could not be marked for recovery; first: ${errors[0]?.message ?? 'unknown'}`, { cause: errors[0] });
     this.name = 'CacheWriteError';
   }
 }
@@ -434,13 +437,23 @@ export class RedisCache implements Cache, CacheSink {
   entitlementUpsert(e: APIEntitlement, fromInteraction: boolean): void {
     if (!this.options.entitlements) return;
     const k = this.keys;
-    this.writes.command(ENTITLEMENTS).ghEntitlementPut(k.entitlements, k.entitlementStamps, k.clock, k.prefix, e.id, encodeEntitlement(e), flag(fromInteraction));
+    this.writes.command(ENTITLEMENTS).ghEntitlementPut(k.entitlements, k.entitlementStamps, k.clock, k.entitlementTombstones, k.prefix, e.id, encodeEntitlement(e), flag(fromInteraction));
   }
 
   entitlementRemove(e: APIEntitlement): void {
     if (!this.options.entitlements) return;
     const k = this.keys;
-    this.writes.command(ENTITLEMENTS).ghEntitlementDelete(k.entitlements, k.entitlementStamps, k.clock, k.prefix, e.id);
+    this.writes.command(ENTITLEMENTS).ghEntitlementDelete(
+      k.entitlements,
+      k.entitlementStamps,
+      k.clock,
+      k.entitlementTombstones,
+      k.prefix,
+      e.id,
+      this.now(),
+      this.now() - ENTITLEMENT_TOMBSTONE_MS,
+      MAX_ENTITLEMENT_TOMBSTONES,
+    );
   }
 
   // ---- syncs ----------------------------------------------------------------------------------
