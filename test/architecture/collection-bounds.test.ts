@@ -71,7 +71,7 @@ const BOUNDS: ReadonlyMap<string, Bound> = new Map([
   ['src/cluster/coordinator.ts#cooldown', fixed('shards')],
   ['src/cluster/coordinator.ts#pendingFenced', fixed('shards')],
   ['src/cluster/coordinator.ts#reportedHeld', fixed('shards')],
-  ['src/cluster/identify-queue.ts#tails', fixed('identify buckets (max_concurrency)')],
+  ['src/cluster/redis-identify-queue.ts#tails', fixed('identify buckets (max_concurrency)')],
   ['src/cluster/redis-reshard-coordination.ts#pending', flight('reshard plans under way')],
   ['src/cluster/redis-reshard-coordination.ts#seen', flight('reshard plans under way (removed at their end)')],
   ['src/cluster/session-store.ts#written', fixed('shards')],
