@@ -35,6 +35,22 @@ export type {
   PluginEventName,
   PluginModalContext,
 } from './plugins/types.js';
+export type {
+  CooldownRule,
+  CooldownScope,
+  CustomPrecondition,
+  EntitlementRule,
+  PermissionList,
+  PermissionName,
+  PermissionRule,
+  PreconditionDenial,
+  PreconditionName,
+  PreconditionResult,
+  Preconditions,
+  PreconditionSubject,
+  PreconditionTexts,
+  PreconditionTranslations,
+} from './plugins/preconditions/types.js';
 export type { ComponentKind, ComponentValuesByKind, ModalField } from './interactions/component-values.js';
 export { MessageLimitError, MESSAGE_LIMITS, type LimitProblem } from './interactions/message-limits.js';
 export type {

@@ -42,7 +42,7 @@ import type { CommandPermissionEntry } from '../api/command-access.js';
 import { isThreadType } from '../api/permissions.js';
 import { channelFields, channelProblem, voiceStateFields, voiceStateProblem, type ChannelFields, type VoiceStateFields } from './channel-payloads.js';
 import { kindOf } from './shared.js';
-import { isSnowflake, timestampOrNaN } from './wire.js';
+import { idHalves, isSnowflake, splitSnowflake, timestampOrNaN, type IdHalves } from './wire.js';
 
 /** A guild payload as the sink sees it: GUILD_CREATE / GUILD_UPDATE data (roles already checked). */
 export interface GuildPayload {
@@ -82,15 +82,13 @@ export interface CacheSink {
   guildRemove(guildId: string): void;
   /**
    * `partial`: fields absent from the payload stay as they are (GUILD_MEMBER_UPDATE); otherwise the
-   * payload is the whole member. `join`: a GUILD_MEMBER_ADD (a membership transition). Called right after
-   * the reducer parsed `member.user.id`, whose halves are still in `scratchId` (wire.ts).
+   * payload is the whole member. `join`: a GUILD_MEMBER_ADD (a membership transition). `userId`: the halves
+   * of `member.user.id` as the reducer split them while checking it (read them during the call only: they
+   * are reused for the next member).
    */
-  memberUpsert(guildId: string, member: MemberPayload, partial: boolean, join: boolean): void;
-  /**
-   * A GUILD_MEMBER_REMOVE (a membership transition). Called right after the reducer parsed `user.id`, whose
-   * halves are still in `scratchId` (wire.ts).
-   */
-  memberRemove(guildId: string, user: APIUser): void;
+  memberUpsert(guildId: string, member: MemberPayload, partial: boolean, join: boolean, userId: Readonly<IdHalves>): void;
+  /** A GUILD_MEMBER_REMOVE (a membership transition); `userId` as for memberUpsert. */
+  memberRemove(guildId: string, user: APIUser, userId: Readonly<IdHalves>): void;
   roleUpsert(guildId: string, role: APIRole): void;
   roleRemove(guildId: string, roleId: string): void;
   /** `fromInteraction`: a copy listed by an INTERACTION_CREATE (see the module comment). */
@@ -128,15 +126,20 @@ function snowflakeProblem(path: string, v: unknown): string {
 }
 
 /**
+ * The user id of the member being applied: the member checks split it here and the sink gets it with the
+ * member, so that the memory cache does not split the same id twice.
+ */
+const memberUserId = idHalves();
+
+/**
  * Why a member object cannot be cached, or null. Paths are relative to the member; the caller prefixes them
- * (`at`) only on failure, so the common case allocates nothing. On success `user.id` was the last snowflake
- * parsed, so it is in `scratchId` (wire.ts) when the sink is called right after.
+ * (`at`) only on failure, so the common case allocates nothing. On success `user.id` is in `memberUserId`.
  */
 function memberProblem(m: unknown, needRoles: boolean): string | null {
   if (!isObj(m)) return `: expected a member object, got ${kindOf(m)}`;
   const u = m.user;
   if (!isObj(u)) return `user: expected a user object, got ${kindOf(u)}`;
-  if (!isSnowflake(u.id)) return snowflakeProblem('user.id', u.id);
+  if (!splitSnowflake(u.id, memberUserId)) return snowflakeProblem('user.id', u.id);
   const roles = m.roles;
   if (roles === undefined ? needRoles : !Array.isArray(roles)) return `roles: expected an array of role ids, got ${kindOf(roles)}`;
   return null;
@@ -172,7 +175,7 @@ function guildProblem(d: unknown): string | null {
 
 /**
  * Why a GUILD_MEMBER_ADD (`join`: roles required) or GUILD_MEMBER_UPDATE payload cannot be applied, or null.
- * `user.id` is parsed last, so on success it is in `scratchId` (wire.ts) for the sink.
+ * On success `user.id` is in `memberUserId` for the sink.
  */
 function memberEventProblem(d: unknown, join: boolean): string | null {
   if (!isObj(d)) return `payload: expected an object, got ${kindOf(d)}`;
@@ -180,13 +183,13 @@ function memberEventProblem(d: unknown, join: boolean): string | null {
   return memberProblem(d, join);
 }
 
-/** Why a GUILD_MEMBER_REMOVE payload cannot be applied, or null (`user.id` parsed last, as above). */
+/** Why a GUILD_MEMBER_REMOVE payload cannot be applied, or null (on success `user.id` is in `memberUserId`). */
 function memberRemoveProblem(d: unknown): string | null {
   if (!isObj(d)) return `payload: expected an object, got ${kindOf(d)}`;
   if (!isSnowflake(d.guild_id)) return snowflakeProblem('guild_id', d.guild_id);
   const u = d.user;
   if (!isObj(u)) return `user: expected a user object, got ${kindOf(u)}`;
-  return isSnowflake(u.id) ? null : snowflakeProblem('user.id', u.id);
+  return splitSnowflake(u.id, memberUserId) ? null : snowflakeProblem('user.id', u.id);
 }
 
 /** Why an ENTITLEMENT_CREATE / _UPDATE / _DELETE payload cannot be applied, or null. */
@@ -422,7 +425,7 @@ function members(event: string, guildId: string, list: unknown, sink: CacheSink)
   for (let i = 0; i < list.length; i++) {
     const m: unknown = list[i];
     const problem = memberProblem(m, false);
-    if (problem === null) sink.memberUpsert(guildId, m as MemberPayload, false, false);
+    if (problem === null) sink.memberUpsert(guildId, m as MemberPayload, false, false, memberUserId);
     else sink.reject(event, at(`members[${i}]`, problem));
   }
 }
@@ -476,13 +479,13 @@ export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
       // A join carries the whole member (roles included); an update may omit fields.
       const problem = memberEventProblem(d, join);
       if (problem !== null) return refuse(sink, t, problem);
-      sink.memberUpsert((d as Obj).guild_id as string, d as MemberPayload, !join, join);
+      sink.memberUpsert((d as Obj).guild_id as string, d as MemberPayload, !join, join, memberUserId);
       return TAKEN;
     }
     case 'GUILD_MEMBER_REMOVE': {
       const problem = memberRemoveProblem(d);
       if (problem !== null) return refuse(sink, t, problem);
-      sink.memberRemove((d as Obj).guild_id as string, (d as Obj).user as APIUser);
+      sink.memberRemove((d as Obj).guild_id as string, (d as Obj).user as APIUser, memberUserId);
       return TAKEN;
     }
     case 'GUILD_MEMBERS_CHUNK':

@@ -23,7 +23,7 @@ export interface CacheHooks {
    * entitlements from REST), then call `recovered(scope)`. Called once per scope until it is recovered.
    */
   onStale?: (scope: StaleScope) => void;
-  /** Clock for membership-transition records (tests). Default Date.now. */
+  /** Clock for membership-transition records and entitlement tombstones (tests). Default Date.now. */
   now?: () => number;
 }
 
@@ -34,6 +34,16 @@ export interface CacheHooks {
  */
 export const TRANSITION_WINDOW_MS = 15 * 60_000;
 export const MAX_TRANSITIONS = 10_000;
+
+/**
+ * A deleted entitlement's tombstone (its stamp, kept so that an interaction's older copy cannot bring it back and
+ * an entitlement sync does not list it again) is kept this long, and at most this many: like the transitions, it
+ * only has to outlive the reorderings and replays it guards against. Expired tombstones are removed by the next
+ * deletion (the oldest first), so with deletions going on none is older than the window; without, at most the
+ * count stays. Without the bound a bot with steady deletions grew about 120 bytes per deleted entitlement.
+ */
+export const ENTITLEMENT_TOMBSTONE_MS = 15 * 60_000;
+export const MAX_ENTITLEMENT_TOMBSTONES = 10_000;
 
 /** The shard a guild's events go to: (guild_id >> 22) % shard count (protocol §8.3). */
 export function shardOf(guildId: string, shardCount: number): number {

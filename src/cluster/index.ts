@@ -26,3 +26,4 @@ export {
 } from './redis-reshard-coordination.js';
 export { CLUSTER_SCRIPTS, withClusterScripts, type ClusterScriptName } from './scripts.js';
 export { ClusterError, IdentifyQueueTimeoutError, ShardCountMismatchError } from './errors.js';
+export { MemoryCooldowns, RedisCooldowns, type CooldownStore, type CooldownVerdict } from './cooldowns.js';

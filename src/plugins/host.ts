@@ -19,7 +19,7 @@ import {
 } from '../commands/index.js';
 import { compileCustomId, CustomIdTable } from '../interactions/custom-id.js';
 import type { InteractionRouter, RoutableCommand, RoutableComponent, RoutableModal } from '../interactions/router.js';
-import { WarnLimiter } from '../interactions/warn-limiter.js';
+import { RateLimitedWarner } from '../util/rate-limited-warner.js';
 import { own } from '../util/dict.js';
 import { closest } from '../util/did-you-mean.js';
 import { envName, resolveSection, type PluginEnvSetting } from './config-section.js';
@@ -138,7 +138,7 @@ export class PluginHost {
   private readonly refusedNames = new Set<string>();
   private readonly log: Logger;
   /** Event handler failures: a handler that throws on every event must not write a line per event. */
-  private readonly handlerFailures: WarnLimiter;
+  private readonly handlerFailures: RateLimitedWarner;
   private readonly now: () => number;
   /** Plugin versions committed so far (each version's listeners get their own failure keys). */
   private versions = 0;
@@ -148,8 +148,8 @@ export class PluginHost {
   constructor(private readonly options: PluginHostOptions) {
     this.log = options.log;
     this.commandAccess = new CommandAccessService(options.services);
-    this.handlerFailures = new WarnLimiter(options.eventFailureWindowMs ?? 60_000);
     this.now = options.now ?? Date.now;
+    this.handlerFailures = new RateLimitedWarner({ windowMs: options.eventFailureWindowMs ?? 60_000, now: this.now });
   }
 
   get loaded(): readonly HostedPlugin[] {
@@ -490,6 +490,13 @@ export class PluginHost {
     }
   }
 
+  /** Deliver an event to one plugin's handler only (a plugin's own `preconditionDenied`). */
+  deliverTo<K extends PluginEventName>(plugin: string, event: K, payload: PluginEventMap[K]): void {
+    const list = this.listeners.get(event);
+    if (list === undefined) return;
+    for (const listener of list) if (listener.plugin.name === plugin) this.invoke(listener, payload);
+  }
+
   private invoke(listener: EventListener, payload: unknown): void {
     const plugin = listener.plugin;
     if (plugin.state !== 'ready') return;
@@ -509,7 +516,7 @@ export class PluginHost {
    */
   private eventFailed(listener: EventListener, err: unknown): void {
     const plugin = listener.plugin;
-    const logged = this.handlerFailures.fields(listener.failureKey, this.now(), { err, plugin: plugin.name, event: listener.event });
+    const logged = this.handlerFailures.fields(listener.failureKey, { err, plugin: plugin.name, event: listener.event });
     if (logged !== null) plugin.context.log.error(logged, 'plugin event handler failed');
   }
 }

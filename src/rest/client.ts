@@ -73,6 +73,11 @@ export interface RestClientOptions {
   /** Sockets to the API host. Default 128. */
   maxSockets?: number;
   /**
+   * Close a kept-alive socket idle this long, before the server (or a proxy in front of it) does: a request
+   * written to a socket the server is closing is lost. Default 4000 (transport.ts DEFAULT_KEEP_ALIVE_IDLE_MS).
+   */
+  keepAliveIdleMs?: number;
+  /**
    * Where the limits are kept (see rate-limits.ts). Default: a LocalRateLimits built from `globalLimit`,
    * `globalWindowMs`, `invalidRequestLimit` and `invalidRequestWindowMs`. The client owns its store: close()
    * closes it. `useLimits` swaps it later (e.g. for a shared store once the application id is known).
@@ -179,7 +184,8 @@ type RateLimitOutcome = { retryAfterMs: number; scope: RateLimitScope; global: b
 /** An admitted attempt: the store that admitted it (the client's may be swapped meanwhile) and its ticket. */
 type Grant = { readonly store: RateLimitStore; readonly ticket: unknown };
 /** The attempts of one request so far. */
-type Tries = { retries: number; rateLimitHits: number };
+/** `staleRetry`: the request was sent again once after a pooled socket reset it before any response byte. */
+type Tries = { retries: number; rateLimitHits: number; staleRetry: boolean };
 /**
  * How an attempt ended: the request's answer (settled by `execute`, so that the queue moves on in the same
  * turn as its caller hears of it), AGAIN (a retry, a 429), or SETTLED (it was settled on the way: aborted,
@@ -206,6 +212,12 @@ const SETTLED = Symbol('settled');
  * follow-up would post a second message, a repeated interaction callback would fail with 40060 after the
  * first one worked, a repeated code exchange would fail because the code is spent. Timeouts are never
  * retried (the caller's budget is spent, and the request may have been processed).
+ *
+ * Stale sockets. Idle kept-alive sockets are closed after `keepAliveIdleMs`, before the server closes them; a
+ * pooled socket that resets before any response byte all the same (the server closed it as the request was
+ * written) is retried once at once on a new connection, outside `retries`, when repeating is harmless: idempotent
+ * requests, and interaction callbacks, whose repeat after one that arrived is refused 40060 and then counts as
+ * the success it reports.
  */
 export class RestClient extends EventEmitter<RestEvents> implements RestRequester {
   readonly baseUrl: string;
@@ -247,7 +259,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     super();
     this.tracer = options.tracer ?? null;
     this.baseUrl = (options.baseUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
-    this.transport = new HttpTransport(this.baseUrl, { maxSockets: options.maxSockets });
+    this.transport = new HttpTransport(this.baseUrl, { maxSockets: options.maxSockets, keepAliveIdleMs: options.keepAliveIdleMs });
     this.log = options.logger ? options.logger.child({ component: 'rest' }) : null;
     if (options.token) {
       // A second net behind "never put it in a message": the logger's redactor now knows it too.
@@ -456,6 +468,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       pendingBody,
       identity: this.identityOf(auth),
       idempotent: options.idempotent ?? method !== 'POST',
+      repeatRefusedCode: options.repeatRefusedCode,
       signal,
       wireSignal: wire?.signal,
       timeoutMs: options.timeoutMs ?? this.timeoutMs,
@@ -619,7 +632,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
   /** Run one entry to completion: waits, attempts, retries. Settles the entry; never throws. */
   private async execute(queue: BucketQueue, entry: Entry): Promise<void> {
     if (entry.pendingBody && !(await this.encodeBody(entry))) return;
-    const tries: Tries = { retries: 0, rateLimitHits: 0 };
+    const tries: Tries = { retries: 0, rateLimitHits: 0, staleRetry: false };
     for (;;) {
       const grant = await this.admit(queue, entry);
       if (grant === null) return;
@@ -799,6 +812,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
         body: entry.body,
         timeoutMs: entry.timeoutMs,
         signal: entry.wireSignal,
+        freshConnection: tries.staleRetry,
       });
     } catch (err) {
       const failure = err instanceof TransportFailure ? err : new TransportFailure('network', null, String(err));
@@ -814,6 +828,13 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     const { method } = entry;
     const template = entry.route.template;
     if (failure.kind === 'aborted') return new RequestAbortedError(method, template);
+    // A pooled socket the server closed under the request: once more at once, on a connection of its own.
+    if (failure.staleSocket && !tries.staleRetry && (entry.idempotent || entry.repeatRefusedCode !== undefined || failure.undelivered)) {
+      tries.staleRetry = true;
+      this.counters.retries++;
+      this.log?.debug({ method, route: template, errorCode: failure.errorCode }, 'kept-alive socket closed under the request; sending it again');
+      return AGAIN;
+    }
     if (failure.kind === 'timeout') {
       this.log?.warn({ method, route: template, timeoutMs: entry.timeoutMs }, 'request timed out');
       return new TimeoutError(method, template, entry.timeoutMs);
@@ -865,6 +886,8 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       return this.retryAfter(entry, delay);
     }
     const error = new ApiError(method, template, res.status, body);
+    // The first copy did arrive before its socket was reset: the refusal of the repeat is that copy's success.
+    if (tries.staleRetry && entry.repeatRefusedCode !== undefined && error.code === entry.repeatRefusedCode) return { status: 204, data: undefined };
     this.log?.debug({ method, route: template, status: res.status, code: error.code }, 'request failed');
     return error;
   }

@@ -24,6 +24,8 @@ export interface Entry extends LimitKey {
   readonly identity: string;
   /** A repeat has the effect of one request: retried after a 5xx or a lost connection. */
   readonly idempotent: boolean;
+  /** RequestBase.repeatRefusedCode. */
+  readonly repeatRefusedCode: number | undefined;
   /** The caller's signal. */
   readonly signal: AbortSignal | undefined;
   /** Aborted with the caller's signal; given to the transport (one listener each, however shared the caller's is). */

@@ -18,6 +18,8 @@ export interface TransportRequest {
   body: Buffer | null;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Open a connection of its own rather than take one from the pool (the retry after a stale socket). */
+  freshConnection?: boolean;
 }
 
 export interface TransportResponse {
@@ -36,6 +38,12 @@ export class TransportFailure extends Error {
     message: string,
     /** The connection was never made, so the request cannot have reached the service: safe to send again. */
     readonly undelivered = false,
+    /**
+     * A kept-alive socket from the pool failed before any byte of a response: most likely the server closed it
+     * while idle just as the request was written. The request probably never reached the service, but may
+     * have: safe to send again only when repeating it is harmless (see RestClient on retries).
+     */
+    readonly staleSocket = false,
   ) {
     super(message);
     this.name = 'TransportFailure';
@@ -49,9 +57,25 @@ export class TransportFailure extends Error {
  */
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL']);
 
+/** Errors of a reused socket that the server closed (or is closing) under the request. */
+const STALE_SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * Idle keep-alive sockets are closed after this long, below the shortest keep-alive timeout a server in front of
+ * the API commonly uses (docs/operations.md "Long-running processes"): Node's http.Server and Apache close idle
+ * connections after 5 s, nginx after 75 s, Cloudflare's edge after 400 s. A server closing a socket as a request is
+ * written to it loses that request (ECONNRESET); closing it first costs one new connection after a pause.
+ */
+export const DEFAULT_KEEP_ALIVE_IDLE_MS = 4_000;
+
 export interface TransportOptions {
   /** Maximum concurrent sockets to the API host. */
   maxSockets?: number;
+  /**
+   * Close a pooled socket idle this long (a server's `Keep-Alive: timeout=N` hint, less a second, shortens it).
+   * Default DEFAULT_KEEP_ALIVE_IDLE_MS.
+   */
+  keepAliveIdleMs?: number;
   /** Largest response body accepted, in bytes. */
   maxResponseBytes?: number;
 }
@@ -71,7 +95,10 @@ export class HttpTransport {
     }
     const secure = url.protocol === 'https:';
     this.client = secure ? https : http;
-    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 128, scheduling: 'lifo' as const };
+    // `timeout` is what makes the agent close idle pooled sockets (and read the server's Keep-Alive hint): without
+    // it Node keeps them until the server closes them, and a request may be written to one as it does.
+    const idleMs = Math.max(1, options.keepAliveIdleMs ?? DEFAULT_KEEP_ALIVE_IDLE_MS);
+    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 128, scheduling: 'lifo' as const, timeout: idleMs };
     this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
     // Brackets of an IPv6 literal are URL syntax, not part of the host name.
     this.hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -104,7 +131,14 @@ export class HttpTransport {
         port: this.port,
         path: this.basePath + req.path,
         headers: req.headers,
-        agent: this.agent,
+        agent: req.freshConnection === true ? false : this.agent,
+      });
+      let responded = false;
+      // The pool check: a pooled socket the server has already ended or that is gone takes no request.
+      outgoing.once('socket', (socket) => {
+        if (outgoing.reusedSocket && (socket.destroyed || socket.readableEnded || !socket.writable)) {
+          fail(new TransportFailure('network', 'ECONNRESET', 'pooled socket already closed', true, true));
+        }
       });
       timer = setTimeout(
         () => fail(new TransportFailure('timeout', null, `no response within ${req.timeoutMs} ms`)),
@@ -120,9 +154,11 @@ export class HttpTransport {
 
       outgoing.on('error', (err: NodeJS.ErrnoException) => {
         const notSent = err.code !== undefined && CONNECT_ERRORS.has(err.code);
-        finish(new TransportFailure('network', err.code ?? null, err.message, notSent));
+        const stale = !responded && outgoing.reusedSocket && err.code !== undefined && STALE_SOCKET_ERRORS.has(err.code);
+        finish(new TransportFailure('network', err.code ?? null, err.message, notSent, stale));
       });
       outgoing.on('response', (incoming) => {
+        responded = true;
         const chunks: Buffer[] = [];
         let size = 0;
         incoming.on('data', (chunk: Buffer) => {

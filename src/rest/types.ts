@@ -56,6 +56,13 @@ export interface RequestBase {
    * follow-up is a second message, a repeated callback a 40060). See RestClient on retries.
    */
   idempotent?: boolean;
+  /**
+   * A request that is not idempotent but safe to send again after a stale keep-alive socket reset it before any
+   * response byte, because a repeat of one that did arrive is refused with this error code and nothing else
+   * (an interaction callback: 40060, "already acknowledged"). That answer to the repeat is then the success the
+   * first one was.
+   */
+  repeatRefusedCode?: number;
 }
 
 type ParamsField<R extends string> = [keyof RouteParams<R>] extends [never]

@@ -206,6 +206,17 @@ export const ConfigSchema = z.strictObject({
       maxMembersPerGuild: 0,
       redisPrefix: 'gh',
     }),
+  rest: z
+    .strictObject({
+      /**
+       * Close a kept-alive REST connection idle this long, before the server or a proxy in front of it does (a
+       * request written to a connection the server is closing is lost). Below the shortest idle timeout common in
+       * front of HTTP APIs: Node's http.Server and Apache 5 s, nginx 75 s, Cloudflare's edge 400 s
+       * (docs/operations.md "Long-running processes").
+       */
+      keepAliveIdleMs: z.number().int().min(100).max(600_000).default(4_000),
+    })
+    .default({ keepAliveIdleMs: 4_000 }),
   http: z
     .strictObject({
       enabled: z.boolean().default(true),
@@ -336,6 +347,7 @@ const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; parse: (raw: st
   { env: 'GATEHOUSE_DEV_GUILD_ID', path: ['commands', 'devGuildId'], parse: (s) => s },
   { env: 'GATEHOUSE_COMMAND_SYNC', path: ['commands', 'sync'], parse: parseBool },
   { env: 'GATEHOUSE_CACHE_BACKEND', path: ['cache', 'backend'], parse: (s) => s },
+  { env: 'GATEHOUSE_REST_KEEP_ALIVE_IDLE_MS', path: ['rest', 'keepAliveIdleMs'], parse: parseNumber },
   { env: 'GATEHOUSE_HTTP_HOST', path: ['http', 'host'], parse: (s) => s },
   { env: 'GATEHOUSE_HTTP_PORT', path: ['http', 'port'], parse: parseNumber },
   { env: 'GATEHOUSE_CLUSTER', path: ['cluster', 'enabled'], parse: parseBool },

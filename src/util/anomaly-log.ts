@@ -5,6 +5,7 @@
  * kind (event + field, array indexes folded) is logged once per window; the repeats are counted and the count
  * rides on the next line of that kind. Nothing here runs unless something is wrong, so the hot path pays nothing.
  */
+import { RateLimitedWarner } from './rate-limited-warner.js';
 
 /** The part of a pino logger this needs. */
 export interface WarnLogger {
@@ -28,27 +29,15 @@ export interface Anomaly {
   reason: string;
 }
 
-interface KindState {
-  windowEnds: number;
-  suppressed: number;
-}
-
-const OVERFLOW_KIND = '\u0000overflow';
-
 export class AnomalyLog {
-  private readonly kinds = new Map<string, KindState>();
-  private readonly windowMs: number;
-  private readonly maxKinds: number;
-  private readonly now: () => number;
+  private readonly warner: RateLimitedWarner;
   private total = 0;
 
   constructor(
     private readonly log: WarnLogger,
     options: AnomalyLogOptions = {},
   ) {
-    this.windowMs = options.windowMs ?? 60_000;
-    this.maxKinds = Math.max(1, options.maxKinds ?? 1000);
-    this.now = options.now ?? Date.now;
+    this.warner = new RateLimitedWarner({ windowMs: options.windowMs, maxKeys: options.maxKinds, now: options.now });
   }
 
   /** Anomalies reported since creation (logged or not). */
@@ -58,16 +47,8 @@ export class AnomalyLog {
 
   report(anomaly: Anomaly): void {
     this.total++;
-    const now = this.now();
-    const kind = this.slot(kindOf(anomaly), now);
-    let state = this.kinds.get(kind);
-    if (state !== undefined && now < state.windowEnds) {
-      state.suppressed++;
-      return;
-    }
-    const suppressed = state?.suppressed ?? 0;
-    state = { windowEnds: now + this.windowMs, suppressed: 0 };
-    this.kinds.set(kind, state);
+    const suppressed = this.warner.take(kindOf(anomaly));
+    if (suppressed === null) return;
     const fields: Record<string, unknown> = { event: anomaly.event };
     if (anomaly.field !== undefined) fields.field = anomaly.field;
     fields.reason = anomaly.reason;
@@ -77,14 +58,6 @@ export class AnomalyLog {
       fields,
       `malformed payload: ${where}: ${anomaly.reason}${suppressed > 0 ? ` (and ${suppressed} more like it since the last report)` : ''}`,
     );
-  }
-
-  /** The kind's slot, freeing expired kinds when the table is full. */
-  private slot(kind: string, now: number): string {
-    if (this.kinds.has(kind) || this.kinds.size < this.maxKinds) return kind;
-    // An expired kind's uncounted repeats are forgotten with it: the table, not the count, must stay bounded.
-    for (const [k, s] of this.kinds) if (now >= s.windowEnds) this.kinds.delete(k);
-    return this.kinds.size < this.maxKinds ? kind : OVERFLOW_KIND;
   }
 }
 

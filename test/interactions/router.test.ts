@@ -34,7 +34,7 @@ function interaction(data: Record<string, unknown>, type = 2, guildId: string | 
 }
 
 async function setup(
-  extra: Pick<RouterOptions<unknown, unknown>, 'unhandledWarnMs' | 'unhandled'> = {},
+  extra: Pick<RouterOptions<unknown, unknown>, 'unhandledWarnMs' | 'unhandled' | 'now'> = {},
 ): Promise<{ api: FakeApi; router: InteractionRouter; logs: LogSink; answers: () => string[] }> {
   const api = await startFakeApi();
   open.push(api);
@@ -86,6 +86,20 @@ describe('InteractionRouter', () => {
     expect(api.requests).toHaveLength(1);
     expect(JSON.parse(api.requests[0]!.body)).toEqual({ type: 4, data: { content: 'This command is not available right now.', flags: 64 } });
     expect(logs.lines.find((l) => l.msg === 'no plugin handles this command')).toMatchObject({ command: 'ghost' });
+  });
+
+  it('warns about unhandled components once per minute per custom_id pattern, not per raw id', async () => {
+    let now = 0;
+    const { router, logs } = await setup({ unhandled: () => null, now: () => now });
+    const component = (customId: string) => ({ ...interaction({}, 3), data: { custom_id: customId, component_type: 2 } }) as unknown as APIInteraction;
+    const warned = () => logs.lines.filter((l) => l.msg === 'no plugin handles this component');
+    // Ten minutes of clicks, every button with an id of its own (one per 100 ms), two kinds of button.
+    for (let i = 0; i < 6_000; i++) {
+      await router.handle(component(`vote:${900000000000000000n + BigInt(i)}:${i % 2 === 0 ? 'yes' : 'no'}`));
+      now += 100;
+    }
+    expect(warned()).toHaveLength(20);
+    expect(warned()[2]).toMatchObject({ repeats: 299 });
   });
 
   it('answers a component or modal nobody handles the same way, and an autocomplete with no choices', async () => {

@@ -35,10 +35,12 @@ import type {
   UserView,
   VoiceStateView,
 } from '../types.js';
-import { nanToNull, scratchId, splitSnowflake } from '../wire.js';
+import { idHalves, nanToNull, splitSnowflake, type IdHalves } from '../wire.js';
 import { compareRoles, GuildRecord, roleView } from './guilds.js';
 import {
   checkOptions,
+  ENTITLEMENT_TOMBSTONE_MS,
+  MAX_ENTITLEMENT_TOMBSTONES,
   MAX_TRANSITIONS,
   ownerOf,
   pageLimit,
@@ -75,11 +77,18 @@ export class MemoryCache implements Cache, CacheSink {
    * what events changed while it read REST.
    */
   private readonly entitlementStamps = new Map<string, number>();
+  /**
+   * Deleted entitlement ids -> when (this.now), oldest first: their stamps are forgotten after
+   * ENTITLEMENT_TOMBSTONE_MS or past MAX_ENTITLEMENT_TOMBSTONES (see sweepTombstones).
+   */
+  private readonly entitlementTombstones = new Map<string, number>();
   private clock = 0;
   private entitlementSync: { stamp: number; seen: Set<string> } | null = null;
   private selfId: string | null = null;
   private selfSlot = -1;
   private readonly counters: CacheStats = { applied: 0, rejected: 0, capped: 0, writeErrors: 0 };
+  /** The `after` id of a members page (getMembersSync). */
+  private readonly pageAfter = idHalves();
   private readonly now: () => number;
   /** Members are cached and uncapped: a joining member is always cached (see transition). */
   private readonly everyMemberCached: boolean;
@@ -210,6 +219,7 @@ export class MemoryCache implements Cache, CacheSink {
     this.entitlementsByUser.clear();
     this.entitlementsByGuild.clear();
     this.entitlementStamps.clear();
+    this.entitlementTombstones.clear();
     this.entitlementSync = null;
   }
 
@@ -380,13 +390,12 @@ export class MemoryCache implements Cache, CacheSink {
     else (g.commandPermissions ??= new Map()).set(targetId, Object.freeze(entries.map((e) => Object.freeze({ ...e }))));
   }
 
-  memberUpsert(guildId: string, m: MemberPayload, partial: boolean, join: boolean): void {
+  memberUpsert(guildId: string, m: MemberPayload, partial: boolean, join: boolean, userIdHalves: Readonly<IdHalves>): void {
     const g = this.guilds.get(guildId);
     if (!g) return;
     const userId = m.user.id;
-    // The reducer has just parsed user.id: its halves are in scratchId.
-    const hi = scratchId.hi;
-    const lo = scratchId.lo;
+    const hi = userIdHalves.hi;
+    const lo = userIdHalves.lo;
     if (!this.options.members) {
       if (join) this.transition(g, hi, lo, true, false);
       return;
@@ -409,12 +418,11 @@ export class MemoryCache implements Cache, CacheSink {
     if (g.syncSeen !== null) g.syncSeen.add(slot);
   }
 
-  memberRemove(guildId: string, user: APIUser): void {
+  memberRemove(guildId: string, user: APIUser, userIdHalves: Readonly<IdHalves>): void {
     const g = this.guilds.get(guildId);
     if (!g) return;
-    // The reducer has just parsed user.id: its halves are in scratchId.
-    const hi = scratchId.hi;
-    const lo = scratchId.lo;
+    const hi = userIdHalves.hi;
+    const lo = userIdHalves.lo;
     const userSlot = this.options.members ? this.users.findKey(hi, lo) : -1;
     const slot = userSlot >= 0 ? this.members.find(g.slot, userSlot) : -1;
     this.transition(g, hi, lo, false, slot >= 0 && this.members.currentOf(slot, g));
@@ -493,12 +501,13 @@ export class MemoryCache implements Cache, CacheSink {
     const sorted = this.sortedMembers(g);
     let lo = 0;
     if (options.after !== undefined) {
-      if (!splitSnowflake(options.after)) throw new TypeError(`members page "after" must be a snowflake; got ${JSON.stringify(options.after)}`);
+      const after = this.pageAfter;
+      if (!splitSnowflake(options.after, after)) throw new TypeError(`members page "after" must be a snowflake; got ${JSON.stringify(options.after)}`);
       // First member whose user id is greater than `after`.
       let hi = sorted.length;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        if (this.users.isAfterScratch(this.members.userOf(sorted[mid]!))) hi = mid;
+        if (this.users.isAfter(this.members.userOf(sorted[mid]!), after)) hi = mid;
         else lo = mid + 1;
       }
     }
@@ -816,19 +825,36 @@ export class MemoryCache implements Cache, CacheSink {
     }
     if (old) this.unindexEntitlement(old);
     this.entitlements.set(view.id, view);
-    if (stamped) this.entitlementStamps.set(view.id, ++this.clock);
+    if (stamped) {
+      this.entitlementStamps.set(view.id, ++this.clock);
+      this.entitlementTombstones.delete(view.id);
+    }
     if (view.userId !== null) indexAdd(this.entitlementsByUser, view.userId, view.id);
     if (view.guildId !== null) indexAdd(this.entitlementsByGuild, view.guildId, view.id);
   }
 
   /** `tombstone`: an event deleted it (remembered); otherwise a sync found it gone. */
   private dropEntitlement(id: string, tombstone: boolean): void {
-    if (tombstone) this.entitlementStamps.set(id, ++this.clock);
-    else this.entitlementStamps.delete(id);
+    this.entitlementTombstones.delete(id);
+    if (tombstone) {
+      this.entitlementStamps.set(id, ++this.clock);
+      this.entitlementTombstones.set(id, this.now());
+      this.sweepTombstones();
+    } else this.entitlementStamps.delete(id);
     const old = this.entitlements.get(id);
     if (!old) return;
     this.entitlements.delete(id);
     this.unindexEntitlement(old);
+  }
+
+  /** Forget the tombstones past their window or the count, oldest first (the Map is in order of deletion). */
+  private sweepTombstones(): void {
+    const now = this.now();
+    for (const [id, at] of this.entitlementTombstones) {
+      if (this.entitlementTombstones.size <= MAX_ENTITLEMENT_TOMBSTONES && now - at < ENTITLEMENT_TOMBSTONE_MS) break;
+      this.entitlementTombstones.delete(id);
+      if (!this.entitlements.has(id)) this.entitlementStamps.delete(id);
+    }
   }
 
   private dropMembers(g: GuildRecord): void {

@@ -26,6 +26,7 @@
  * | P:g:G:cpsync, :cpseen | STR, SET | token of the open command permissions load, and the targets events changed since (PX 10 min) |
  * | P:e              | HASH | entitlement id -> JSON [sku, application, user, guild, type, starts ms, ends ms, deleted 1/0, consumed 1/0] |
  * | P:es             | HASH | entitlement id -> stamp of the last event that wrote or deleted it (a deletion leaves it as a tombstone) |
+ * | P:et             | ZSET | tombstones: deleted entitlement id, score = ms of the deletion; past 15 min or 10,000 the oldest go, with their P:es stamps |
  * | P:e:u:U, P:e:g:G | SET  | entitlement ids of a user / a guild                                        |
  * | P:esync:T, :r    | SET, STR | ids listed by REST during entitlement sync T, and its start stamp (PX 1 h) |
  * | P:jobs           | HASH | background work that must survive a crash: `ready:<shard>:<count>` -> stamp, `gc:G:N` -> 1 |
@@ -53,6 +54,7 @@ export class CacheKeys {
   readonly userRefs: string;
   readonly entitlements: string;
   readonly entitlementStamps: string;
+  readonly entitlementTombstones: string;
   readonly jobs: string;
   readonly stale: string;
   readonly staleEntitlements: string;
@@ -68,6 +70,7 @@ export class CacheKeys {
     this.userRefs = `${prefix}:ur`;
     this.entitlements = `${prefix}:e`;
     this.entitlementStamps = `${prefix}:es`;
+    this.entitlementTombstones = `${prefix}:et`;
     this.jobs = `${prefix}:jobs`;
     this.stale = `${prefix}:stale`;
     this.staleEntitlements = `${prefix}:stale:e`;

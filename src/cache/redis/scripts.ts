@@ -568,7 +568,7 @@ return 1
 /**
  * Store an entitlement from an event, stamped. An interaction's copy (ARGV[4] = '1') never brings back a
  * deleted entitlement nor clears a set ends_at.
- * KEYS: entitlements, stamps, clock. ARGV: namespace, id, JSON, '1' from an interaction.
+ * KEYS: entitlements, stamps, clock, tombstones. ARGV: namespace, id, JSON, '1' from an interaction.
  */
 export const ENTITLEMENT_PUT = `${ENTITLEMENT_INDEX}
 local old = redis.call('HGET', KEYS[1], ARGV[2])
@@ -587,13 +587,16 @@ end
 if old then index(ARGV[1], ARGV[2], old, false) end
 redis.call('HSET', KEYS[1], ARGV[2], json)
 redis.call('HSET', KEYS[2], ARGV[2], redis.call('INCR', KEYS[3]))
+redis.call('ZREM', KEYS[4], ARGV[2])
 index(ARGV[1], ARGV[2], json, true)
 return 1
 `;
 
 /**
- * Delete an entitlement (ENTITLEMENT_DELETE), leaving a stamped tombstone.
- * KEYS: entitlements, stamps, clock. ARGV: namespace, id.
+ * Delete an entitlement (ENTITLEMENT_DELETE), leaving a stamped tombstone, and forget the tombstones deleted
+ * at or before the cutoff or past the count (cache/shared.ts ENTITLEMENT_TOMBSTONE_MS), oldest first, at most 100 per
+ * call: deletions remove expired tombstones at least as fast as they add them.
+ * KEYS: entitlements, stamps, clock, tombstones. ARGV: namespace, id, now ms, cutoff ms, max tombstones.
  */
 export const ENTITLEMENT_DELETE = `${ENTITLEMENT_INDEX}
 local old = redis.call('HGET', KEYS[1], ARGV[2])
@@ -602,6 +605,16 @@ if old then
   redis.call('HDEL', KEYS[1], ARGV[2])
 end
 redis.call('HSET', KEYS[2], ARGV[2], redis.call('INCR', KEYS[3]))
+redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2])
+local function forget(id)
+  redis.call('ZREM', KEYS[4], id)
+  if redis.call('HEXISTS', KEYS[1], id) == 0 then redis.call('HDEL', KEYS[2], id) end
+end
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ARGV[4], 'LIMIT', 0, 100)) do forget(id) end
+local over = redis.call('ZCARD', KEYS[4]) - tonumber(ARGV[5])
+if over > 0 then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, math.min(over, 100) - 1)) do forget(id) end
+end
 return 1
 `;
 
@@ -861,8 +874,8 @@ export const SCRIPTS = {
   ghSyncBegin: { lua: SYNC_BEGIN, keys: 1 },
   ghSyncSweep: { lua: SYNC_SWEEP, keys: 2 },
   ghSyncEnd: { lua: SYNC_END, keys: 1 },
-  ghEntitlementPut: { lua: ENTITLEMENT_PUT, keys: 3 },
-  ghEntitlementDelete: { lua: ENTITLEMENT_DELETE, keys: 3 },
+  ghEntitlementPut: { lua: ENTITLEMENT_PUT, keys: 4 },
+  ghEntitlementDelete: { lua: ENTITLEMENT_DELETE, keys: 4 },
   ghEntitlementSyncBegin: { lua: ENTITLEMENT_SYNC_BEGIN, keys: 1 },
   ghEntitlementSyncPut: { lua: ENTITLEMENT_SYNC_PUT, keys: 2 },
   ghEntitlementSyncPrune: { lua: ENTITLEMENT_SYNC_PRUNE, keys: 2 },

@@ -20,6 +20,8 @@ import type { CallOptions, RestFile, RestRequester } from '../types.js';
  */
 
 const CALLBACK = '/interactions/{interaction_id}/{interaction_token}/callback';
+/** The error code of a second callback for one interaction. */
+const ALREADY_ACKNOWLEDGED = 40060;
 const ORIGINAL = '/webhooks/{application_id}/{interaction_token}/messages/@original';
 const FOLLOWUPS = '/webhooks/{application_id}/{interaction_token}';
 const FOLLOWUP = '/webhooks/{application_id}/{interaction_token}/messages/{message_id}';
@@ -60,6 +62,9 @@ export function createInteractionResponse(
     query: { with_response: withResponse ? true : undefined },
     body: response,
     auth: false,
+    // Sent twice after a stale socket, a callback that did arrive is refused 40060 (protocol §14.4, §2.6): safe
+    // to repeat, and that refusal is the success. Not with_response: its body would be lost.
+    ...(withResponse === true ? {} : { repeatRefusedCode: ALREADY_ACKNOWLEDGED }),
   });
 }
 

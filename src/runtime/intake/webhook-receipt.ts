@@ -11,7 +11,7 @@
 import type { Redis } from 'ioredis';
 import { openRedis } from '../../util/redis-connection.js';
 import type { Logger } from 'pino';
-import { WarnLimiter } from '../../interactions/warn-limiter.js';
+import { RateLimitedWarner } from '../../util/rate-limited-warner.js';
 import { RecentKeys, webhookEventKey, type WebhookEvent } from '../../transports/http/index.js';
 
 /** How long, and how many, event keys are remembered (longer than the service's 10-minute retry window). */
@@ -55,7 +55,7 @@ export class MemorySeenKeys implements SeenKeys {
 export class RedisSeenKeys implements SeenKeys {
   private readonly redis: Redis;
   private readonly fallback = new MemorySeenKeys();
-  private readonly warned = new WarnLimiter(60_000);
+  private readonly warned = new RateLimitedWarner();
 
   constructor(
     url: string,
@@ -75,7 +75,7 @@ export class RedisSeenKeys implements SeenKeys {
       return (await this.redis.set(`${this.prefix}:${key}`, '1', 'PX', this.ttlMs, 'NX')) === 'OK';
     } catch (err) {
       // Once a minute with a count while Redis is away, not once per event.
-      const logged = this.warned.fields('redis', Date.now(), { err });
+      const logged = this.warned.fields('redis', { err });
       if (logged !== null) this.log.warn(logged, 'webhook dedupe: Redis did not answer; using this process\'s memory');
       return this.fallback.firstTime(key);
     }
@@ -97,7 +97,7 @@ export interface WebhookEventHandlerOptions {
 export class WebhookEventHandler {
   private pending = new Set<Promise<void>>();
   /** A duplicate check that fails keeps failing: one line per minute, with the count of repeats. */
-  private readonly dedupeFailures = new WarnLimiter(60_000);
+  private readonly dedupeFailures = new RateLimitedWarner();
 
   constructor(private readonly options: WebhookEventHandlerOptions) {}
 
@@ -135,7 +135,7 @@ export class WebhookEventHandler {
     try {
       return await this.options.seen.firstTime(webhookEventKey(event));
     } catch (err) {
-      const logged = this.dedupeFailures.fields('dedupe', Date.now(), { err, type: event.type });
+      const logged = this.dedupeFailures.fields('dedupe', { err, type: event.type });
       if (logged !== null) this.options.log.warn(logged, 'webhook event duplicate check failed; the event is applied as new');
       return true;
     }

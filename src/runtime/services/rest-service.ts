@@ -112,7 +112,7 @@ export class RestService implements Service {
       log.info({ rest: apiUrl, gateway: this.sandboxValue.gatewayUrl }, 'no DISCORD_TOKEN: using the local sandbox');
     }
     registerSecret(token);
-    const client = new RestClient({ baseUrl: apiUrl, token, logger: log, tracer: restTracer(), ...options.rest });
+    const client = new RestClient({ baseUrl: apiUrl, token, logger: log, tracer: restTracer(), keepAliveIdleMs: config.rest.keepAliveIdleMs, ...options.rest });
     const facts = await this.application(client, apiUrl);
     this.connected = { client, ...facts };
     for (const listener of this.clientListeners) listener(client);

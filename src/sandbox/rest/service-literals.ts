@@ -5,7 +5,6 @@
  * they get the marker like every other unmodelled route, whatever the method.
  */
 const SERVICE_ONLY = [
-  '/guilds/:guildId/members/search',
   '/guilds/:guildId/roles/member-counts',
   '/channels/:channelId/messages/pins',
   '/channels/:channelId/messages/bulk-delete',
