@@ -26,7 +26,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (config === null) return 2;
   const runtime = new Runtime({ config });
   const checker = new BackgroundTypeChecker();
-  const reloader = new DevReloader({ runtime, out: io.out, err: io.err, typeCheck: (sources) => checker.check(sources) });
+  const reloader = new DevReloader({ runtime, out: io.out, err: io.err, typeCheck: async (sources) => {
+      // A TypeScript outside the supported range is, for the dev loop, a check it skips (check.ts exits 1 instead).
+      const result = await checker.check(sources);
+      return result.status === 'unsupported' ? { status: 'skipped', reason: result.line } : result;
+    } });
   let statePath: string | null = null;
   let stopping: Promise<void> | null = null;
   const shutdown = (signal: string): Promise<void> => {
