@@ -44,9 +44,12 @@ import { oauth2Routes } from './rest/routes/oauth2.js';
 import { permissionRoutes } from './rest/routes/permissions.js';
 import { channelRoutes } from './rest/routes/channels.js';
 import { guildRoutes } from './rest/routes/guilds.js';
+import { ChannelVerbs } from './state/channel-verbs.js';
 import { memberRoutes } from './rest/routes/members.js';
 import { roleRoutes } from './rest/routes/roles.js';
 import { banRoutes } from './rest/routes/bans.js';
+import { channelWriteRoutes } from './rest/routes/channel-writes.js';
+import { threadRoutes } from './rest/routes/threads.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
 import { CommandRegistry } from './state/commands.js';
@@ -175,6 +178,7 @@ function stateView(store: SandboxStore, commands: CommandRegistry): SandboxState
     channelIds: (guildId) => store.requireGuild(guildId).channels.map((c) => c.id),
     roleIds: (guildId) => store.requireGuild(guildId).roles.map((r) => r.id),
     commands: (guildId) => commands.list(guildId ?? null),
+    channels: new ChannelVerbs(store),
   };
 }
 
@@ -277,6 +281,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   rest.add(roleRoutes(core));
   rest.add(banRoutes(core));
   rest.add(channelRoutes(core));
+  rest.add(channelWriteRoutes(core));
+  rest.add(threadRoutes(core));
 
   const http = new SandboxHttpServer(rest, gateway, o.logger);
   http.admin = new AdminApi(core);

@@ -11,6 +11,7 @@
  */
 import type { Sandbox } from '../../src/sandbox/index.js';
 import type { RawGatewayClient } from './helpers.js';
+import { GUILD_STEPS } from './openapi-session-guild.js';
 
 export type StepAuth =
   | 'bot'
@@ -258,4 +259,4 @@ const limits: Step[] = [
 ];
 
 /** The session, in order (later groups use what earlier ones created). */
-export const STEPS: readonly Step[] = [...gateway, ...identity, ...guilds, ...moderation, ...messages, ...commands, ...permissions, ...monetization, ...oauth2, ...interactions, ...refusals, ...limits];
+export const STEPS: readonly Step[] = [...gateway, ...identity, ...guilds, ...moderation, ...messages, ...commands, ...permissions, ...monetization, ...oauth2, ...interactions, ...GUILD_STEPS, ...refusals, ...limits];

@@ -364,10 +364,12 @@ export class SandboxStore {
       delete o.guild_id;
       return o;
     });
+    // Active threads only, as GUILD_CREATE lists them (archived ones are fetched with the archived-thread routes).
+    const threads = (guild.threads ?? []).filter((t) => t.thread?.archived === false).map((t) => channelObject(t, guild.id));
     const json =
       `${base.slice(0, -1)},"joined_at":"${guild.joinedAt}","large":${large},"unavailable":false,` +
       `"member_count":${count},"voice_states":[],"members":[${parts.join(',')}],` +
-      `"channels":${JSON.stringify(channels)},"threads":[],"presences":[],"stage_instances":[],` +
+      `"channels":${JSON.stringify(channels)},"threads":${JSON.stringify(threads)},"presences":[],"stage_instances":[],` +
       `"guild_scheduled_events":[],"soundboard_sounds":[],"lazy":true,"application_command_counts":{}}`;
     const payload = Buffer.from(json);
     guild.payloadCache.set(key, payload);

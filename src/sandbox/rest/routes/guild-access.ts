@@ -4,8 +4,8 @@
  * check answers as the service does: 50001 Missing Access when the bot cannot see, 50013 Missing Permissions
  * when it lacks a permission or sits too low in the hierarchy (discord-api-docs "Permissions": role hierarchy).
  */
-import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../../errors.js';
-import type { GuildRecord, RoleRecord } from '../../state/model.js';
+import { addTreeError, emptyErrorTree, Errors, invalidFormBody, unmodelled } from '../../errors.js';
+import type { ChannelRecord, GuildRecord, RoleRecord } from '../../state/model.js';
 import { P } from '../../state/permissions.js';
 import type { SandboxStore } from '../../state/store.js';
 import { jsonValue } from '../body.js';
@@ -136,4 +136,23 @@ export function requireGrantable(store: SandboxStore, guild: GuildRecord, bits: 
   const own = store.permissionsOf(guild, store.applicationId);
   if ((own & P.ADMINISTRATOR) !== 0n) return;
   if ((bits & ~own) !== 0n) throw Errors.missingPermissions();
+}
+
+/**
+ * The guild channel or thread of the route (10003 when unknown). The bot's DMs are channels too, but none of the
+ * guild-side writes applies to them: those answer the unmodelled marker rather than a made-up refusal.
+ */
+export function guildChannelOf(store: SandboxStore, ctx: RestContext, extra: Record<string, string> = {}): { guild: GuildRecord; channel: ChannelRecord } {
+  snowflakeParams(ctx, { channelId: 'channel_id', ...extra });
+  const found = store.guildChannel(ctx.params.channelId!);
+  if (found) return found;
+  if (store.messages.dm(ctx.params.channelId!)) throw unmodelled(ctx.method, ctx.path, `${ctx.method} on a DM channel`);
+  throw Errors.unknownChannel();
+}
+
+/** The bot must see the channel (50001) and hold `need` there, overwrites applied (50013). */
+export function requireChannelPermission(store: SandboxStore, guild: GuildRecord, channel: ChannelRecord, need: bigint): void {
+  const perms = store.channelPermissionsOf(guild, channel, store.applicationId);
+  if ((perms & P.VIEW_CHANNEL) === 0n) throw Errors.missingAccess();
+  if ((perms & need) !== need) throw Errors.missingPermissions();
 }
