@@ -26,7 +26,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (config === null) return 2;
   const runtime = new Runtime({ config });
   const checker = new BackgroundTypeChecker();
-  const reloader = new DevReloader({ runtime, out: io.out, err: io.err, typeCheck: (sources) => checker.check(sources) });
+  const reloader = new DevReloader({ runtime, out: io.out, err: io.err, typeCheck: async (sources) => {
+      const result = await checker.check(sources);
+      // An installed TypeScript outside the supported range: said once, like a missing one.
+      return result.status === 'unsupported' ? { status: 'skipped', reason: result.line } : result;
+    },
+  });
   let statePath: string | null = null;
   let stopping: Promise<void> | null = null;
   const shutdown = (signal: string): Promise<void> => {

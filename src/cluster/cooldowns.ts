@@ -63,6 +63,12 @@ export class MemoryCooldowns implements CooldownStore {
   }
 }
 
+/**
+ * With the caller's clock the set's expiry (server time) cannot follow the window (caller time, which a test
+ * stops or moves forward): the set is kept this much longer, so that a slow restart in a test loses no window.
+ */
+const CALLER_CLOCK_KEEP_MS = 10 * 60_000;
+
 const TAKE = `
 local ns = ARGV[1]
 local key = ns .. ':cd:' .. ARGV[2]
@@ -70,15 +76,18 @@ local limit = tonumber(ARGV[3])
 local window = tonumber(ARGV[4])
 local now = tonumber(ARGV[5])
 local member = ARGV[6]
+local keep = window
 if not now then
   local clock = redis.call('TIME')
   now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+else
+  keep = window + ${CALLER_CLOCK_KEEP_MS}
 end
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
 local used = redis.call('ZCARD', key)
 if used < limit then
   redis.call('ZADD', key, now, member)
-  redis.call('PEXPIRE', key, window)
+  redis.call('PEXPIRE', key, keep)
   return {1, 0, limit - used - 1}
 end
 -- Free again once the (used - limit + 1)-th oldest use leaves the window.

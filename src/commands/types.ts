@@ -20,7 +20,11 @@ import type {
   RESTPostAPIPrimaryEntryPointApplicationCommandJSONBody,
 } from 'discord-api-types/v10';
 
-export type CommandHandler<Ctx> = (ctx: Ctx) => unknown;
+/**
+ * A command or autocomplete handler. Checked as a method (bivariantly) on purpose: a plugin's handlers see its
+ * own config type, and its commands must still fit the host's list of every plugin's commands.
+ */
+export type CommandHandler<Ctx> = { handler(ctx: Ctx): unknown }['handler'];
 
 export interface SubcommandDefinition<RunCtx = never, AutocompleteCtx = never>
   extends APIApplicationCommandSubcommandOption {

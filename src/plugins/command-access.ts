@@ -29,6 +29,9 @@ function canLoad(cache: CacheReader): cache is CacheReader & Pick<Cache, 'beginC
   return typeof (cache as Partial<Cache>).beginCommandPermissionsLoad === 'function';
 }
 
+/** Command lists kept before the expired ones are swept (each is re-read after the ttl anyway). */
+const MAX_LISTS = 1_024;
+
 export class CommandAccessService {
   /** Loads in flight per guild (one request however many ask at once). */
   private readonly loads = new Map<string, Promise<void>>();
@@ -119,6 +122,8 @@ export class CommandAccessService {
     const { rest, applicationId } = this.deps;
     const commands = guildId === null ? getGlobalCommands(rest, applicationId) : getGuildCommands(rest, applicationId, guildId);
     const entry = { at: this.now(), commands };
+    // One entry per guild asked about: without a sweep, the guilds a bot left would stay for good.
+    if (this.lists.size >= MAX_LISTS) for (const [k, e] of this.lists) if (entry.at - e.at >= this.ttl) this.lists.delete(k);
     this.lists.set(key, entry);
     // A failed read is not kept: the next question asks again.
     commands.catch(() => {

@@ -19,6 +19,7 @@ import type {
   PluginCommandContext,
   PluginComponentContext,
   PluginConfigBag,
+  PluginConfigSchema,
   PluginDefinition,
   PluginModalContext,
 } from './types.js';
@@ -47,23 +48,33 @@ export type OptionsOf<O extends readonly OptionShape[]> = {
     : ValueOfType<K['type']> | undefined;
 };
 
-type TypedChatInput<O extends readonly OptionShape[]> = Omit<
+type TypedChatInput<O extends readonly OptionShape[], C> = Omit<
   ChatInputCommandDefinition<PluginCommandContext, PluginAutocompleteContext>,
   'options' | 'run' | 'autocomplete'
 > &
   CommandBehaviour & {
     options?: O & readonly OptionDefinition[];
-    run?(ctx: PluginCommandContext<OptionsOf<O>>): unknown;
-    autocomplete?(ctx: PluginAutocompleteContext<OptionsOf<O>>): unknown;
+    run?(ctx: PluginCommandContext<OptionsOf<O>, C>): unknown;
+    autocomplete?(ctx: PluginAutocompleteContext<OptionsOf<O>, C>): unknown;
   };
 
 /**
  * A slash command whose handlers see typed options: `ctx.options.sides` is a `number` when the option
  * is `{ type: 4, name: 'sides', required: true }`. Subcommands and groups made with defineSubcommand and
  * defineSubcommandGroup go in `options` and type their own handlers.
+ *
+ * `ctx.config` has the plugin's config type when the call knows it: pass the plugin's schema as the second
+ * argument (`defineCommand({ ... }, config)`; it is only read for its type), or declare the result's type
+ * (`const cmd: PluginCommand<Config> = defineCommand({ ... })`). Inside definePlugin's `commands` the plugin's
+ * schema does not reach the call by itself: TypeScript settles a call's types before those of the object
+ * around it. Plain object commands written inside `commands` need neither.
  */
-export function defineCommand<const O extends readonly OptionShape[] = []>(command: TypedChatInput<O>): PluginCommand {
-  return command as unknown as PluginCommand;
+export function defineCommand<const O extends readonly OptionShape[] = [], C = PluginConfigBag>(
+  command: TypedChatInput<O, C>,
+  config?: PluginConfigSchema<C>,
+): PluginCommand<C> {
+  void config;
+  return command as unknown as PluginCommand<C>;
 }
 
 type TypedSubcommand<O extends readonly OptionShape[]> = {

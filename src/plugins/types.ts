@@ -24,8 +24,16 @@ import type { PreconditionDenial, Preconditions, PreconditionTranslations } from
 
 export type OptionBag = Record<string, OptionValue | undefined>;
 
-export type PluginCommandContext<TOptions = OptionBag> = CommandContext<TOptions, CacheReader, PluginContext>;
-export type PluginAutocompleteContext<TOptions = OptionBag> = AutocompleteContext<TOptions, CacheReader, PluginContext>;
+/**
+ * A command handler's context. `TConfig` is the plugin's config type (the output of its schema, see
+ * definePlugin): `ctx.config` and `ctx.plugin.config` have it.
+ */
+export type PluginCommandContext<TOptions = OptionBag, TConfig = PluginConfigBag> = CommandContext<TOptions, CacheReader, PluginContext<TConfig>>;
+export type PluginAutocompleteContext<TOptions = OptionBag, TConfig = PluginConfigBag> = AutocompleteContext<
+  TOptions,
+  CacheReader,
+  PluginContext<TConfig>
+>;
 /** Parameters of a custom_id pattern, by name (`poll:{id}` gives `{ id: string }`). */
 export type CustomIdParamsBag = Readonly<Record<string, string>>;
 export type PluginComponentContext<TKind extends ComponentKind = ComponentKind, TParams = CustomIdParamsBag> = ComponentContext<
@@ -90,10 +98,14 @@ export interface CommandBehaviour {
   preconditions?: Preconditions;
 }
 
-export type PluginCommand =
-  | (ChatInputCommandDefinition<PluginCommandContext, PluginAutocompleteContext> & CommandBehaviour)
-  | (ContextMenuCommandDefinition<PluginCommandContext> & CommandBehaviour)
-  | (EntryPointCommandDefinition<PluginCommandContext> & CommandBehaviour);
+/**
+ * A command with its handlers; `TConfig` types `ctx.config` in them (definePlugin gives inline commands, and
+ * defineCommand calls inside `commands`, the plugin's config type).
+ */
+export type PluginCommand<TConfig = PluginConfigBag> =
+  | (ChatInputCommandDefinition<PluginCommandContext<OptionBag, TConfig>, PluginAutocompleteContext<OptionBag, TConfig>> & CommandBehaviour)
+  | (ContextMenuCommandDefinition<PluginCommandContext<OptionBag, TConfig>> & CommandBehaviour)
+  | (EntryPointCommandDefinition<PluginCommandContext<OptionBag, TConfig>> & CommandBehaviour);
 
 /** What setup, teardown and event handlers get: the plugin's own logger and config, and shared services. */
 export interface PluginContext<TConfig = PluginConfigBag> {
@@ -151,7 +163,7 @@ export type PluginEventHandlers<TConfig = PluginConfigBag> = {
 export interface PluginDefinition<TConfig = PluginConfigBag> {
   /** Unique among loaded plugins; names the plugin in logs, errors and its config section. */
   name: string;
-  commands?: readonly PluginCommand[];
+  commands?: readonly PluginCommand<NoInfer<TConfig>>[];
   /** Button and select-menu handlers by custom_id. */
   components?: readonly ComponentHandlerDefinition[];
   /** Modal-submission handlers by custom_id. */

@@ -36,7 +36,9 @@ export interface DevReloaderOptions {
 /** What a type check of some plugins found. */
 export type PluginTypeCheck =
   | { status: 'checked'; problems: ReadonlyArray<{ file: string; line: number; column: number; code: number; message: string }> }
-  | { status: 'skipped'; reason: string };
+  | { status: 'skipped'; reason: string }
+  /** The TypeScript installed is outside the supported range; `line` says so. */
+  | { status: 'unsupported'; line: string };
 
 /** What one pass did (for tests and the console). */
 export interface ReloadReport {
@@ -125,8 +127,9 @@ export class DevReloader {
   }
 
   private reportTypeCheck(batch: readonly PluginSource[], result: PluginTypeCheck): void {
-    if (result.status === 'skipped') {
-      if (!this.warnedCheckSkipped) this.options.err(`[dev] plugins are not type-checked: ${result.reason}`);
+    if (result.status !== 'checked') {
+      const why = result.status === 'skipped' ? result.reason : result.line;
+      if (!this.warnedCheckSkipped) this.options.err(`[dev] plugins are not type-checked: ${why}`);
       this.warnedCheckSkipped = true;
       return;
     }

@@ -170,22 +170,29 @@ const scriptProblems: string[] = [];
 function sandboxOptions() {
   // Limits high enough that only the forced 429s of the session limit anything.
   const buckets = Object.fromEntries(Object.keys(DEFAULT_BUCKETS).map((name) => [name, { limit: 100_000, windowMs: 1_000 }]));
-  return { seed: { guilds: 2, membersPerGuild: 6, skus: 3 }, rest: { globalPerSecond: 100_000, buckets }, gateway: { heartbeatIntervalMs: 600_000 } };
+  return { seed: { guilds: 2, membersPerGuild: 12, skus: 3 }, rest: { globalPerSecond: 100_000, buckets }, gateway: { heartbeatIntervalMs: 600_000 } };
 }
 
 beforeAll(async () => {
   sb = await createSandbox(sandboxOptions());
   gatewayClient = (await identified(sb.gatewayUrl, sb.botToken, { intents: 1 })).client;
   const guild = sb.state.guildIds[0]!;
+  const humans = sb.state.memberIds(guild).filter((id) => id !== sb.applicationId);
+  const roles = sb.state.roleIds(guild);
   const ids = new Map<string, string>([
     ['app', sb.applicationId],
     ['guild', guild],
     ['all_channels', (BigInt(guild) - 1n).toString()],
     ['channel', sb.state.channelIds(guild)[0]!],
-    ['owner', sb.state.memberIds(guild).find((id) => id !== sb.applicationId)!],
-    // Seeded users: 0 owns the guild, 1 is a moderator, the others plain members.
-    ['member', sb.state.memberIds(guild).filter((id) => id !== sb.applicationId)[3]!],
-    ['role', sb.state.roleIds(guild)[1]!],
+    // Seeded users: 0 owns the guild, 1 is a moderator, the others plain members (one for each use).
+    ...(['owner', 'moderator_user', 'bearer_member', 'member', 'kickee', 'target', 'kicked', 'banned', 'bulk1', 'bulk2'] as const).map(
+      (name, i): [string, string] => [name, humans[i]!],
+    ),
+    // Roles: @everyone first, then the extra ones, Moderator, Admin, the bot's own.
+    ['role', roles[1]!],
+    ['moderator', roles.at(-3)!],
+    ['admin', roles.at(-2)!],
+    ['bot_role', roles.at(-1)!],
     ['sku', sb.state.skuIds[0]!],
     // The third seeded SKU is a consumable one.
     ['consumable_sku', sb.state.skuIds[2]!],

@@ -103,6 +103,52 @@ const guilds: Step[] = [
   { name: "the bot's nickname", method: 'PATCH', path: '/guilds/{guild}/members/@me', body: { nick: 'Gate' }, status: 200 },
 ];
 
+/** Gives the bot the seeded Moderator role (kick, ban, manage roles and nicknames, moderate members). */
+function moderatorBot(s: Session): void {
+  const guild = s.ids.get('guild')!;
+  s.sb.state.updateMember(guild, s.sb.applicationId, { roles: [s.ids.get('bot_role')!, s.ids.get('moderator')!] });
+}
+
+/** Leaves the bot with its own role only, as seeded: the group starts and ends so, whatever ran before. */
+function plainBot(s: Session): void {
+  s.sb.state.updateMember(s.ids.get('guild')!, s.sb.applicationId, { roles: [s.ids.get('bot_role')!] });
+}
+
+const inAnHour = (): string => new Date(Date.now() + 3_600_000).toISOString();
+
+const moderation: Step[] = [
+  { name: 'edit a member without the permission', method: 'PATCH', path: '/guilds/{guild}/members/{target}', before: plainBot, body: { nick: 'Quiet' }, status: 403 },
+  { name: 'list bans without the permission', method: 'GET', path: '/guilds/{guild}/bans', status: 403 },
+  { name: 'search members', method: 'GET', path: '/guilds/{guild}/members/search?query=&limit=10', before: moderatorBot, status: 200 },
+  { name: 'search members without a query', method: 'GET', path: '/guilds/{guild}/members/search', status: 400 },
+  { name: 'nick and timeout', method: 'PATCH', path: '/guilds/{guild}/members/{target}', get body() { return { nick: 'Quiet', communication_disabled_until: inAnHour() }; }, status: 200 },
+  { name: 'a timeout beyond 28 days', method: 'PATCH', path: '/guilds/{guild}/members/{target}', get body() { return { communication_disabled_until: new Date(Date.now() + 29 * 86_400_000).toISOString() }; }, status: 400 },
+  { name: 'mute a member not in voice', method: 'PATCH', path: '/guilds/{guild}/members/{target}', body: { mute: true }, status: 400 },
+  { name: "edit the owner's nick", method: 'PATCH', path: '/guilds/{guild}/members/{owner}', body: { nick: 'x' }, status: 403 },
+  { name: 'lift the timeout', method: 'PATCH', path: '/guilds/{guild}/members/{target}', body: { communication_disabled_until: null }, status: 200 },
+  { name: 'add a role to a member', method: 'PUT', path: '/guilds/{guild}/members/{target}/roles/{role}', status: 204 },
+  { name: 'add the bot role to a member', method: 'PUT', path: '/guilds/{guild}/members/{target}/roles/{bot_role}', status: 403 },
+  { name: 'remove a role from a member', method: 'DELETE', path: '/guilds/{guild}/members/{target}/roles/{role}', status: 204 },
+  { name: 'kick a member', method: 'DELETE', path: '/guilds/{guild}/members/{kicked}', status: 204 },
+  { name: 'a kicked member', method: 'GET', path: '/guilds/{guild}/members/{kicked}', status: 404 },
+  { name: 'create a role', method: 'POST', path: '/guilds/{guild}/roles', body: { name: 'Muted', color: 0x123456, permissions: '0' }, status: 200, keep: keepId('new_role') },
+  { name: 'create a role with Administrator', method: 'POST', path: '/guilds/{guild}/roles', body: { permissions: '8' }, status: 403 },
+  { name: 'edit a role', method: 'PATCH', path: '/guilds/{guild}/roles/{new_role}', body: { name: 'Silenced', hoist: true }, status: 200 },
+  { name: 'reorder roles', method: 'PATCH', path: '/guilds/{guild}/roles', body: [{ id: '{new_role}', position: 2 }], status: 200 },
+  { name: 'lift a role above the bot', method: 'PATCH', path: '/guilds/{guild}/roles', body: [{ id: '{admin}', position: 99 }], status: 403 },
+  { name: 'delete a role', method: 'DELETE', path: '/guilds/{guild}/roles/{new_role}', status: 204 },
+  { name: 'delete @everyone', method: 'DELETE', path: '/guilds/{guild}/roles/{guild}', status: 400 },
+  { name: 'ban a member', method: 'PUT', path: '/guilds/{guild}/bans/{banned}', body: { delete_message_seconds: 60 }, status: 204 },
+  { name: 'ban with too long a message deletion', method: 'PUT', path: '/guilds/{guild}/bans/{banned}', body: { delete_message_seconds: 700_000 }, status: 400 },
+  { name: 'a ban', method: 'GET', path: '/guilds/{guild}/bans/{banned}', status: 200 },
+  { name: 'list bans', method: 'GET', path: '/guilds/{guild}/bans?limit=10', status: 200 },
+  { name: 'lift a ban', method: 'DELETE', path: '/guilds/{guild}/bans/{banned}', status: 204 },
+  { name: 'a lifted ban', method: 'GET', path: '/guilds/{guild}/bans/{banned}', status: 404 },
+  { name: 'bulk ban', method: 'POST', path: '/guilds/{guild}/bulk-ban', body: { user_ids: ['{bulk1}', '{bulk2}', '{owner}'] }, status: 200 },
+  { name: 'bulk ban nobody new', method: 'POST', path: '/guilds/{guild}/bulk-ban', body: { user_ids: ['{bulk1}'] }, status: 400 },
+  { name: 'kick without the permission', method: 'DELETE', path: '/guilds/{guild}/members/{target}', before: plainBot, status: 403 },
+];
+
 const messages: Step[] = [
   { name: 'a channel', method: 'GET', path: '/channels/{channel}', status: 200 },
   { name: 'the DM channel', method: 'GET', path: '/channels/{dm}', status: 200 },
@@ -150,7 +196,7 @@ const permissions: Step[] = [
     name: 'edit command permissions as a member without Manage Guild',
     method: 'PUT',
     path: '/applications/{app}/guilds/{guild}/commands/{guild_command}/permissions',
-    auth: { bearer: [PERMISSIONS_SCOPE], as: 'member' },
+    auth: { bearer: [PERMISSIONS_SCOPE], as: 'bearer_member' },
     body: { permissions: [] },
     status: 403,
   },
@@ -199,6 +245,19 @@ const interactions: Step[] = [
   { name: 'an unknown webhook token', method: 'GET', path: '/webhooks/{app}/not-a-token/messages/@original', auth: 'none', status: 401 },
 ];
 
+/** Malformed queries and bodies, and other applications' resources: the service's 4xx for each. */
+const refusals: Step[] = [
+  { name: 'members with too high a limit', method: 'GET', path: '/guilds/{guild}/members?limit=5000', status: 400 },
+  { name: 'messages with too high a limit', method: 'GET', path: '/channels/{channel}/messages?limit=500', status: 400 },
+  { name: 'guilds with too high a limit', method: 'GET', path: '/users/@me/guilds?limit=500', status: 400 },
+  { name: "another application's commands", method: 'GET', path: `/applications/${UNKNOWN}/commands`, status: 403 },
+  { name: 'a message over 2000 characters', method: 'POST', path: '/channels/{channel}/messages', body: { content: 'x'.repeat(2001) }, status: 400 },
+  { name: 'an empty username', method: 'PATCH', path: '/users/@me', body: { username: '' }, status: 400 },
+  { name: 'a message in an unknown channel', method: 'POST', path: `/channels/${UNKNOWN}/messages`, body: { content: 'x' }, status: 404 },
+  { name: 'a member of an unknown guild', method: 'GET', path: `/guilds/${UNKNOWN}/members/{owner}`, status: 404 },
+  { name: 'commands with a bearer token without the scope', method: 'GET', path: '/applications/{app}/commands', auth: { bearer: ['identify'] }, status: 403 },
+];
+
 const limits: Step[] = [
   { name: 'a rate-limited request (user)', method: 'GET', path: '/channels/{channel}', before: (s) => s.sb.restFaults.rateLimit({ bucket: 'channels.read', retryAfterMs: 1500 }), status: 429 },
   { name: 'a rate-limited request (global)', method: 'GET', path: '/guilds/{guild}', before: (s) => s.sb.restFaults.rateLimit({ bucket: 'guilds.read', retryAfterMs: 1500, scope: 'global' }), status: 429 },
@@ -206,4 +265,4 @@ const limits: Step[] = [
 ];
 
 /** The session, in order (later groups use what earlier ones created). */
-export const STEPS: readonly Step[] = [...gateway, ...identity, ...guilds, ...messages, ...commands, ...permissions, ...monetization, ...oauth2, ...interactions, ...GUILD_STEPS, ...limits];
+export const STEPS: readonly Step[] = [...gateway, ...identity, ...guilds, ...moderation, ...messages, ...commands, ...permissions, ...monetization, ...oauth2, ...interactions, ...GUILD_STEPS, ...refusals, ...limits];

@@ -38,7 +38,11 @@ export function preconditionGate(ctx: RuntimeContext, rest: RestService, cache: 
   const host = plugins.host;
   return new PreconditionGate({
     evaluator,
-    pluginNamed: (name) => host.loaded.find((p) => p.name === name)?.definition,
+    // A plugin whose setup failed answers "unavailable" from every route: nothing of it is checked or counted.
+    pluginNamed: (name) => {
+      const hosted = host.loaded.find((p) => p.name === name);
+      return hosted === undefined || hosted.state === 'failed' ? undefined : hosted.definition;
+    },
     tell: (plugin, denial) => host.deliverTo(plugin, 'preconditionDenied', denial),
     count: (precondition, target) => counters.countDenial(precondition, target),
     log,
