@@ -56,6 +56,7 @@ export const DEFAULT_BUCKETS = {
   'reactions.read': { limit: 10, windowMs: 5_000 },
   'pins': { limit: 5, windowMs: 5_000 },
   'polls': { limit: 5, windowMs: 5_000 },
+  'typing': { limit: 5, windowMs: 5_000 },
   'commands.read': { limit: 20, windowMs: 5_000 },
   'commands.create': { limit: 5, windowMs: 5_000 },
   'commands.edit': { limit: 5, windowMs: 5_000 },

@@ -117,6 +117,8 @@ const messageExtras: Step[] = [
   { name: 'end a poll', method: 'POST', path: '/channels/{channel}/polls/{poll}/expire', status: 200 },
   { name: 'end it again', method: 'POST', path: '/channels/{channel}/polls/{poll}/expire', status: 400 },
   { name: 'bulk delete', method: 'POST', path: '/channels/{channel}/messages/bulk-delete', body: { messages: ['{target}', '{poll}'] }, status: 204 },
+  { name: 'typing', method: 'POST', path: '/channels/{channel}/typing', status: 204 },
+  { name: 'typing in an unknown channel', method: 'POST', path: `/channels/${UNKNOWN}/typing`, status: 404 },
   { name: 'bulk delete one message', method: 'POST', path: '/channels/{channel}/messages/bulk-delete', body: { messages: ['{target}'] }, status: 400 },
 ];
 

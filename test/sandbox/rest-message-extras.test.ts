@@ -115,6 +115,14 @@ describe('pins and bulk delete', () => {
     expect((await client.nextDispatch('MESSAGE_DELETE_BULK')).d).toEqual({ ids, channel_id: channel, guild_id: g });
     expect((await call(sb, 'GET', `/channels/${channel}/messages`)).body).toEqual([]);
   });
+
+  it('typing: 204 and TYPING_START with the bot as the typer', async () => {
+    const { sb, g, channel } = await start();
+    const typingClient = (await identified(sb.gatewayUrl, sb.botToken, { intents: GUILDS | (1 << 11) })).client;
+    clients.push(typingClient);
+    expect((await call(sb, 'POST', `/channels/${channel}/typing`)).status).toBe(204);
+    expect((await typingClient.nextDispatch('TYPING_START')).d).toMatchObject({ channel_id: channel, guild_id: g, user_id: sb.applicationId, member: { user: { id: sb.applicationId } } });
+  });
 });
 
 describe('polls', () => {

@@ -4,6 +4,7 @@
  * 204; at most 250, 30003; CHANNEL_PINS_UPDATE, and on a pin the service's system message, type 6), the list
  * `{items: [{pinned_at, message}], has_more}` (`before` an ISO time, `limit` 1-50) and the deprecated plain list.
  * Bulk delete: 2-100 ids of messages at most two weeks old (50034), MANAGE_MESSAGES, MESSAGE_DELETE_BULK.
+ * Typing: POST /channels/{id}/typing (204, TYPING_START).
  * Polls: end one early (200, the message; 520006 without a poll, 520001 when over; MESSAGE_UPDATE) and the
  * voters of an answer (`after`, `limit` 1-100, default 25).
  */
@@ -12,7 +13,7 @@ import { ApiError, Errors } from '../../errors.js';
 import type { MessageRecord } from '../../state/messages.js';
 import { P } from '../../state/permissions.js';
 import { expirePoll, pinTime, pollOpen, setPinned, votesOf } from '../../state/polls.js';
-import { messageDispatchJson, userObject } from '../../state/serialize.js';
+import { messageDispatchJson, partialMemberObject, userObject } from '../../state/serialize.js';
 import type { SandboxStore } from '../../state/store.js';
 import { jsonValue } from '../body.js';
 import { compareSnowflakes, queryParams } from '../params.js';
@@ -111,6 +112,19 @@ function voters(store: SandboxStore, ctx: RestContext): Json {
   return { users: ids.slice(0, q.ints.get('limit')!).map((id) => userObject(store.user(id)!)) };
 }
 
+/** POST /channels/{id}/typing: 204 and TYPING_START (the bot's member in guilds, the time in unix seconds). */
+function typing(store: SandboxStore, ctx: RestContext): void {
+  const place = channelPlace(store, ctx);
+  requirePerms(place, place.channel?.thread !== undefined ? P.SEND_MESSAGES_IN_THREADS : P.SEND_MESSAGES);
+  const d: Json = { channel_id: place.channelId, user_id: store.applicationId, timestamp: Math.floor(Date.now() / 1000) };
+  if (place.guild) {
+    d.guild_id = place.guild.id;
+    const bot = store.member(place.guild.id, store.applicationId);
+    if (bot) d.member = { ...partialMemberObject(bot), user: userObject(store.botUser) };
+  }
+  store.emit(place.guild?.id ?? null, 'TYPING_START', JSON.stringify(d));
+}
+
 export function pinRoutes(core: SandboxCore): RouteDef[] {
   const store = core.store;
   const r = { major: 'channelId', auth: 'bot' } as const;
@@ -123,6 +137,7 @@ export function pinRoutes(core: SandboxCore): RouteDef[] {
     { ...r, method: 'PUT', path: '/channels/:channelId/pins/:messageId', bucket: 'pins', handler: noContent((ctx) => setPin(store, ctx, true)) },
     { ...r, method: 'DELETE', path: '/channels/:channelId/pins/:messageId', bucket: 'pins', handler: noContent((ctx) => setPin(store, ctx, false)) },
     { ...r, method: 'POST', path: '/channels/:channelId/messages/bulk-delete', bucket: 'messages.bulk', handler: noContent((ctx) => bulkDelete(store, ctx)) },
+    { ...r, method: 'POST', path: '/channels/:channelId/typing', bucket: 'typing', handler: noContent((ctx) => typing(store, ctx)) },
     { ...r, method: 'POST', path: '/channels/:channelId/polls/:messageId/expire', bucket: 'polls', handler: (ctx) => ({ status: 200, body: endPoll(store, ctx) }) },
     { ...r, method: 'GET', path: '/channels/:channelId/polls/:messageId/answers/:answerId', bucket: 'polls', handler: (ctx) => ({ status: 200, body: voters(store, ctx) }) },
   ];
