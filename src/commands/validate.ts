@@ -3,7 +3,7 @@
  * definition, or from the list of one scope. Input is untrusted (`unknown`): nothing here throws, every problem
  * is reported at once with the exact path, and a broken part does not hide problems elsewhere.
  *
- * Decisions where the spec leaves room (also in README):
+ * Decisions where the spec leaves room (also in docs/plugins.md "Application commands"):
  * - Lengths count Unicode code points (see text.ts).
  * - `?` fields must be absent or of their type; only `??` fields may be null (name_localizations,
  *   description_localizations, default_member_permissions, dm_permission, default_permission, contexts).

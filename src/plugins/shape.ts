@@ -1,5 +1,5 @@
 /**
- * Checks that a module's default export has the plugin shape (README "Writing a plugin"), naming the field of
+ * Checks that a module's default export has the plugin shape (docs/plugins.md "Writing a plugin"), naming the field of
  * every problem. The API rules of the command definitions are checked later, by the commands model, with
  * every plugin's definitions together (so cross-plugin problems such as duplicate names show up too).
  */
@@ -91,7 +91,7 @@ export function checkPluginShape(value: unknown): ShapeProblem[] {
             message:
               meant !== null
                 ? `unknown event; did you mean "${meant}"?`
-                : 'unknown event (plugin events are the gateway dispatches in camelCase, such as messageCreate or guildMemberAdd, and raw, webhookEvent, applicationAuthorized, applicationDeauthorized; README "Plugin events" lists them)',
+                : 'unknown event (plugin events are the gateway dispatches in camelCase, such as messageCreate or guildMemberAdd, and raw, webhookEvent, applicationAuthorized, applicationDeauthorized; docs/plugins.md "Plugin events" lists them)',
           });
         } else if (typeof handler !== 'function') {
           problems.push({ path: `on.${event}`, message: `must be a function, not ${kindOf(handler)}` });

@@ -1,5 +1,5 @@
 /**
- * The plugin module shape (README "Writing a plugin"): a default-exported object with a name, command
+ * The plugin module shape (docs/plugins.md "Writing a plugin"): a default-exported object with a name, command
  * definitions (the API's own JSON plus handlers), component and modal handlers by custom_id, event handlers,
  * an optional schema for its configuration section, and setup/teardown hooks.
  */
