@@ -1,8 +1,8 @@
 /**
  * The sandbox and the runtime decide command access alike: over randomized command- and application-level
- * settings (channels, All Channels, users, roles, @everyone) and default_member_permissions, the sandbox refuses
- * exactly the invocations that the runtime's evaluation (src/api/command-access.ts over what REST reads, as
- * `gatehouse commands access` does) denies. The two are separate implementations (the sandbox never calls the
+ * settings (channels, All Channels, users, roles, @everyone) and default_member_permissions, in channels and
+ * their threads, the sandbox refuses exactly the invocations that the runtime's evaluation
+ * (src/api/command-access.ts over what REST reads, as `gatehouse commands access` does) denies. The two are separate implementations (the sandbox never calls the
  * runtime's); this test holds them together.
  *
  * The sandbox's evaluation is src/sandbox/state/command-permissions.ts (evaluateCommandUse), written from
@@ -55,6 +55,9 @@ describe('command access: the sandbox refuses exactly what canUseCommand denies'
     }
     const guild = (await api(sb.restUrl, 'GET', `/guilds/${guildId}`, { token: sb.botToken })).body as { roles: Array<{ id: string }> };
     const channels = ((await api(sb.restUrl, 'GET', `/guilds/${guildId}/channels`, { token: sb.botToken })).body as Array<{ id: string; type: number }>).filter((c) => c.type === 0);
+    // Invocations also happen in threads, which a channel's settings cover (settings name channels only).
+    const threads = channels.slice(0, 2).map((c, i) => sb.state.channels.createThread(c.id, { name: `thread${i}` }).id as string);
+    const places = [...channels.map((c) => c.id), ...threads];
     const members = sb.state.memberIds(guildId).filter((id) => id !== sb.applicationId);
     const roles = guild.roles.map((r) => r.id).filter((id) => id !== guildId);
     const rand = prng(29);
@@ -81,7 +84,7 @@ describe('command access: the sandbox refuses exactly what canUseCommand denies'
       await put(sb.applicationId, settings());
       for (let k = 0; k < 5; k++) {
         const userId = pick(members);
-        const channelId = pick(channels).id;
+        const channelId = pick(places);
         const want = await access(rest, sb.applicationId, { command: command.name, guildId, userId, channelId });
         let got: boolean;
         try {

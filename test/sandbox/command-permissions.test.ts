@@ -3,8 +3,10 @@
  * rule of protocol §S2.7 and per box of the documented order (protocol §15.6, the change-log flowchart), each
  * asserting what decided. test/api/command-access-sandbox.test.ts holds it together with the runtime's.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSandbox } from '../../src/sandbox/index.js';
 import { CommandPermissionStore, evaluateCommandUse, type CommandPermission, type CommandUse } from '../../src/sandbox/state/command-permissions.js';
+import { api, identified } from './helpers.js';
 
 const GUILD = '100000000000000010';
 const ALL_CHANNELS = '100000000000000009';
@@ -163,5 +165,57 @@ describe('default_member_permissions (no setting decided)', () => {
 
   it('an unreadable value fails closed', () => {
     expect(verdict({ dmp: 'lots' }).allowed).toBe(false);
+  });
+});
+
+describe('where a member invokes: threads and channel overwrites (sandbox.invoke)', () => {
+  const SCOPE = 'applications.commands.permissions.update';
+  const MANAGE_MESSAGES = 1n << 13n;
+  const open: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const close of open.splice(0).reverse()) await close();
+  });
+
+  async function scene() {
+    const sb = await createSandbox({ seed: { guilds: 1, membersPerGuild: 8 }, gateway: { heartbeatIntervalMs: 600_000 } });
+    open.push(() => sb.close());
+    const { client } = await identified(sb.gatewayUrl, sb.botToken, { intents: 1 });
+    open.push(() => client.terminate());
+    const guildId = sb.state.guildIds[0]!;
+    const [general, other] = sb.state.channelIds(guildId);
+    const plain = sb.state.memberIds(guildId).filter((id) => id !== sb.applicationId)[4]!;
+    const created = await api(sb.restUrl, 'POST', `/applications/${sb.applicationId}/guilds/${guildId}/commands`, {
+      token: sb.botToken,
+      body: { name: 'purge', description: 'x', default_member_permissions: String(MANAGE_MESSAGES) },
+    });
+    const commandId = created.body.id as string;
+    const thread = sb.state.channels.createThread(general!, { name: 'talk' }).id as string;
+    const use = async (channelId: string): Promise<string> => {
+      try {
+        await sb.invoke({ name: 'purge', guildId, userId: plain, channelId });
+        await client.nextDispatch('INTERACTION_CREATE');
+        return 'allowed';
+      } catch (err) {
+        return String(err);
+      }
+    };
+    return { sb, guildId, general: general!, other: other!, plain, commandId, thread, use };
+  }
+
+  it("a channel's setting covers the threads in it", async () => {
+    const { sb, guildId, general, plain, commandId, thread, use } = await scene();
+    const r = await api(sb.restUrl, 'PUT', `/applications/${sb.applicationId}/guilds/${guildId}/commands/${commandId}/permissions`, {
+      bearer: sb.issueBearerToken([SCOPE]),
+      body: { permissions: [{ id: general, type: 3, permission: false }, { id: plain, type: 2, permission: true }] },
+    });
+    expect(r.status).toBe(200);
+    expect(await use(thread)).toMatch(new RegExp(`may not use 'purge' in channel ${thread} .*the command's setting for channel ${general} is false`));
+  });
+
+  it('default_member_permissions is checked against the permissions in that channel (overwrites included)', async () => {
+    const { sb, general, other, plain, use } = await scene();
+    sb.state.channels.setOverwrite(general, { id: plain, type: 1, allow: MANAGE_MESSAGES });
+    expect(await use(general)).toBe('allowed');
+    expect(await use(other)).toMatch(/lacks default_member_permissions/);
   });
 });

@@ -193,9 +193,15 @@ function sceneFor(core: SandboxCore, guild: GuildRecord | null, user: UserRecord
     const channel = { id, type: 1, last_message_id: core.store.messages.lastMessageId(id), flags: 0, recipients: [userObject(user)] };
     return { guild, user, channelId: id, channel, memberPermissions: 0n };
   }
-  const channel = channelId !== undefined ? guild.channels.find((c) => c.id === channelId) : guild.channels.find((c) => c.type === 0) ?? guild.channels[0];
+  // A thread of the guild too: commands are used in threads, under their parent's command permission settings.
+  const channel =
+    channelId !== undefined
+      ? guild.channels.find((c) => c.id === channelId) ?? guild.threads?.find((t) => t.id === channelId)
+      : guild.channels.find((c) => c.type === 0) ?? guild.channels[0];
   if (!channel) throw new SandboxError('UNKNOWN_CHANNEL', `unknown channel ${channelId ?? '(none)'} in guild ${guild.id}`);
-  const memberPermissions = core.store.permissionsOf(guild, user.id);
+  // The member's permissions in this channel (its overwrites, a thread's parent's): what interactions carry and
+  // what default_member_permissions is checked against.
+  const memberPermissions = core.store.channelPermissionsOf(guild, channel, user.id);
   return { guild, user, channelId: channel.id, channel: { ...channelObject(channel, guild.id), permissions: memberPermissions.toString() }, memberPermissions };
 }
 
@@ -253,8 +259,8 @@ const THREAD_TYPES: ReadonlySet<number> = new Set([10, 11, 12]);
 
 /** A thread's parent channel, whose command permission settings cover the thread; null for any other channel. */
 function threadParentOf(guild: GuildRecord, channelId: string): string | null {
-  const channel = guild.channels.find((c) => c.id === channelId);
-  return channel !== undefined && THREAD_TYPES.has(channel.type) ? channel.parentId : null;
+  const thread = guild.threads?.find((t) => t.id === channelId);
+  return thread !== undefined && THREAD_TYPES.has(thread.type) ? thread.parentId : null;
 }
 
 interface BuiltOptions {
