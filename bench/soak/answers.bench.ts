@@ -25,9 +25,12 @@ const root = new URL('../..', import.meta.url).pathname;
 
 const roomy = { limit: 1_000_000, windowMs: 1_000 };
 const sandbox = await createSandbox({
-  seed: { guilds: 2, membersPerGuild: 50, seed: 33 },
-  gateway: { identifyWindowMs: 50, heartbeatIntervalMs: 20_000 },
-  rest: { globalPerSecond: 1_000_000, buckets: { 'interaction.callback': roomy, 'applications.me': roomy, webhook: roomy } },
+  activities: true,
+  seed: { guilds: 2, membersPerGuild: 10 },
+  gateway: { identifyWindowMs: 50, heartbeatIntervalMs: 5_000 },
+  // The 3 s deadline of an initial response is not what this measures: a burst of 2,500 on a busy machine
+  // takes longer than that to answer, and late answers would count as lost.
+  rest: { interactionResponseMs: 300_000, globalPerSecond: 1_000_000, buckets: { 'interaction.callback': roomy, 'applications.me': roomy, webhook: roomy } },
 });
 const config = loadConfig({ cwd: root, env: {}, overrides: { plugins: { dirs: ['plugins'] }, http: { enabled: false }, log: { level: 'warn' } } });
 const runtime = new Runtime({

