@@ -26,8 +26,9 @@ export type TypeCheckResult =
  * TypeScript versions whose compiler API this check uses (package.json's peerDependencies says the same; a test
  * holds them equal). TypeScript 7 is the native compiler: its package exports a version and no compiler API.
  */
-export const SUPPORTED_TYPESCRIPT = '>=5.0.0 <7';
-const SUPPORTED_MAJORS = { min: 5, below: 7 };
+export const SUPPORTED_TYPESCRIPT = '>=5.4.0 <7';
+/** Lowest major.minor and the first unsupported major: 5.4 brought `NoInfer`, which the plugin API's types use. */
+const SUPPORTED = { major: 5, minor: 4, belowMajor: 7 };
 
 type TS = typeof import('typescript');
 
@@ -70,8 +71,10 @@ async function loadTypeScript(): Promise<TS | null> {
 /** Why this TypeScript cannot be used (one line naming the supported range), or null when it can. */
 export function unsupportedTypeScript(ts: { version?: unknown; createProgram?: unknown; ScriptTarget?: unknown }): string | null {
   const version = typeof ts.version === 'string' ? ts.version : 'of an unknown version';
-  const major = Number(/^(\d+)\./.exec(version)?.[1] ?? NaN);
-  const inRange = major >= SUPPORTED_MAJORS.min && major < SUPPORTED_MAJORS.below;
+  const [, majorText, minorText] = /^(\d+)\.(\d+)/.exec(version) ?? [];
+  const major = Number(majorText ?? NaN);
+  const minor = Number(minorText ?? NaN);
+  const inRange = (major > SUPPORTED.major || (major === SUPPORTED.major && minor >= SUPPORTED.minor)) && major < SUPPORTED.belowMajor;
   if (inRange && typeof ts.createProgram === 'function' && ts.ScriptTarget !== undefined) return null;
   return (
     `typescript ${version} is installed; gatehouse check type-checks with typescript ${SUPPORTED_TYPESCRIPT}: ` +
