@@ -26,7 +26,7 @@ USER node
 # Health and metrics (GATEHOUSE_HTTP_PORT). Bound to loopback unless GATEHOUSE_HTTP_HOST says otherwise.
 EXPOSE 9464
 # The signed interactions / webhook events endpoint (GATEHOUSE_TRANSPORT both or http; GATEHOUSE_ENDPOINT_PORT).
-# Loopback unless GATEHOUSE_ENDPOINT_HOST says otherwise: put a reverse proxy in front (README).
+# Loopback unless GATEHOUSE_ENDPOINT_HOST says otherwise: put a reverse proxy in front (docs/http-interactions.md "Exposing it").
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.GATEHOUSE_HTTP_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

@@ -2,25 +2,17 @@
  * Example: a command gated by an entitlement. The SKU comes from `plugins.config.premium.skuId`, or else the
  * application's first subscription SKU. Entitlement events keep the cache current, and the check asks it.
  */
+import { SKUType } from 'discord-api-types/v10';
 import { definePlugin, type PluginContext } from 'gatehouse';
-
-interface Sku {
-  id: string;
-  type: number;
-  name: string;
-}
+import { listSkus } from 'gatehouse/rest';
 
 let skuId: string | undefined;
 
 async function findSku(ctx: PluginContext): Promise<string | undefined> {
   if (typeof ctx.config.skuId === 'string') return ctx.config.skuId;
-  const skus = await ctx.rest.request<Sku[]>({
-    method: 'GET',
-    route: '/applications/{application_id}/skus',
-    params: { application_id: ctx.applicationId },
-  });
-  // 5 = SUBSCRIPTION; fall back to any SKU.
-  return (skus.find((s) => s.type === 5) ?? skus[0])?.id;
+  const skus = await listSkus(ctx.rest, ctx.applicationId);
+  // A subscription SKU when there is one; else any SKU.
+  return (skus.find((s) => s.type === SKUType.Subscription) ?? skus[0])?.id;
 }
 
 export default definePlugin({

@@ -3,7 +3,8 @@
  * gatehouse CLI: `start`, `dev`, `check`, `sandbox ...`, `commands validate|diff|sync`, `reshard`.
  * Each verb lives in src/cli/<verb>.ts and is loaded only when used, so `commands validate` starts fast.
  */
-import { pathToFileURL } from 'node:url';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { CliIo, VerbModule } from './cli/io.js';
 
 export type { CliIo } from './cli/io.js';
@@ -17,6 +18,7 @@ export const VERBS: ReadonlyMap<string, () => Promise<VerbModule>> = new Map<str
   ['sandbox', () => import('./cli/sandbox.js')],
   ['commands', () => import('./cli/commands.js')],
   ['reshard', () => import('./cli/request-reshard.js')],
+  ['init', () => import('./cli/init.js')],
 ]);
 
 const USAGE = `usage: gatehouse <verb> [...]   (every verb takes --help)
@@ -34,7 +36,8 @@ const USAGE = `usage: gatehouse <verb> [...]   (every verb takes --help)
   commands sync [--dry-run]              sync every plugin's commands
   commands access COMMAND --guild G --user U [--channel C]
                                          can this member use the command there, and why not
-  reshard [--shards N] [--url URL]       move a running bot to another shard count without a restart`;
+  reshard [--shards N] [--url URL]       move a running bot to another shard count without a restart
+  init DIR                               create a new bot project that depends on gatehouse`;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [verb, ...rest] = argv;
@@ -50,8 +53,25 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   return (await load()).run(rest, io);
 }
 
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (invokedDirectly) {
+/**
+ * Whether this module is the program node was asked to run, rather than imported. An installed bin is reached
+ * through a symlink (node_modules/.bin/gatehouse, which npx and npm exec use too) while import.meta.url is the
+ * resolved file, so both sides are compared as real paths; comparing them as given made the installed CLI a
+ * silent no-op that exited 0.
+ */
+export function isEntryPoint(moduleUrl: string, argv1: string | undefined): boolean {
+  if (argv1 === undefined) return false;
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  return real(fileURLToPath(moduleUrl)) === real(argv1);
+}
+
+if (isEntryPoint(import.meta.url, process.argv[1])) {
   const io: CliIo = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
   main(process.argv.slice(2), io).then(
     (code) => {

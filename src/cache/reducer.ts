@@ -42,7 +42,7 @@ import type { CommandPermissionEntry } from '../api/command-access.js';
 import { isThreadType } from '../api/permissions.js';
 import { channelFields, channelProblem, voiceStateFields, voiceStateProblem, type ChannelFields, type VoiceStateFields } from './channel-payloads.js';
 import { kindOf } from './shared.js';
-import { isSnowflake, timestampOrNaN } from './wire.js';
+import { idHalves, isSnowflake, splitSnowflake, timestampOrNaN, type IdHalves } from './wire.js';
 
 /** A guild payload as the sink sees it: GUILD_CREATE / GUILD_UPDATE data (roles already checked). */
 export interface GuildPayload {
@@ -82,15 +82,13 @@ export interface CacheSink {
   guildRemove(guildId: string): void;
   /**
    * `partial`: fields absent from the payload stay as they are (GUILD_MEMBER_UPDATE); otherwise the
-   * payload is the whole member. `join`: a GUILD_MEMBER_ADD (a membership transition). Called right after
-   * the reducer parsed `member.user.id`, whose halves are still in `scratchId` (wire.ts).
+   * payload is the whole member. `join`: a GUILD_MEMBER_ADD (a membership transition). `userId`: the halves
+   * of `member.user.id` as the reducer split them while checking it (read them during the call only: they
+   * are reused for the next member).
    */
-  memberUpsert(guildId: string, member: MemberPayload, partial: boolean, join: boolean): void;
-  /**
-   * A GUILD_MEMBER_REMOVE (a membership transition). Called right after the reducer parsed `user.id`, whose
-   * halves are still in `scratchId` (wire.ts).
-   */
-  memberRemove(guildId: string, user: APIUser): void;
+  memberUpsert(guildId: string, member: MemberPayload, partial: boolean, join: boolean, userId: Readonly<IdHalves>): void;
+  /** A GUILD_MEMBER_REMOVE (a membership transition); `userId` as for memberUpsert. */
+  memberRemove(guildId: string, user: APIUser, userId: Readonly<IdHalves>): void;
   roleUpsert(guildId: string, role: APIRole): void;
   roleRemove(guildId: string, roleId: string): void;
   /** `fromInteraction`: a copy listed by an INTERACTION_CREATE (see the module comment). */
@@ -128,15 +126,20 @@ function snowflakeProblem(path: string, v: unknown): string {
 }
 
 /**
+ * The user id of the member being applied: the member checks split it here and the sink gets it with the
+ * member, so that the memory cache does not split the same id twice.
+ */
+const memberUserId = idHalves();
+
+/**
  * Why a member object cannot be cached, or null. Paths are relative to the member; the caller prefixes them
- * (`at`) only on failure, so the common case allocates nothing. On success `user.id` was the last snowflake
- * parsed, so it is in `scratchId` (wire.ts) when the sink is called right after.
+ * (`at`) only on failure, so the common case allocates nothing. On success `user.id` is in `memberUserId`.
  */
 function memberProblem(m: unknown, needRoles: boolean): string | null {
   if (!isObj(m)) return `: expected a member object, got ${kindOf(m)}`;
   const u = m.user;
   if (!isObj(u)) return `user: expected a user object, got ${kindOf(u)}`;
-  if (!isSnowflake(u.id)) return snowflakeProblem('user.id', u.id);
+  if (!splitSnowflake(u.id, memberUserId)) return snowflakeProblem('user.id', u.id);
   const roles = m.roles;
   if (roles === undefined ? needRoles : !Array.isArray(roles)) return `roles: expected an array of role ids, got ${kindOf(roles)}`;
   return null;
@@ -172,7 +175,7 @@ function guildProblem(d: unknown): string | null {
 
 /**
  * Why a GUILD_MEMBER_ADD (`join`: roles required) or GUILD_MEMBER_UPDATE payload cannot be applied, or null.
- * `user.id` is parsed last, so on success it is in `scratchId` (wire.ts) for the sink.
+ * On success `user.id` is in `memberUserId` for the sink.
  */
 function memberEventProblem(d: unknown, join: boolean): string | null {
   if (!isObj(d)) return `payload: expected an object, got ${kindOf(d)}`;
@@ -180,13 +183,13 @@ function memberEventProblem(d: unknown, join: boolean): string | null {
   return memberProblem(d, join);
 }
 
-/** Why a GUILD_MEMBER_REMOVE payload cannot be applied, or null (`user.id` parsed last, as above). */
+/** Why a GUILD_MEMBER_REMOVE payload cannot be applied, or null (on success `user.id` is in `memberUserId`). */
 function memberRemoveProblem(d: unknown): string | null {
   if (!isObj(d)) return `payload: expected an object, got ${kindOf(d)}`;
   if (!isSnowflake(d.guild_id)) return snowflakeProblem('guild_id', d.guild_id);
   const u = d.user;
   if (!isObj(u)) return `user: expected a user object, got ${kindOf(u)}`;
-  return isSnowflake(u.id) ? null : snowflakeProblem('user.id', u.id);
+  return splitSnowflake(u.id, memberUserId) ? null : snowflakeProblem('user.id', u.id);
 }
 
 /** Why an ENTITLEMENT_CREATE / _UPDATE / _DELETE payload cannot be applied, or null. */
@@ -422,7 +425,7 @@ function members(event: string, guildId: string, list: unknown, sink: CacheSink)
   for (let i = 0; i < list.length; i++) {
     const m: unknown = list[i];
     const problem = memberProblem(m, false);
-    if (problem === null) sink.memberUpsert(guildId, m as MemberPayload, false, false);
+    if (problem === null) sink.memberUpsert(guildId, m as MemberPayload, false, false, memberUserId);
     else sink.reject(event, at(`members[${i}]`, problem));
   }
 }
@@ -467,7 +470,7 @@ export const TAKEN = 1;
  */
 export const REFUSED = 2;
 
-/** Apply one dispatch to a sink. */
+/** Apply one dispatch to a sink. The member events, the most frequent, are applied here; the others by a step each. */
 export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
   switch (t) {
     case 'GUILD_MEMBER_UPDATE':
@@ -476,70 +479,25 @@ export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
       // A join carries the whole member (roles included); an update may omit fields.
       const problem = memberEventProblem(d, join);
       if (problem !== null) return refuse(sink, t, problem);
-      sink.memberUpsert((d as Obj).guild_id as string, d as MemberPayload, !join, join);
+      sink.memberUpsert((d as Obj).guild_id as string, d as MemberPayload, !join, join, memberUserId);
       return TAKEN;
     }
     case 'GUILD_MEMBER_REMOVE': {
       const problem = memberRemoveProblem(d);
       if (problem !== null) return refuse(sink, t, problem);
-      sink.memberRemove((d as Obj).guild_id as string, (d as Obj).user as APIUser);
+      sink.memberRemove((d as Obj).guild_id as string, (d as Obj).user as APIUser, memberUserId);
       return TAKEN;
     }
     case 'GUILD_MEMBERS_CHUNK':
-      if (!isObj(d)) sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
-      else {
-        const g = guildId(t, d, sink);
-        if (g !== null) members(t, g, d.members ?? [], sink);
-      }
-      return TAKEN;
+      return reduceMembersChunk(sink, t, d);
     case 'GUILD_CREATE':
     case 'GUILD_UPDATE':
-    case 'GUILD_DELETE': {
-      const problem = guildProblem(d);
-      if (problem !== null) return refuse(sink, t, problem);
-      const g = d as Obj & { id: string };
-      if (t === 'GUILD_UPDATE') sink.guildUpsert(guildPayload(t, g, sink, false), false, false);
-      else if (g.unavailable === true) sink.guildUnavailable(g.id);
-      else if (t === 'GUILD_DELETE') sink.guildRemove(g.id);
-      else {
-        const list = g.members;
-        const complete = Array.isArray(list) && list.length === g.member_count;
-        sink.guildUpsert(guildPayload(t, g, sink, true), true, complete);
-        // Channels before the members: the Redis backend's few commands then share the guild's first pipeline.
-        const channels = channelList(t, 'channels', g.channels, sink);
-        const threads = channelList(t, 'threads', g.threads, sink);
-        if (channels !== null || threads !== null) sink.channelsReplace(g.id, channels, threads);
-        const voice = voiceStateList(t, g.voice_states, sink);
-        if (voice !== null) sink.voiceStatesReplace(g.id, voice);
-        members(t, g.id, list, sink);
-        if (complete) sink.guildMembersListed(g.id);
-      }
-      return TAKEN;
-    }
+    case 'GUILD_DELETE':
+      return reduceGuild(sink, t, d);
     case 'GUILD_ROLE_CREATE':
-    case 'GUILD_ROLE_UPDATE': {
-      if (!isObj(d)) {
-        sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
-        return TAKEN;
-      }
-      const g = guildId(t, d, sink);
-      if (g === null) return TAKEN;
-      const problem = roleProblem(d.role);
-      if (problem === null) sink.roleUpsert(g, d.role as APIRole);
-      else sink.reject(t, at('role', problem));
-      return TAKEN;
-    }
-    case 'GUILD_ROLE_DELETE': {
-      if (!isObj(d)) {
-        sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
-        return TAKEN;
-      }
-      const g = guildId(t, d, sink);
-      if (g === null) return TAKEN;
-      if (isSnowflake(d.role_id)) sink.roleRemove(g, d.role_id);
-      else sink.reject(t, snowflakeProblem('role_id', d.role_id));
-      return TAKEN;
-    }
+    case 'GUILD_ROLE_UPDATE':
+    case 'GUILD_ROLE_DELETE':
+      return reduceRole(sink, t, d);
     case 'ENTITLEMENT_CREATE':
     case 'ENTITLEMENT_UPDATE':
     case 'ENTITLEMENT_DELETE': {
@@ -552,24 +510,97 @@ export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
     case 'INTERACTION_CREATE':
       if (isObj(d)) entitlements(t, d.entitlements, sink);
       return TAKEN;
-    case 'APPLICATION_COMMAND_PERMISSIONS_UPDATE': {
-      const problem = commandPermissionsProblem(d);
-      if (problem !== null) return refuse(sink, t, problem);
-      const p = d as Obj;
-      const entries = (p.permissions as Obj[]).map((e) => ({ id: e.id as string, type: e.type as number, permission: e.permission as boolean }));
-      sink.commandPermissionsPut(p.guild_id as string, p.id as string, entries);
-      return TAKEN;
-    }
+    case 'APPLICATION_COMMAND_PERMISSIONS_UPDATE':
+      return reduceCommandPermissions(sink, t, d);
     case 'CHANNEL_CREATE':
     case 'CHANNEL_UPDATE':
     case 'THREAD_CREATE':
-    case 'THREAD_UPDATE': {
-      const problem = channelEventProblem(d);
+    case 'THREAD_UPDATE':
+    case 'CHANNEL_DELETE':
+    case 'THREAD_DELETE':
+    case 'THREAD_LIST_SYNC':
+      return reduceChannel(sink, t, d);
+    case 'VOICE_STATE_UPDATE': {
+      const problem = voiceStateEventProblem(d);
       if (problem !== null) return refuse(sink, t, problem);
-      const c = d as Obj;
-      if (typeof c.guild_id === 'string') sink.channelUpsert(c.guild_id, channelFields(c));
+      const v = d as Obj;
+      if (typeof v.guild_id === 'string') sink.voiceStateUpsert(v.guild_id, voiceStateFields(v));
       return TAKEN;
     }
+    case 'READY':
+      return reduceReady(sink, t, d);
+    case 'RESUMED':
+      return NOT_CACHED;
+    default:
+      // Not cached; a payload that is not an object is refused for the typed plugin event (see dispatchProblem).
+      return isObj(d) ? NOT_CACHED : refuse(sink, t, `payload: expected an object, got ${kindOf(d)}`);
+  }
+}
+
+function reduceMembersChunk(sink: CacheSink, t: string, d: unknown): Reduced {
+  if (!isObj(d)) sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
+  else {
+    const g = guildId(t, d, sink);
+    if (g !== null) members(t, g, d.members ?? [], sink);
+  }
+  return TAKEN;
+}
+
+/** GUILD_CREATE, GUILD_UPDATE, GUILD_DELETE. */
+function reduceGuild(sink: CacheSink, t: string, d: unknown): Reduced {
+  const problem = guildProblem(d);
+  if (problem !== null) return refuse(sink, t, problem);
+  const g = d as Obj & { id: string };
+  if (t === 'GUILD_UPDATE') sink.guildUpsert(guildPayload(t, g, sink, false), false, false);
+  else if (g.unavailable === true) sink.guildUnavailable(g.id);
+  else if (t === 'GUILD_DELETE') sink.guildRemove(g.id);
+  else {
+    const list = g.members;
+    const complete = Array.isArray(list) && list.length === g.member_count;
+    sink.guildUpsert(guildPayload(t, g, sink, true), true, complete);
+    // Channels before the members: the Redis backend's few commands then share the guild's first pipeline.
+    const channels = channelList(t, 'channels', g.channels, sink);
+    const threads = channelList(t, 'threads', g.threads, sink);
+    if (channels !== null || threads !== null) sink.channelsReplace(g.id, channels, threads);
+    const voice = voiceStateList(t, g.voice_states, sink);
+    if (voice !== null) sink.voiceStatesReplace(g.id, voice);
+    members(t, g.id, list, sink);
+    if (complete) sink.guildMembersListed(g.id);
+  }
+  return TAKEN;
+}
+
+/** GUILD_ROLE_CREATE, GUILD_ROLE_UPDATE, GUILD_ROLE_DELETE. */
+function reduceRole(sink: CacheSink, t: string, d: unknown): Reduced {
+  if (!isObj(d)) {
+    sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
+    return TAKEN;
+  }
+  const g = guildId(t, d, sink);
+  if (g === null) return TAKEN;
+  if (t === 'GUILD_ROLE_DELETE') {
+    if (isSnowflake(d.role_id)) sink.roleRemove(g, d.role_id);
+    else sink.reject(t, snowflakeProblem('role_id', d.role_id));
+    return TAKEN;
+  }
+  const problem = roleProblem(d.role);
+  if (problem === null) sink.roleUpsert(g, d.role as APIRole);
+  else sink.reject(t, at('role', problem));
+  return TAKEN;
+}
+
+function reduceCommandPermissions(sink: CacheSink, t: string, d: unknown): Reduced {
+  const problem = commandPermissionsProblem(d);
+  if (problem !== null) return refuse(sink, t, problem);
+  const p = d as Obj;
+  const entries = (p.permissions as Obj[]).map((e) => ({ id: e.id as string, type: e.type as number, permission: e.permission as boolean }));
+  sink.commandPermissionsPut(p.guild_id as string, p.id as string, entries);
+  return TAKEN;
+}
+
+/** CHANNEL_* and THREAD_* (THREAD_LIST_SYNC included). */
+function reduceChannel(sink: CacheSink, t: string, d: unknown): Reduced {
+  switch (t) {
     case 'CHANNEL_DELETE': {
       const problem = channelEventProblem(d);
       if (problem !== null) return refuse(sink, t, problem);
@@ -591,45 +622,42 @@ export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
       sink.threadsSync(p.guild_id as string, Array.isArray(p.channel_ids) ? (p.channel_ids as string[]) : null, threads);
       return TAKEN;
     }
-    case 'VOICE_STATE_UPDATE': {
-      const problem = voiceStateEventProblem(d);
+    default: {
+      // CHANNEL_CREATE / _UPDATE, THREAD_CREATE / _UPDATE
+      const problem = channelEventProblem(d);
       if (problem !== null) return refuse(sink, t, problem);
-      const v = d as Obj;
-      if (typeof v.guild_id === 'string') sink.voiceStateUpsert(v.guild_id, voiceStateFields(v));
+      const c = d as Obj;
+      if (typeof c.guild_id === 'string') sink.channelUpsert(c.guild_id, channelFields(c));
       return TAKEN;
     }
-    case 'READY': {
-      if (!isObj(d) || !Array.isArray(d.guilds)) {
-        return refuse(sink, t, isObj(d) ? `guilds: expected an array, got ${kindOf(d.guilds)}` : `payload: expected an object, got ${kindOf(d)}`);
-      }
-      // A broken `user` or `shard` is refused, the guild list still applied (its entries one by one).
-      let verdict: Reduced = TAKEN;
-      if (isObj(d.user) && isSnowflake(d.user.id)) sink.setSelf(d.user as unknown as APIUser);
-      else verdict = refuse(sink, t, isObj(d.user) ? snowflakeProblem('user.id', d.user.id) : `user: expected a user object, got ${kindOf(d.user)}`);
-      const listed: string[] = [];
-      const guilds = d.guilds as unknown[];
-      let complete = true;
-      for (let i = 0; i < guilds.length; i++) {
-        const g = guilds[i];
-        if (isObj(g) && isSnowflake(g.id)) listed.push(g.id);
-        else {
-          // An entry without a readable id may be any cached guild: the list is not known whole.
-          complete = false;
-          sink.reject(t, `${isObj(g) ? snowflakeProblem(`guilds[${i}].id`, g.id) : `guilds[${i}]: expected an object, got ${kindOf(g)}`}; no guild removed`);
-        }
-      }
-      const shard = readyShard(d.shard);
-      // Without a readable shard the guilds of this session are unknown: mark, remove nothing.
-      if (shard === null) verdict = refuse(sink, t, `shard: expected [shard_id, num_shards], got ${kindOf(d.shard)}; no guild removed`);
-      sink.ready(listed, shard?.[0] ?? 0, complete ? (shard?.[1] ?? 0) : 0);
-      return verdict;
-    }
-    case 'RESUMED':
-      return NOT_CACHED;
-    default:
-      // Not cached; a payload that is not an object is refused for the typed plugin event (see dispatchProblem).
-      return isObj(d) ? NOT_CACHED : refuse(sink, t, `payload: expected an object, got ${kindOf(d)}`);
   }
+}
+
+function reduceReady(sink: CacheSink, t: string, d: unknown): Reduced {
+  if (!isObj(d) || !Array.isArray(d.guilds)) {
+    return refuse(sink, t, isObj(d) ? `guilds: expected an array, got ${kindOf(d.guilds)}` : `payload: expected an object, got ${kindOf(d)}`);
+  }
+  // A broken `user` or `shard` is refused, the guild list still applied (its entries one by one).
+  let verdict: Reduced = TAKEN;
+  if (isObj(d.user) && isSnowflake(d.user.id)) sink.setSelf(d.user as unknown as APIUser);
+  else verdict = refuse(sink, t, isObj(d.user) ? snowflakeProblem('user.id', d.user.id) : `user: expected a user object, got ${kindOf(d.user)}`);
+  const listed: string[] = [];
+  const guilds = d.guilds as unknown[];
+  let complete = true;
+  for (let i = 0; i < guilds.length; i++) {
+    const g = guilds[i];
+    if (isObj(g) && isSnowflake(g.id)) listed.push(g.id);
+    else {
+      // An entry without a readable id may be any cached guild: the list is not known whole.
+      complete = false;
+      sink.reject(t, `${isObj(g) ? snowflakeProblem(`guilds[${i}].id`, g.id) : `guilds[${i}]: expected an object, got ${kindOf(g)}`}; no guild removed`);
+    }
+  }
+  const shard = readyShard(d.shard);
+  // Without a readable shard the guilds of this session are unknown: mark, remove nothing.
+  if (shard === null) verdict = refuse(sink, t, `shard: expected [shard_id, num_shards], got ${kindOf(d.shard)}; no guild removed`);
+  sink.ready(listed, shard?.[0] ?? 0, complete ? (shard?.[1] ?? 0) : 0);
+  return verdict;
 }
 
 function refuse(sink: CacheSink, t: string, problem: string): typeof REFUSED {

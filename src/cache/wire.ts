@@ -2,19 +2,29 @@
  * Allocation-free conversions between wire values and the compact forms the cache stores:
  * snowflakes as two numbers, ISO8601 timestamps as milliseconds, asset hashes as 16 bytes.
  */
-import { readSnowflake } from '../api/snowflake.js';
+import { readSnowflake, type SnowflakeHalves } from '../api/snowflake.js';
 
 /**
  * A snowflake split in decimal: `hi` = every digit but the last nine, `lo` = the last nine. Both are
  * exact doubles (a 64-bit id has at most 20 digits, so hi < 2^35), ordering is (hi, lo), and no BigInt
- * or substring is made. Results are left in this shared scratch object.
+ * or substring is made. Each reader owns the halves it splits into, named for the id they hold (the user id
+ * of the member being applied, the channel being stored, ...), so that no value passes between modules
+ * unseen.
  */
-export const scratchId = { hi: 0, lo: 0 };
+export type IdHalves = SnowflakeHalves;
 
-/** Parse a snowflake into `scratchId`; false for anything the one id rule (api/snowflake.ts) refuses. */
-export function splitSnowflake(s: unknown): boolean {
-  return readSnowflake(s, scratchId);
+/** Halves to split into, owned by one reader. */
+export function idHalves(): IdHalves {
+  return { hi: 0, lo: 0 };
 }
+
+/** Split a snowflake into `out`; false for anything the one id rule (api/snowflake.ts) refuses. */
+export function splitSnowflake(s: unknown, out: IdHalves): boolean {
+  return readSnowflake(s, out);
+}
+
+/** Where isSnowflake's split goes: it only checks, nobody reads these. */
+const checkedOnly = idHalves();
 
 export function joinSnowflake(hi: number, lo: number): string {
   return hi === 0 ? String(lo) : `${hi}${String(lo).padStart(9, '0')}`;
@@ -25,9 +35,9 @@ export function padSnowflake(id: string): string {
   return id.length >= 20 ? id : '00000000000000000000'.slice(id.length) + id;
 }
 
-/** The one id rule, with the side effect callers here count on: the halves are left in `scratchId`. */
+/** The one id rule, as a check only (splitSnowflake keeps the halves). */
 export function isSnowflake(s: unknown): s is string {
-  return splitSnowflake(s);
+  return readSnowflake(s, checkedOnly);
 }
 
 function digits(s: string, at: number, n: number): number {

@@ -8,7 +8,7 @@ import { CommandType } from '../commands/index.js';
 import type { PluginCommand } from '../plugins/types.js';
 import { describeSkipped } from '../runtime/command-sync.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { cli, shellQuote } from './hint.js';
+import { cli, runVerb, shellQuote } from './hint.js';
 
 /** Ids of the sandbox that make sample values real. */
 export interface SampleIds {
@@ -125,7 +125,7 @@ export function printEmbeddedBanner(runtime: Runtime, io: CliIo, options: { stop
   if (skipped.length > 0) {
     io.err('');
     for (const line of describeSkipped(skipped)) io.err(`!! ${line}`);
-    const fix = options.dev === true ? 'fix them and save: the bot reloads them' : 'fix them and restart (`npm run dev` reloads plugins as you save)';
+    const fix = options.dev === true ? 'fix them and save: the bot reloads them' : `fix them and restart (\`${runVerb('dev')}\` reloads plugins as you save)`;
     io.err(`!! ${fix}; \`${cli('check')}\` lists every problem`);
   }
   io.out(`Events and components: ${cli('sandbox --help')}`);

@@ -74,6 +74,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (parsed.values['no-typecheck'] !== true) {
     const sources = [...host.loaded.map((p) => p.source), ...host.loadFailures.map((f) => f.source)];
     const typed = await typeCheckPlugins(sources, cwd);
+    if (typed.status === 'unsupported') {
+      io.err(`gatehouse check: ${typed.line}`);
+      return 1;
+    }
     if (typed.status === 'skipped') typeNote = `; type check skipped: ${typed.reason}`;
     else {
       typeNote = `; ${typed.files} TypeScript file${typed.files === 1 ? '' : 's'} type-checked`;

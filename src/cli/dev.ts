@@ -10,11 +10,12 @@ import { defaultStateFilePath, removeStateFile, stateOf, writeStateFile } from '
 import { parseVerb, type VerbSpec } from './args.js';
 import { printEmbeddedBanner } from './banner.js';
 import { loadConfigFor } from './config.js';
+import { BackgroundTypeChecker } from './typecheck-worker.js';
 
 const DEV: VerbSpec = {
   verb: 'dev',
   summary:
-    'Run the bot and reload plugins as their files change (saved, added, removed): no restart, no new gateway session; only the commands that changed are synced. A version that fails to load keeps the previous one running.',
+    'Run the bot and reload plugins as their files change (saved, added, removed): no restart, no new gateway session; only the commands that changed are synced. A version that fails to load keeps the previous one running. Changed plugins are type-checked in the background; type errors are reported, and the version loaded keeps running.',
   options: {},
 };
 
@@ -24,13 +25,21 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const config = loadConfigFor('dev', io);
   if (config === null) return 2;
   const runtime = new Runtime({ config });
-  const reloader = new DevReloader({ runtime, out: io.out, err: io.err });
+  const checker = new BackgroundTypeChecker();
+  const reloader = new DevReloader({ runtime, out: io.out, err: io.err, typeCheck: async (sources) => {
+      const result = await checker.check(sources);
+      // An installed TypeScript outside the supported range: said once, like a missing one.
+      return result.status === 'unsupported' ? { status: 'skipped', reason: result.line } : result;
+    },
+  });
   let statePath: string | null = null;
   let stopping: Promise<void> | null = null;
   const shutdown = (signal: string): Promise<void> => {
     stopping ??= (async () => {
       runtime.log.info({ signal }, 'shutting down');
-      await reloader.stop();
+      const reloading = reloader.stop();
+      await checker.close();
+      await reloading;
       await runtime.stop();
       if (statePath !== null) removeStateFile(statePath);
     })();
@@ -51,11 +60,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     await shutdown('startup failure');
     return 1;
   }
-  reloader.start();
-  const watching = `Watching ${config.plugins.dirs.join(', ')} for changes. Stop with Ctrl+C.`;
   if (runtime.sandbox !== null) {
     statePath = defaultStateFilePath();
     writeStateFile(statePath, stateOf(runtime.sandbox, 'gatehouse dev'));
+  }
+  // After the state file: where it sits in a plugin directory, writing it is not a change of the plugins
+  // there (it used to reload them all once, just as a test or an author made the first edit).
+  reloader.start();
+  const watching = `Watching ${config.plugins.dirs.join(', ')} for changes. Stop with Ctrl+C.`;
+  if (runtime.sandbox !== null) {
     printEmbeddedBanner(runtime, io, { stopHint: watching, dev: true });
   } else {
     const info = runtime.readyInfo;

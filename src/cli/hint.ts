@@ -11,6 +11,15 @@ export const CLI: string = here.includes('/node_modules/')
     ? 'node dist/src/cli.js'
     : 'npm run gatehouse --';
 
+/**
+ * How to run a long-running verb (start, dev): the npm script in a clone, the CLI elsewhere (an installed copy
+ * has no such scripts unless the bot's own package.json defines them).
+ */
+export function runVerb(verb: 'start' | 'dev'): string {
+  if (CLI !== 'npm run gatehouse --') return cli(verb);
+  return verb === 'start' ? 'npm start' : 'npm run dev';
+}
+
 /** `CLI` followed by the verb and its arguments. */
 export function cli(...parts: string[]): string {
   return [CLI, ...parts].join(' ');

@@ -5,7 +5,7 @@
 import type { CliIo } from './io.js';
 import { defaultStateFilePath, processAlive, readStateFile } from '../sandbox/statefile.js';
 import { str, type OptionSpec, type Values } from './args.js';
-import { cli } from './hint.js';
+import { cli, runVerb } from './hint.js';
 
 /** The options every verb that talks to a sandbox takes. */
 export const TARGET_OPTIONS: Readonly<Record<string, OptionSpec>> = {
@@ -40,7 +40,7 @@ export function findSandbox(values: Values, io: CliIo, verb: string): SandboxTar
   const state = readStateFile(statePath);
   if (state === null || !processAlive(state.pid)) {
     io.err(
-      `gatehouse ${verb}: no running sandbox for this checkout (state file ${statePath}). Start one with \`npm start\` (the bot on its own sandbox) or \`${cli('sandbox')}\`, or pass --url`,
+      `gatehouse ${verb}: no running sandbox for this checkout (state file ${statePath}). Start one with \`${runVerb('start')}\` (the bot on its own sandbox) or \`${cli('sandbox')}\`, or pass --url`,
     );
     return null;
   }

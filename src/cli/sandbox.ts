@@ -16,7 +16,7 @@
 import type { CliIo, Verb, VerbTree } from './io.js';
 import { int, parseVerb, str, UsageError, type VerbSpec } from './args.js';
 import { loadConfigFor } from './config.js';
-import { cli, shellQuote } from './hint.js';
+import { cli, runVerb, shellQuote } from './hint.js';
 import { createLogger } from '../runtime/logger.js';
 import { createSandbox } from '../sandbox/index.js';
 import { defaultStateFilePath, removeStateFile, writeStateFile, stateOf } from '../sandbox/statefile.js';
@@ -151,7 +151,7 @@ export async function runSandbox(args: string[], io: CliIo, stop: AbortSignal): 
   io.out(`  Public key:      ${sandbox.webhooks.publicKey}  (verify_key; DISCORD_PUBLIC_KEY for a bot on transport http/both)`);
   io.out(`  Guilds:          ${guilds} x ${members} members (+ the bot)${activities ? ', Activities on' : ''}`);
   io.out(`  State file:      ${statePath}`);
-  io.out(`Point a bot at it: DISCORD_API_URL=${shellQuote(sandbox.restUrl)} DISCORD_TOKEN=${shellQuote(sandbox.botToken)} npm start`);
+  io.out(`Point a bot at it: DISCORD_API_URL=${shellQuote(sandbox.restUrl)} DISCORD_TOKEN=${shellQuote(sandbox.botToken)} ${runVerb('start')}`);
   io.out(`Invoke a command: ${cli('sandbox invoke')} NAME [key:value ...]    Stop: Ctrl+C`);
 
   await new Promise<void>((resolve) => {

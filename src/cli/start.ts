@@ -19,7 +19,7 @@ export { invocationExamples } from './banner.js';
 
 const START: VerbSpec = {
   verb: 'start',
-  summary: 'Run the bot until SIGINT/SIGTERM (the embedded sandbox when no DISCORD_TOKEN is set). Configuration: config/*.json and environment variables (README).',
+  summary: 'Run the bot until SIGINT/SIGTERM (the embedded sandbox when no DISCORD_TOKEN is set). Configuration: config/*.json and environment variables (docs/configuration.md).',
   options: {},
 };
 

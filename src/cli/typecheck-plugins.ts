@@ -1,7 +1,8 @@
 /**
  * Type-checking plugin sources with the TypeScript compiler API, under the project's own compiler settings
  * (tsconfig.json when there is one), reporting only diagnostics in the plugin files themselves. TypeScript is
- * a development dependency: where it is not installed (a production image) the check says so and skips.
+ * the bot's development dependency (an optional peer of gatehouse): where it is not installed (a production
+ * image) the check says so and skips; where it is outside the supported range, one line says which range.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, relative, resolve } from 'node:path';
@@ -16,7 +17,17 @@ export interface TypeProblem {
   message: string;
 }
 
-export type TypeCheckResult = { status: 'checked'; files: number; problems: TypeProblem[] } | { status: 'skipped'; reason: string };
+export type TypeCheckResult =
+  | { status: 'checked'; files: number; problems: TypeProblem[] }
+  | { status: 'skipped'; reason: string }
+  | { status: 'unsupported'; line: string };
+
+/**
+ * TypeScript versions whose compiler API this check uses (package.json's peerDependencies says the same; a test
+ * holds them equal). TypeScript 7 is the native compiler: its package exports a version and no compiler API.
+ */
+export const SUPPORTED_TYPESCRIPT = '>=5.0.0 <7';
+const SUPPORTED_MAJORS = { min: 5, below: 7 };
 
 type TS = typeof import('typescript');
 
@@ -56,6 +67,18 @@ async function loadTypeScript(): Promise<TS | null> {
   }
 }
 
+/** Why this TypeScript cannot be used (one line naming the supported range), or null when it can. */
+export function unsupportedTypeScript(ts: { version?: unknown; createProgram?: unknown; ScriptTarget?: unknown }): string | null {
+  const version = typeof ts.version === 'string' ? ts.version : 'of an unknown version';
+  const major = Number(/^(\d+)\./.exec(version)?.[1] ?? NaN);
+  const inRange = major >= SUPPORTED_MAJORS.min && major < SUPPORTED_MAJORS.below;
+  if (inRange && typeof ts.createProgram === 'function' && ts.ScriptTarget !== undefined) return null;
+  return (
+    `typescript ${version} is installed; gatehouse check type-checks with typescript ${SUPPORTED_TYPESCRIPT}: ` +
+    `npm install --save-dev "typescript@${SUPPORTED_TYPESCRIPT}" (or run gatehouse check --no-typecheck)`
+  );
+}
+
 /** Compiler options: the project's tsconfig.json, or strict NodeNext defaults. Never emits. */
 function compilerOptions(ts: TS, cwd: string): import('typescript').CompilerOptions {
   const path = join(cwd, 'tsconfig.json');
@@ -80,7 +103,9 @@ export async function typeCheckPlugins(sources: readonly PluginSource[], cwd: st
   const files = pluginFiles(sources);
   if (files.length === 0) return { status: 'checked', files: 0, problems: [] };
   const ts = await loadTypeScript();
-  if (ts === null) return { status: 'skipped', reason: 'typescript is not installed (it is a development dependency: npm install)' };
+  if (ts === null) return { status: 'skipped', reason: `typescript is not installed (npm install --save-dev "typescript@${SUPPORTED_TYPESCRIPT}")` };
+  const unsupported = unsupportedTypeScript(ts);
+  if (unsupported !== null) return { status: 'unsupported', line: unsupported };
   const program = ts.createProgram(files, compilerOptions(ts, cwd));
   const wanted = new Set(files.map((f) => resolve(f)));
   const problems: TypeProblem[] = [];

@@ -12,7 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ClusterKeys } from './keys.js';
-import { withClusterScripts, type ScriptedRedis } from './scripts.js';
+import { NOT_SYNCED, withClusterScripts, type ScriptedRedis } from './scripts.js';
 import { sleep } from '../util/sleep.js';
 
 export interface CommandSyncLockOptions {
@@ -94,7 +94,7 @@ export class CommandSyncLock {
       if (got === 'OK') {
         // Someone may have finished between the check above and taking the lock.
         if ((await this.redis.get(this.keys.commandsSynced)) === fingerprint) {
-          await this.redis.ghClusterLockRelease(this.keys.commandLock, this.keys.commandsSynced, token, '', 0);
+          await this.redis.ghClusterLockRelease(this.keys.commandLock, this.keys.commandsSynced, token, NOT_SYNCED, 0);
           return { ran: false, reason: 'synced-elsewhere' };
         }
         return { ran: true, result: await this.holding(token, fingerprint, fn, options.isComplete) };
@@ -138,7 +138,7 @@ export class CommandSyncLock {
     } finally {
       clearInterval(renew);
       await this.redis
-        .ghClusterLockRelease(this.keys.commandLock, this.keys.commandsSynced, token, completed ? fingerprint : '', this.syncedTtlMs)
+        .ghClusterLockRelease(this.keys.commandLock, this.keys.commandsSynced, token, completed ? fingerprint : NOT_SYNCED, this.syncedTtlMs)
         .catch((error: unknown) => this.logger?.warn({ err: error }, 'could not release the command sync lock'));
     }
   }

@@ -24,6 +24,7 @@ import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import type { ReshardCoordination, ReshardPlan } from '../gateway/reshard-coordination.js';
 import { sleep } from '../util/sleep.js';
+import { luaFlag } from './scripts.js';
 
 const NOW_MS = `
 local clock = redis.call('TIME')
@@ -227,7 +228,7 @@ export class RedisReshardCoordination implements ReshardCoordination {
     const deadline = performance.now() + this.stopTimeoutMs;
     for (;;) {
       const force = performance.now() >= deadline;
-      const r = Number(await this.redis.ghReshardSwitch(this.planKey, `${this.root}:generation`, stopped, oldMembers, plan.id, force ? '1' : '0'));
+      const r = Number(await this.redis.ghReshardSwitch(this.planKey, `${this.root}:generation`, stopped, oldMembers, plan.id, luaFlag(force)));
       if (r === 1) {
         if (force) this.log?.warn({ reshard: plan.id }, 'not every process said it stopped its old shards in time; switching anyway');
         return;

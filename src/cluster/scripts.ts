@@ -6,6 +6,19 @@
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 
+// ---- arguments the scripts read by position, named where a call builds them --------------------------------
+
+/** A yes/no argument: the scripts test `== '1'` (also redis-identify-budget.ts's TAKE and reshard's SWITCH). */
+export function luaFlag(on: boolean): '1' | '0' {
+  return on ? '1' : '0';
+}
+
+/** SESSION_SAVE / SESSION_CLEAR's lease token for a store no lease guards (a single process). */
+export const UNGUARDED = '';
+
+/** LOCK_RELEASE's fingerprint when the sync did not complete: the synced marker is left as it is. */
+export const NOT_SYNCED = '';
+
 const NOW_MS = `
 local function nowMs()
   local t = redis.call('TIME')

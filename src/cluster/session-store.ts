@@ -33,7 +33,7 @@ import type { Logger } from 'pino';
 import type { SessionStore } from '../gateway/manager.js';
 import type { SessionState } from '../gateway/shard.js';
 import type { ClusterKeys } from './keys.js';
-import { withClusterScripts, type ScriptedPipeline, type ScriptedRedis } from './scripts.js';
+import { UNGUARDED, withClusterScripts, type ScriptedPipeline, type ScriptedRedis } from './scripts.js';
 
 export interface RedisSessionStoreOptions {
   redis: Redis;
@@ -74,7 +74,7 @@ export class RedisSessionStore implements SessionStore {
     this.totalShards = options.totalShards;
     this.redis = withClusterScripts(options.redis);
     this.keys = options.keys;
-    this.token = options.leaseToken ?? '';
+    this.token = options.leaseToken ?? UNGUARDED;
     this.logger = options.logger;
     this.beforeWrite = options.beforeWrite;
   }

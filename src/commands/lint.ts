@@ -27,6 +27,8 @@ const OPTION_FIELDS = new Set([
   'options', 'channel_types', 'min_value', 'max_value', 'min_length', 'max_length', 'autocomplete', 'file_types',
   'name_localized', 'description_localized',
 ]);
+/** A subcommand group in a plugin's definition may carry preconditions for its subcommands (never sent). */
+const GROUP_DEFINITION_FIELDS = new Set([...OPTION_FIELDS, 'preconditions']);
 const CHOICE_FIELDS = new Set(['name', 'name_localizations', 'value', 'name_localized']);
 
 type Obj = Record<string, unknown>;
@@ -43,7 +45,8 @@ function lintOptions(opts: unknown, segs: PathSegment[], o: LintOptions, out: Pr
   opts.forEach((opt: unknown, i: number) => {
     if (!isObject(opt)) return;
     const here = [...segs, 'options', i];
-    unknownFields(opt, OPTION_FIELDS, o.definitions === true && opt.type === OptionType.SUB_COMMAND, here, out);
+    const group = o.definitions === true && opt.type === OptionType.SUB_COMMAND_GROUP;
+    unknownFields(opt, group ? GROUP_DEFINITION_FIELDS : OPTION_FIELDS, o.definitions === true && opt.type === OptionType.SUB_COMMAND, here, out);
     if (opt.type === OptionType.SUB_COMMAND_GROUP && (!Array.isArray(opt.options) || opt.options.length === 0)) {
       out.push(makeProblem(here, 'EMPTY_SUBCOMMAND_GROUP', 'a subcommand group without subcommands does not appear in the command explorer'));
     }

@@ -22,7 +22,7 @@ export function stripRuntimeFields(value: unknown, depth = 0): unknown {
     const handlerField =
       depth === 0
         ? RUNTIME_FIELDS.has(key)
-        : key === 'run' || (key === 'autocomplete' && (typeof v === 'function' || value.type === 1));
+        : key === 'run' || (key === 'autocomplete' && (typeof v === 'function' || value.type === 1)) || (key === 'preconditions' && (value.type === 1 || value.type === 2));
     if (handlerField) {
       continue;
     }

@@ -143,20 +143,60 @@ function editBody(local: NormalizedCommand, fields: readonly string[]): CommandE
   return body as CommandEditBody;
 }
 
+/** Which local command matches which registered one: index arrays, -1 for none. */
+interface Matching {
+  /** remote index -> local index */
+  readonly matchedRemote: Int32Array;
+  /** local index -> remote index */
+  readonly matchOf: Int32Array;
+}
+
 /** The plan of one scope. */
 export function planScope(state: ScopeState, options: PlanOptions = {}): ScopePlan {
   const { scope } = state;
   const kind = scope.kind;
   const local = state.desired.map((d) => normalizeCommand(d, kind));
   const remote = state.registered.map((r) => normalizeCommand(r, kind));
+  const matching = matchCommands(local, remote, options.detectRenames !== false);
 
+  const plan: ScopePlan = {
+    scope,
+    key: scopeKey(scope),
+    strategy: 'none',
+    creates: [],
+    edits: [],
+    deletes: [],
+    unchanged: [],
+    kept: [],
+    writes: 0,
+    requests: 0,
+    newCommands: 0,
+  };
+  planLocal(plan, local, remote, state.registered, matching.matchOf);
+  planRemoteLeft(plan, local, remote, state.registered, matching.matchedRemote, kind);
+
+  plan.writes = plan.creates.length + plan.edits.length + plan.deletes.length;
+  plan.newCommands = plan.creates.length;
+  if (plan.writes === 0) return plan;
+
+  const strategy = options.strategy ?? 'auto';
+  const threshold = options.bulkThreshold ?? 2;
+  const bulk = strategy === 'bulk' || (strategy === 'auto' && plan.writes >= threshold);
+  plan.strategy = bulk ? 'bulk' : 'single';
+  plan.requests = bulk ? 1 : plan.writes;
+  if (bulk) plan.bulkBody = bulkBody(local, matching.matchOf, remote, state.registered, plan.kept);
+  return plan;
+}
+
+/** Pair local and registered commands: by type and name, then the one entry point, then renames. */
+function matchCommands(local: readonly NormalizedCommand[], remote: readonly NormalizedCommand[], detectRenames: boolean): Matching {
   const remoteByKey = new Map<string, number>();
   for (let i = 0; i < remote.length; i++) {
     const k = keyOf(remote[i]!);
     if (!remoteByKey.has(k)) remoteByKey.set(k, i);
   }
-  const matchedRemote = new Int32Array(remote.length).fill(-1); // remote index -> local index
-  const matchOf = new Int32Array(local.length).fill(-1); // local index -> remote index
+  const matchedRemote = new Int32Array(remote.length).fill(-1);
+  const matchOf = new Int32Array(local.length).fill(-1);
   for (let li = 0; li < local.length; li++) {
     const ri = remoteByKey.get(keyOf(local[li]!));
     if (ri !== undefined && matchedRemote[ri] === -1) {
@@ -174,7 +214,7 @@ export function planScope(state: ScopeState, options: PlanOptions = {}): ScopePl
     }
   }
   // Renames: a new definition equal to a gone command apart from its name.
-  if (options.detectRenames !== false) {
+  if (detectRenames) {
     for (let li = 0; li < local.length; li++) {
       if (matchOf[li] !== -1) continue;
       const bare = withoutName(local[li]!);
@@ -188,22 +228,17 @@ export function planScope(state: ScopeState, options: PlanOptions = {}): ScopePl
       }
     }
   }
+  return { matchedRemote, matchOf };
+}
 
-  const plan: ScopePlan = {
-    scope,
-    key: scopeKey(scope),
-    strategy: 'none',
-    creates: [],
-    edits: [],
-    deletes: [],
-    unchanged: [],
-    kept: [],
-    writes: 0,
-    requests: 0,
-    newCommands: 0,
-  };
-  const localHasEntryPoint = local.some((n) => n.type === CommandType.PRIMARY_ENTRY_POINT);
-
+/** Each local command: a create, an edit or unchanged. */
+function planLocal(
+  plan: ScopePlan,
+  local: readonly NormalizedCommand[],
+  remote: readonly NormalizedCommand[],
+  registered: readonly RegisteredCommand[],
+  matchOf: Int32Array,
+): void {
   for (let li = 0; li < local.length; li++) {
     const n = local[li]!;
     const ri = matchOf[li]!;
@@ -211,7 +246,7 @@ export function planScope(state: ScopeState, options: PlanOptions = {}): ScopePl
       plan.creates.push({ type: n.type, name: n.name, body: toRequestBody(n) });
       continue;
     }
-    const reg = state.registered[ri]!;
+    const reg = registered[ri]!;
     const d = diffNormalized(n, remote[ri]!);
     if (d.equal) {
       plan.unchanged.push({ type: n.type, name: n.name, id: reg.id, registered: reg });
@@ -228,10 +263,22 @@ export function planScope(state: ScopeState, options: PlanOptions = {}): ScopePl
       plan.edits.push(edit);
     }
   }
+}
+
+/** Each registered command no local one matched: deleted, or kept when it is the global entry point. */
+function planRemoteLeft(
+  plan: ScopePlan,
+  local: readonly NormalizedCommand[],
+  remote: readonly NormalizedCommand[],
+  registered: readonly RegisteredCommand[],
+  matchedRemote: Int32Array,
+  kind: Scope['kind'],
+): void {
+  const localHasEntryPoint = local.some((n) => n.type === CommandType.PRIMARY_ENTRY_POINT);
   for (let ri = 0; ri < remote.length; ri++) {
     if (matchedRemote[ri] !== -1) continue;
     const r = remote[ri]!;
-    const reg = state.registered[ri]!;
+    const reg = registered[ri]!;
     if (r.type === CommandType.PRIMARY_ENTRY_POINT && !localHasEntryPoint && kind === 'global') {
       const reason =
         r.name === DEFAULT_ENTRY_POINT_NAME
@@ -242,18 +289,6 @@ export function planScope(state: ScopeState, options: PlanOptions = {}): ScopePl
       plan.deletes.push({ type: r.type, name: r.name, id: reg.id });
     }
   }
-
-  plan.writes = plan.creates.length + plan.edits.length + plan.deletes.length;
-  plan.newCommands = plan.creates.length;
-  if (plan.writes === 0) return plan;
-
-  const strategy = options.strategy ?? 'auto';
-  const threshold = options.bulkThreshold ?? 2;
-  const bulk = strategy === 'bulk' || (strategy === 'auto' && plan.writes >= threshold);
-  plan.strategy = bulk ? 'bulk' : 'single';
-  plan.requests = bulk ? 1 : plan.writes;
-  if (bulk) plan.bulkBody = bulkBody(local, matchOf, remote, state.registered, plan.kept);
-  return plan;
 }
 
 /** The PUT body: every local command (with the id it keeps), then the kept commands as registered. */

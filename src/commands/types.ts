@@ -20,7 +20,11 @@ import type {
   RESTPostAPIPrimaryEntryPointApplicationCommandJSONBody,
 } from 'discord-api-types/v10';
 
-export type CommandHandler<Ctx> = (ctx: Ctx) => unknown;
+/**
+ * A command or autocomplete handler. Checked as a method (bivariantly) on purpose: a plugin's handlers see its
+ * own config type, and its commands must still fit the host's list of every plugin's commands.
+ */
+export type CommandHandler<Ctx> = { handler(ctx: Ctx): unknown }['handler'];
 
 export interface SubcommandDefinition<RunCtx = never, AutocompleteCtx = never>
   extends APIApplicationCommandSubcommandOption {
@@ -48,9 +52,10 @@ export interface RuntimeFields<RunCtx = never, AutocompleteCtx = never> {
 
 /**
  * The names of the runtime-only fields, on commands and on subcommands. `deferEphemeral` is the plugin host's
- * setting for the deadline guard's defer (plugins/types.ts CommandBehaviour): never sent either.
+ * setting for the deadline guard's defer and `preconditions` its checks before a handler runs (plugins/types.ts
+ * CommandBehaviour): never sent either. Subcommands and groups may carry `preconditions` too.
  */
-export const RUNTIME_FIELDS: ReadonlySet<string> = new Set(['run', 'autocomplete', 'guilds', 'deferEphemeral']);
+export const RUNTIME_FIELDS: ReadonlySet<string> = new Set(['run', 'autocomplete', 'guilds', 'deferEphemeral', 'preconditions']);
 
 export interface ChatInputCommandDefinition<RunCtx = never, AutocompleteCtx = never>
   extends Omit<RESTPostAPIChatInputApplicationCommandsJSONBody, 'options'>,

@@ -3,7 +3,7 @@
  * definition, or from the list of one scope. Input is untrusted (`unknown`): nothing here throws, every problem
  * is reported at once with the exact path, and a broken part does not hide problems elsewhere.
  *
- * Decisions where the spec leaves room (also in README):
+ * Decisions where the spec leaves room (also in docs/plugins.md "Application commands"):
  * - Lengths count Unicode code points (see text.ts).
  * - `?` fields must be absent or of their type; only `??` fields may be null (name_localizations,
  *   description_localizations, default_member_permissions, dm_permission, default_permission, contexts).
@@ -219,30 +219,14 @@ const DECIMAL = /^[0-9]+$/;
 const MAX_BITSET = 1n << 64n;
 
 function commandInto(w: Walker, def: unknown): CommandFacts | null {
-  const o = w.o;
   w.size = 0;
   if (!isObject(def)) {
     w.add('MODEL_TYPE_CONVERT', `must be a command object, not ${kind(def)}`);
     return null;
   }
-
-  // type (default 1). An invalid type leaves the type-specific rules unchecked rather than guessed.
-  let type: number | undefined = CommandType.CHAT_INPUT;
-  if (def.type !== undefined) {
-    if (!isInt(def.type)) {
-      w.add('NUMBER_TYPE_COERCE', `must be an integer command type: ${COMMAND_TYPES_TEXT}`, 'type');
-      type = undefined;
-    } else if (COMMAND_TYPE_NAMES[def.type] === undefined) {
-      w.add('ENUM_TYPE_COERCE', `${def.type} is not a command type: ${COMMAND_TYPES_TEXT}`, 'type');
-      type = undefined;
-    } else {
-      type = def.type;
-    }
-  }
+  const type = commandType(w, def);
   const chatInput = type === CommandType.CHAT_INPUT;
-  const contextMenu = type === CommandType.USER || type === CommandType.MESSAGE;
-  const entryPoint = type === CommandType.PRIMARY_ENTRY_POINT;
-  if (entryPoint && o.scope === 'guild') {
+  if (type === CommandType.PRIMARY_ENTRY_POINT && w.o.scope === 'guild') {
     w.add('APPLICATION_COMMAND_ENTRY_POINT_IN_GUILD', 'PRIMARY_ENTRY_POINT commands cannot be guild commands', 'type');
   }
 
@@ -251,35 +235,7 @@ function commandInto(w: Walker, def: unknown): CommandFacts | null {
   let nameSize = name === undefined ? 0 : w.name(name, chatInput, 'name');
   const nameLocs = w.localizations(def, 'name_localizations', chatInput ? CHAT_NAME : MENU_NAME);
   nameSize = Math.max(nameSize, nameLocs.longest);
-
-  // description: 1-100 for CHAT_INPUT; "" only for USER/MESSAGE; optional up to 100 for an entry point.
-  let descSize = 0;
-  if (contextMenu) {
-    const d = def.description;
-    if (d === null) w.add('BASE_TYPE_REQUIRED', 'must be "" (never null) for USER and MESSAGE commands', 'description');
-    else if (d !== undefined && d !== '') {
-      w.add(
-        'APPLICATION_COMMAND_DESCRIPTION_NOT_ALLOWED',
-        `${COMMAND_TYPE_NAMES[type as number]} commands take no description (only "")`,
-        'description',
-      );
-    }
-    const dl = def.description_localizations;
-    if (dl !== undefined && dl !== null && !(isObject(dl) && Object.keys(dl).length === 0)) {
-      w.add(
-        'APPLICATION_COMMAND_DESCRIPTION_NOT_ALLOWED',
-        `${COMMAND_TYPE_NAMES[type as number]} commands take no description localizations`,
-        'description_localizations',
-      );
-    }
-  } else {
-    const min = chatInput ? LIMITS.descriptionMin : 0;
-    const d = w.string(def, 'description', chatInput);
-    if (d !== undefined) descSize = w.length(d, min, LIMITS.descriptionMax, 'description');
-    const dl = w.localizations(def, 'description_localizations', chatInput ? DESCRIPTION : ENTRY_DESCRIPTION);
-    descSize = Math.max(descSize, dl.longest);
-  }
-  w.size += nameSize + descSize;
+  w.size += nameSize + descriptionInto(w, def, type);
 
   // options: CHAT_INPUT only.
   if (def.options !== undefined) {
@@ -288,81 +244,11 @@ function commandInto(w: Walker, def: unknown): CommandFacts | null {
       w.add('APPLICATION_COMMAND_FIELD_NOT_ALLOWED', 'only CHAT_INPUT commands take options', 'options');
     }
   }
-
-  // default_member_permissions: a permission bit set serialized as a decimal string, or null.
-  const perms = def.default_member_permissions;
-  if (perms !== undefined && perms !== null) {
-    if (typeof perms !== 'string') {
-      w.add('STRING_TYPE_CONVERT', `must be a permission bit set as a decimal string, not ${kind(perms)}`, 'default_member_permissions');
-    } else if (!DECIMAL.test(perms) || BigInt(perms) >= MAX_BITSET) {
-      w.add(
-        'APPLICATION_COMMAND_PERMISSIONS_INVALID',
-        `must be a permission bit set as a decimal string (e.g. "0" or "8192"), not ${JSON.stringify(perms)}`,
-        'default_member_permissions',
-      );
-    }
-  }
-
+  defaultMemberPermissionsInto(w, def.default_member_permissions);
   w.boolean(def, 'nsfw', false);
   w.boolean(def, 'default_permission', true);
-
-  // Global-only fields.
-  const rejectGlobalOnly = o.scope === 'guild' && o.globalOnlyInGuild !== 'ignore';
-  if (def.dm_permission !== undefined && def.dm_permission !== null && rejectGlobalOnly) {
-    w.add('APPLICATION_COMMAND_GLOBAL_ONLY', 'dm_permission is for global commands only', 'dm_permission');
-  } else {
-    w.boolean(def, 'dm_permission', true);
-  }
-  let integrationTypes: number[] | undefined;
-  if (def.integration_types !== undefined) {
-    if (rejectGlobalOnly) {
-      w.add('APPLICATION_COMMAND_GLOBAL_ONLY', 'integration_types is for global commands only', 'integration_types');
-    } else {
-      integrationTypes = w.enumList(def, 'integration_types', (n) => n === 0 || n === 1, 'integration type (0 GUILD_INSTALL, 1 USER_INSTALL)');
-      const supported = o.appIntegrationTypes;
-      if (integrationTypes !== undefined && supported !== undefined) {
-        const list = def.integration_types as unknown[];
-        for (let i = 0; i < list.length; i++) {
-          const t = list[i];
-          if (isInt(t) && (t === 0 || t === 1) && !supported.includes(t)) {
-            w.add(
-              'APPLICATION_COMMAND_INTEGRATION_TYPE_UNSUPPORTED',
-              `integration type ${t} is not enabled for the application`,
-              'integration_types',
-              i,
-            );
-          }
-        }
-      }
-    }
-  }
-  if (def.contexts !== undefined && def.contexts !== null) {
-    if (rejectGlobalOnly) {
-      w.add('APPLICATION_COMMAND_GLOBAL_ONLY', 'contexts is for global commands only', 'contexts');
-      if (Array.isArray(def.contexts)) {
-        def.contexts.forEach((c: unknown, i: number) => {
-          if (c === ContextType.BOT_DM) {
-            w.add('APPLICATION_COMMAND_CONTEXT_UNSUPPORTED', 'guild commands do not support the BOT_DM context', 'contexts', i);
-          }
-        });
-      }
-    } else {
-      w.enumList(def, 'contexts', (n) => n >= 0 && n <= 2, 'interaction context (0 GUILD, 1 BOT_DM, 2 PRIVATE_CHANNEL)');
-    }
-  }
-
-  // handler: PRIMARY_ENTRY_POINT commands only, of applications with Activities.
-  if (def.handler !== undefined) {
-    if (type !== undefined && !entryPoint) {
-      w.add('APPLICATION_COMMAND_FIELD_NOT_ALLOWED', 'handler is settable only on PRIMARY_ENTRY_POINT commands', 'handler');
-    } else if (!isInt(def.handler)) {
-      w.add('NUMBER_TYPE_COERCE', 'must be an integer handler type: 1 (APP_HANDLER), 2 (SERVICE_LAUNCH_ACTIVITY)', 'handler');
-    } else if (def.handler !== 1 && def.handler !== 2) {
-      w.add('ENUM_TYPE_COERCE', `${def.handler} is not a handler type: 1 (APP_HANDLER), 2 (SERVICE_LAUNCH_ACTIVITY)`, 'handler');
-    } else if (o.embedded === false) {
-      w.add('APPLICATION_COMMAND_HANDLER_NOT_EMBEDDED', 'handler is settable only by applications with Activities', 'handler');
-    }
-  }
+  globalOnlyFieldsInto(w, def);
+  handlerInto(w, def, type);
 
   // id: allowed in a bulk overwrite item, to keep a command's identity.
   let id: string | undefined;
@@ -378,6 +264,121 @@ function commandInto(w: Walker, def: unknown): CommandFacts | null {
     );
   }
   return { type, name, id };
+}
+
+/** The command's type (default 1); undefined when invalid, which leaves the type-specific rules unchecked rather than guessed. */
+function commandType(w: Walker, def: Obj): number | undefined {
+  if (def.type === undefined) return CommandType.CHAT_INPUT;
+  if (!isInt(def.type)) {
+    w.add('NUMBER_TYPE_COERCE', `must be an integer command type: ${COMMAND_TYPES_TEXT}`, 'type');
+    return undefined;
+  }
+  if (COMMAND_TYPE_NAMES[def.type] === undefined) {
+    w.add('ENUM_TYPE_COERCE', `${def.type} is not a command type: ${COMMAND_TYPES_TEXT}`, 'type');
+    return undefined;
+  }
+  return def.type;
+}
+
+/**
+ * The description and its localizations: 1-100 for CHAT_INPUT; "" only for USER/MESSAGE; optional up to 100 for
+ * an entry point. Returns its size (the longest of them).
+ */
+function descriptionInto(w: Walker, def: Obj, type: number | undefined): number {
+  const chatInput = type === CommandType.CHAT_INPUT;
+  if (type === CommandType.USER || type === CommandType.MESSAGE) {
+    const d = def.description;
+    if (d === null) w.add('BASE_TYPE_REQUIRED', 'must be "" (never null) for USER and MESSAGE commands', 'description');
+    else if (d !== undefined && d !== '') {
+      w.add('APPLICATION_COMMAND_DESCRIPTION_NOT_ALLOWED', `${COMMAND_TYPE_NAMES[type]} commands take no description (only "")`, 'description');
+    }
+    const dl = def.description_localizations;
+    if (dl !== undefined && dl !== null && !(isObject(dl) && Object.keys(dl).length === 0)) {
+      w.add(
+        'APPLICATION_COMMAND_DESCRIPTION_NOT_ALLOWED',
+        `${COMMAND_TYPE_NAMES[type]} commands take no description localizations`,
+        'description_localizations',
+      );
+    }
+    return 0;
+  }
+  let size = 0;
+  const min = chatInput ? LIMITS.descriptionMin : 0;
+  const d = w.string(def, 'description', chatInput);
+  if (d !== undefined) size = w.length(d, min, LIMITS.descriptionMax, 'description');
+  const dl = w.localizations(def, 'description_localizations', chatInput ? DESCRIPTION : ENTRY_DESCRIPTION);
+  return Math.max(size, dl.longest);
+}
+
+/** default_member_permissions: a permission bit set serialized as a decimal string, or null. */
+function defaultMemberPermissionsInto(w: Walker, perms: unknown): void {
+  if (perms === undefined || perms === null) return;
+  if (typeof perms !== 'string') {
+    w.add('STRING_TYPE_CONVERT', `must be a permission bit set as a decimal string, not ${kind(perms)}`, 'default_member_permissions');
+  } else if (!DECIMAL.test(perms) || BigInt(perms) >= MAX_BITSET) {
+    w.add(
+      'APPLICATION_COMMAND_PERMISSIONS_INVALID',
+      `must be a permission bit set as a decimal string (e.g. "0" or "8192"), not ${JSON.stringify(perms)}`,
+      'default_member_permissions',
+    );
+  }
+}
+
+/** dm_permission, integration_types and contexts: fields of global commands only. */
+function globalOnlyFieldsInto(w: Walker, def: Obj): void {
+  const o = w.o;
+  const rejectGlobalOnly = o.scope === 'guild' && o.globalOnlyInGuild !== 'ignore';
+  if (def.dm_permission !== undefined && def.dm_permission !== null && rejectGlobalOnly) {
+    w.add('APPLICATION_COMMAND_GLOBAL_ONLY', 'dm_permission is for global commands only', 'dm_permission');
+  } else {
+    w.boolean(def, 'dm_permission', true);
+  }
+  if (def.integration_types !== undefined) {
+    if (rejectGlobalOnly) w.add('APPLICATION_COMMAND_GLOBAL_ONLY', 'integration_types is for global commands only', 'integration_types');
+    else integrationTypesInto(w, def);
+  }
+  if (def.contexts !== undefined && def.contexts !== null) {
+    if (rejectGlobalOnly) {
+      w.add('APPLICATION_COMMAND_GLOBAL_ONLY', 'contexts is for global commands only', 'contexts');
+      if (Array.isArray(def.contexts)) {
+        def.contexts.forEach((c: unknown, i: number) => {
+          if (c === ContextType.BOT_DM) {
+            w.add('APPLICATION_COMMAND_CONTEXT_UNSUPPORTED', 'guild commands do not support the BOT_DM context', 'contexts', i);
+          }
+        });
+      }
+    } else {
+      w.enumList(def, 'contexts', (n) => n >= 0 && n <= 2, 'interaction context (0 GUILD, 1 BOT_DM, 2 PRIVATE_CHANNEL)');
+    }
+  }
+}
+
+/** integration_types of a global command: valid entries, each enabled for the application when that is known. */
+function integrationTypesInto(w: Walker, def: Obj): void {
+  const integrationTypes = w.enumList(def, 'integration_types', (n) => n === 0 || n === 1, 'integration type (0 GUILD_INSTALL, 1 USER_INSTALL)');
+  const supported = w.o.appIntegrationTypes;
+  if (integrationTypes === undefined || supported === undefined) return;
+  const list = def.integration_types as unknown[];
+  for (let i = 0; i < list.length; i++) {
+    const t = list[i];
+    if (isInt(t) && (t === 0 || t === 1) && !supported.includes(t)) {
+      w.add('APPLICATION_COMMAND_INTEGRATION_TYPE_UNSUPPORTED', `integration type ${t} is not enabled for the application`, 'integration_types', i);
+    }
+  }
+}
+
+/** handler: PRIMARY_ENTRY_POINT commands only, of applications with Activities. */
+function handlerInto(w: Walker, def: Obj, type: number | undefined): void {
+  if (def.handler === undefined) return;
+  if (type !== undefined && type !== CommandType.PRIMARY_ENTRY_POINT) {
+    w.add('APPLICATION_COMMAND_FIELD_NOT_ALLOWED', 'handler is settable only on PRIMARY_ENTRY_POINT commands', 'handler');
+  } else if (!isInt(def.handler)) {
+    w.add('NUMBER_TYPE_COERCE', 'must be an integer handler type: 1 (APP_HANDLER), 2 (SERVICE_LAUNCH_ACTIVITY)', 'handler');
+  } else if (def.handler !== 1 && def.handler !== 2) {
+    w.add('ENUM_TYPE_COERCE', `${def.handler} is not a handler type: 1 (APP_HANDLER), 2 (SERVICE_LAUNCH_ACTIVITY)`, 'handler');
+  } else if (w.o.embedded === false) {
+    w.add('APPLICATION_COMMAND_HANDLER_NOT_EMBEDDED', 'handler is settable only by applications with Activities', 'handler');
+  }
 }
 
 type Level = 'command' | 'subcommand' | 'group';
@@ -412,8 +413,14 @@ function optionsInto(w: Walker, value: unknown, level: Level, depth: number): vo
     facts[i] = optionInto(w, value[i] as unknown, depth);
     w.segs.pop();
   }
+  nestingInto(w, facts, level);
+  requiredFirstInto(w, facts);
+  uniqueNamesInto(w, facts);
+  w.segs.pop();
+}
 
-  // Nesting (protocol §S2.5 and §S8): command > group > subcommand only; no mixing with other option types.
+/** Nesting (protocol §S2.5 and §S8): command > group > subcommand only; no mixing with other option types. */
+function nestingInto(w: Walker, facts: readonly (OptionFacts | null)[], level: Level): void {
   let nested = 0;
   let plain = 0;
   for (let i = 0; i < facts.length; i++) {
@@ -434,8 +441,10 @@ function optionsInto(w: Walker, value: unknown, level: Level, depth: number): vo
       'subcommands and subcommand groups cannot be mixed with other option types (a command with subcommands cannot be invoked itself)',
     );
   }
+}
 
-  // Required options come before optional ones (among value options).
+/** Required options come before optional ones (among value options). */
+function requiredFirstInto(w: Walker, facts: readonly (OptionFacts | null)[]): void {
   let optionalAt = -1;
   for (let i = 0; i < facts.length; i++) {
     const f = facts[i];
@@ -450,8 +459,10 @@ function optionsInto(w: Walker, value: unknown, level: Level, depth: number): vo
       );
     }
   }
+}
 
-  // Unique names within the array; localized names distinct from the other options' default and localized names.
+/** Unique names within the array; localized names distinct from the other options' default and localized names. */
+function uniqueNamesInto(w: Walker, facts: readonly (OptionFacts | null)[]): void {
   const byName = new Map<string, number>();
   for (let i = 0; i < facts.length; i++) {
     const n = facts[i]?.name;
@@ -495,7 +506,6 @@ function optionsInto(w: Walker, value: unknown, level: Level, depth: number): vo
       }
     }
   }
-  w.segs.pop();
 }
 
 function optionInto(w: Walker, opt: unknown, depth: number): OptionFacts | null {

@@ -35,15 +35,11 @@ import { inflaterFactory, transportCompression, type InflaterFactory, type Infla
 import { MemberRequestAssembler, type MemberRequestResult, type RequestMembersOptions } from './member-requests.js';
 import { describe, memberChunkProblem, rateLimitedProblem, type ShapeProblem } from './payload-shape.js';
 import { encodePayload, gatewayConnectUrl, Op, type ReceivedPayload } from './protocol.js';
+import { ReconnectPolicy, type ClientEndCause, type ReconnectMode } from './reconnect-policy.js';
 import { SendQueue } from './send-queue.js';
+import { isResumable, restoredSession, sessionState, type GatewaySession, type SessionState } from './session.js';
 
-/** What a later process needs to RESUME this shard's session instead of identifying. */
-export interface SessionState {
-  sessionId: string;
-  /** Seq of the last dispatch delivered. */
-  sequence: number;
-  resumeGatewayUrl: string;
-}
+export type { SessionState } from './session.js';
 
 export interface ShardTiming {
   /**
@@ -55,7 +51,7 @@ export interface ShardTiming {
   invalidSessionMaxDelayMs?: number;
   /**
    * A session that lasts this long since READY resets the doubling; a connection that stays live (READY or
-   * RESUMED) this long ends a row of zombie closes or of idle ends (see zombieDelay, idleEndDelay). Default
+   * RESUMED) this long ends a row of zombie closes or of idle ends (see reconnect-policy.ts). Default
    * 60000.
    */
   stableSessionMs?: number;
@@ -129,8 +125,6 @@ export interface ShardCloseOptions {
   resumable?: boolean;
 }
 
-type ReconnectMode = 'resume' | 'identify';
-
 interface Connection {
   readonly id: number;
   readonly ws: WebSocket;
@@ -142,10 +136,26 @@ interface Connection {
   helloTimer: NodeJS.Timeout | null;
   /** URL base used, to count failures of resume_gateway_url. */
   usedResumeUrl: boolean;
+  /** performance.now() when it reached READY/RESUMED; null before (the reconnect policy's idle and zombie rows). */
+  liveSince: number | null;
+  /** It handed on a dispatch other than READY / RESUMED, replays included (see ReconnectPolicy's idle ends). */
+  delivered: boolean;
+  /** Aborts the wait for the identify queue while the connection waits in it. */
+  identifyAbort: AbortController | null;
 }
 
-/** Longest wait before replacing a connection that went live and ended with nothing delivered (idleEndDelay). */
-const IDLE_END_MAX_DELAY_MS = 5000;
+/**
+ * The shard's state, carrying what each status needs: the timer of the next connection while reconnecting, the
+ * cause of a stop. The connection itself is `Shard.connection` (it outlives a status: a close is handled while
+ * the status still says what the connection was doing).
+ */
+type ShardState =
+  | { readonly status: 'idle' | 'connecting' | 'waiting-identify' | 'identifying' | 'resuming' | 'ready' | 'closed' }
+  | { readonly status: 'reconnecting'; timer: NodeJS.Timeout | null }
+  | { readonly status: 'stopped'; readonly error: Error };
+
+/** What the reconnect policy is told of a connection that never existed (a reconnect with none current). */
+const NEVER_LIVE = Object.freeze({ liveSince: null, delivered: false });
 
 const DEFAULT_PROPERTIES = Object.freeze({ os: process.platform, browser: 'gatehouse', device: 'gatehouse' });
 
@@ -166,31 +176,16 @@ export class Shard {
   private readonly onDispatch: DispatchHook | undefined;
   private readonly fence: ShardFence | undefined;
   private readonly timing: Required<ShardTiming>;
+  private readonly reconnectPolicy: ReconnectPolicy;
   private readonly logger: Logger | undefined;
   private readonly anomalies: AnomalyLog | null;
 
-  private currentStatus: ShardStatus = 'idle';
+  private state: ShardState = { status: 'idle' };
   private connection: Connection | null = null;
   private connectionCounter = 0;
-  private seq = -1;
-  private sessionId: string | null = null;
-  private resumeUrl: string | null = null;
-  private reconnectAttempts = 0;
-  /** Sessions ended (op 9 false, identify-closes) since a session last lasted `stableSessionMs`. */
-  private sessionEnds = 0;
-  /** performance.now() of the last READY (null before the first). */
-  private readyAt: number | null = null;
-  private resumeUrlFailures = 0;
-  /** performance.now() when the current connection reached READY/RESUMED (null before, and for a new one). */
-  private liveSince: number | null = null;
-  /** Zombie closes since a connection last stayed live for `stableSessionMs`. */
-  private zombieStreak = 0;
-  /** The current connection handed on a dispatch other than READY / RESUMED, replays included (see idleEndDelay). */
-  private delivered = false;
-  /** Live connections in a row that ended without delivering a dispatch after READY/RESUMED. */
-  private idleEnds = 0;
-  private reconnectTimer: NodeJS.Timeout | null = null;
-  private identifyAbort: AbortController | null = null;
+  /** The session, or none (seq -1): before the first IDENTIFY, and after one ended. */
+  private gatewaySession: GatewaySession | null = null;
+  /** close() was called or the shard stopped: nothing starts any more. */
   private ending = false;
   private startWaiter: { resolve: () => void; reject: (error: Error) => void } | null = null;
   private startPromise: Promise<void> | null = null;
@@ -235,6 +230,12 @@ export class Shard {
       closeGraceMs: t.closeGraceMs ?? 1000,
       handshakeTimeoutMs: t.handshakeTimeoutMs ?? 15_000,
     };
+    this.reconnectPolicy = new ReconnectPolicy({
+      timing: this.timing,
+      now: () => performance.now(),
+      random: this.random,
+      note: (message) => this.debug(message),
+    });
     this.sendQueue = new SendQueue({
       limit: options.sendLimit?.count,
       windowMs: options.sendLimit?.windowMs,
@@ -247,11 +248,11 @@ export class Shard {
       { random: this.random },
     );
     this.members = new MemberRequestAssembler((text, onSent) => this.sendQueue.enqueue(text, onSent));
-    if (options.session) this.restoreSession(options.session);
+    if (options.session) this.gatewaySession = restoredSession(options.session, this.id);
   }
 
   get status(): ShardStatus {
-    return this.currentStatus;
+    return this.state.status;
   }
 
   /** Round trip of the last heartbeat in ms, -1 before the first ACK. */
@@ -266,13 +267,12 @@ export class Shard {
 
   /** Seq of the last dispatch delivered, -1 before the first. */
   get sequence(): number {
-    return this.seq;
+    return this.gatewaySession?.seq ?? -1;
   }
 
   /** The resumable session, or null before READY / after it was invalidated. */
   get session(): SessionState | null {
-    if (this.sessionId === null || this.resumeUrl === null) return null;
-    return { sessionId: this.sessionId, sequence: this.seq, resumeGatewayUrl: this.resumeUrl };
+    return isResumable(this.gatewaySession) ? sessionState(this.gatewaySession) : null;
   }
 
   /** Open the first connection. Resolves at the first READY or RESUMED; rejects if the shard stops before. */
@@ -294,7 +294,7 @@ export class Shard {
     if (this.closePromise) return this.closePromise;
     const resumable = options.resumable ?? false;
     this.closePromise = (async () => {
-      const wasStopped = this.currentStatus === 'stopped';
+      const wasStopped = this.state.status === 'stopped';
       this.ending = true;
       this.cancelPending();
       const connection = this.connection;
@@ -305,7 +305,7 @@ export class Shard {
       if (!resumable) this.clearSession();
       this.finishPending(new ShardClosedError(this.id, 'the request'));
       if (!wasStopped) {
-        this.setStatus('closed');
+        this.setState({ status: 'closed' });
         this.events.emit('stopped', this.id, null);
       }
       return state;
@@ -343,11 +343,9 @@ export class Shard {
 
   private connect(): void {
     if (this.ending) return;
-    const useResumeUrl =
-      this.sessionId !== null &&
-      this.resumeUrl !== null &&
-      this.resumeUrlFailures < this.timing.resumeUrlFailuresBeforeFallback;
-    const base = useResumeUrl ? this.resumeUrl! : this.options.gatewayUrl;
+    const session = this.gatewaySession;
+    const useResumeUrl = isResumable(session) && this.reconnectPolicy.useResumeUrl();
+    const base = useResumeUrl ? session.resumeUrl : this.options.gatewayUrl;
     let url: string;
     try {
       url = gatewayConnectUrl(base, this.compress);
@@ -355,11 +353,9 @@ export class Shard {
       this.stop(error as Error);
       return;
     }
-    this.setStatus('connecting');
-    this.debug(`connecting to ${url}${this.sessionId ? ' (to resume)' : ''}`);
+    this.setState({ status: 'connecting' });
+    this.debug(`connecting to ${url}${isResumable(session) ? ' (to resume)' : ''}`);
     const id = ++this.connectionCounter;
-    this.liveSince = null;
-    this.delivered = false;
     const ws = new WebSocket(url, {
       perMessageDeflate: false,
       skipUTF8Validation: true,
@@ -387,18 +383,25 @@ export class Shard {
       helloReceived: false,
       helloTimer: null,
       usedResumeUrl: useResumeUrl,
+      liveSince: null,
+      delivered: false,
+      identifyAbort: null,
     };
     this.connection = connection;
     this.members.connectionChanged();
     this.sendQueue.attach((text) => this.write(connection, text));
+    this.listen(connection);
+  }
 
+  private listen(connection: Connection): void {
+    const ws = connection.ws;
     ws.on('open', () => {
       if (!connection.live) return;
       connection.opened = true;
       connection.helloTimer = setTimeout(() => {
         if (!connection.live || connection.helloReceived) return;
         this.debug('no HELLO in time');
-        this.reconnect(this.sessionId ? 'resume' : 'identify', CLIENT_CLOSE.helloTimeout, 'hello timeout');
+        this.reconnect({ kind: 'hello-timeout' }, CLIENT_CLOSE.helloTimeout, 'hello timeout');
       }, this.timing.helloTimeoutMs);
     });
     ws.on('message', (data, isBinary) => {
@@ -420,106 +423,64 @@ export class Shard {
 
   /** The service or the network ended the connection. */
   private onSocketClose(connection: Connection, code: number, reason: string): void {
-    const opened = connection.opened;
     this.abandon(connection);
     this.events.emit('close', this.id, code, reason);
     if (this.ending) return;
-    const policy = closePolicy(code);
-    this.debug(`closed with ${code} (${policy.name})${reason ? `: ${reason}` : ''}`);
-    if (policy.action === 'fatal') {
-      this.stop(new GatewayFatalCloseError(this.id, code, policy.name, policy.hint, reason));
+    const close = closePolicy(code);
+    this.debug(`closed with ${code} (${close.name})${reason ? `: ${reason}` : ''}`);
+    if (close.action !== 'fatal' && !connection.opened) {
+      this.emitError(new GatewayError(`Shard ${this.id} could not connect (close code ${code}).`));
+    }
+    const decision = this.reconnectPolicy.afterServerClose(
+      { code, helloReceived: connection.helloReceived, usedResumeUrl: connection.usedResumeUrl },
+      isResumable(this.gatewaySession),
+      connection,
+    );
+    if (decision.action === 'stop') {
+      this.stop(new GatewayFatalCloseError(this.id, code, decision.close.name, decision.close.hint, reason));
       return;
     }
-    if (!connection.helloReceived && connection.usedResumeUrl) this.resumeUrlFailures++;
-    if (!opened) this.emitError(new GatewayError(`Shard ${this.id} could not connect (close code ${code}).`));
-    const mode: ReconnectMode = policy.action === 'identify' || this.sessionId === null ? 'identify' : 'resume';
-    // A session the service ended costs a new IDENTIFY: back off like after op 9 false.
-    const ended = policy.action === 'identify' && this.sessionId !== null;
-    const idle = this.idleEndDelay();
-    if (mode === 'identify') this.clearSession();
-    const delay = Math.max(this.backoffDelay(), idle);
-    this.scheduleReconnect(ended ? Math.max(delay, this.sessionEndedDelay()) : delay);
+    if (decision.mode === 'identify') this.clearSession();
+    this.scheduleReconnect(decision.delayMs);
   }
 
   /**
-   * Give up the current connection on the client's initiative (op 7, op 9, zombie, decode error) and open a
-   * new one after the old socket closed and `delayMs` passed.
+   * Give up the current connection on the client's initiative (op 7, op 9, zombie, decode error, ...) and open a
+   * new one after the old socket closed and the reconnect policy's wait passed.
    */
-  private reconnect(mode: ReconnectMode, code: number, why: string, delayMs = 0): void {
+  private reconnect(cause: ClientEndCause, code: number, why: string): void {
     if (this.ending) return;
     const connection = this.connection;
+    const { mode, delayMs } = this.reconnectPolicy.afterClientEnd(cause, isResumable(this.gatewaySession), connection ?? NEVER_LIVE);
     this.debug(`reconnecting (${why}) to ${mode}`);
-    const idle = this.idleEndDelay();
     if (mode === 'identify') this.clearSession();
-    this.setStatus('reconnecting');
-    // Backoff too, so a service that keeps answering with op 7 / op 9 does not get a reconnect storm.
-    const delay = Math.max(delayMs, this.backoffDelay(), idle);
+    // A timer already set stays (scheduleReconnect replaces it).
+    if (this.state.status !== 'reconnecting') this.setState({ status: 'reconnecting', timer: null });
     const closed = connection ? this.dropConnection(connection, code) : Promise.resolve();
-    void closed.then(() => this.scheduleReconnect(delay));
+    void closed.then(() => this.scheduleReconnect(delayMs));
   }
 
   private scheduleReconnect(delayMs: number): void {
     if (this.ending) return;
-    if (this.reconnectAttempts >= this.timing.maxReconnectAttempts) {
-      this.stop(new GatewayError(`Shard ${this.id} gave up after ${this.reconnectAttempts} reconnect attempt(s).`));
+    const attempt = this.reconnectPolicy.nextAttempt();
+    if (!attempt.allowed) {
+      this.stop(new GatewayError(`Shard ${this.id} gave up after ${attempt.attempts} reconnect attempt(s).`));
       return;
     }
-    this.reconnectAttempts++;
-    this.setStatus('reconnecting');
-    if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = null;
+    this.cancelReconnectTimer();
+    const state: ShardState & { status: 'reconnecting' } = { status: 'reconnecting', timer: null };
+    this.setState(state);
+    state.timer = setTimeout(() => {
+      state.timer = null;
       this.connect();
     }, delayMs);
   }
 
-  /**
-   * The wait before identifying after the service ended the session. READY resets the ordinary reconnect
-   * backoff, so a READY -> op 9 false loop would otherwise identify every few seconds and burn the day's
-   * session starts: these waits double until a session lasts `stableSessionMs`.
-   */
-  private sessionEndedDelay(): number {
-    if (this.readyAt !== null && performance.now() - this.readyAt >= this.timing.stableSessionMs) this.sessionEnds = 0;
-    this.sessionEnds++;
-    const base = this.timing.invalidSessionDelayMs();
-    const delay = Math.min(this.timing.invalidSessionMaxDelayMs, base * 2 ** Math.min(30, this.sessionEnds - 1));
-    if (this.sessionEnds > 1) this.debug(`session ended ${this.sessionEnds} times in a row; identifying again in ${delay} ms`);
-    return delay;
-  }
-
-  /**
-   * The wait before replacing a connection that became live (READY or RESUMED) and delivered no other
-   * dispatch, replayed ones included. READY and RESUMED reset the ordinary backoff, so a peer that answers every
-   * RESUME with RESUMED and then op 7, a corrupt frame or a close would otherwise get a new connection at once,
-   * for ever. The first two such ends in a row reconnect at once, as after any working connection; each further
-   * one takes the ordinary backoff's next step, capped at 5 s. A connection that delivers anything, or stays live
-   * `stableSessionMs`, ends the row (events flow, or a quiet bot's connection simply lasted); one that never went
-   * live is left to the ordinary backoff.
-   */
-  private idleEndDelay(): number {
-    if (this.liveSince === null) return 0;
-    if (this.delivered || performance.now() - this.liveSince >= this.timing.stableSessionMs) {
-      this.idleEnds = 0;
-      return 0;
-    }
-    const n = this.idleEnds++;
-    // Two in a row still reconnect at once (a service may well send op 7 twice); the backoff stays short, since
-    // a resume costs the service little and events may be waiting behind it.
-    const delay = n < 2 ? 0 : Math.min(IDLE_END_MAX_DELAY_MS, this.backoffFor(n - 1));
-    if (n >= 2) this.debug(`connection ended ${this.idleEnds} times in a row with nothing delivered besides READY/RESUMED; reconnecting in ${delay} ms`);
-    return delay;
-  }
-
-  /** No delay for the first reconnect since the last READY/RESUMED, then exponential with jitter, capped. */
-  private backoffDelay(): number {
-    return this.backoffFor(this.reconnectAttempts);
-  }
-
-  /** 0 for n = 0, else reconnectBaseMs * 2^(n-1) capped at reconnectMaxMs, times a jitter in [0.5, 1). */
-  private backoffFor(n: number): number {
-    if (n === 0) return 0;
-    const exp = Math.min(this.timing.reconnectMaxMs, this.timing.reconnectBaseMs * 2 ** Math.min(30, n - 1));
-    return Math.round(exp * (0.5 + this.random() / 2));
+  private cancelReconnectTimer(): void {
+    const state = this.state;
+    if (state.status !== 'reconnecting' || state.timer === null) return;
+    clearTimeout(state.timer);
+    state.timer = null;
   }
 
   /** Stop processing a connection: nothing it delivers after this is handled. */
@@ -531,10 +492,13 @@ export class Shard {
     this.connection = null;
     this.heartbeater.stop();
     this.sendQueue.detach();
-    if (this.identifyAbort !== null) {
-      this.identifyAbort.abort(new ShardClosedError(this.id, 'identify'));
-      this.identifyAbort = null;
-    }
+    this.abortIdentifyWait(connection);
+  }
+
+  private abortIdentifyWait(connection: Connection): void {
+    if (connection.identifyAbort === null) return;
+    connection.identifyAbort.abort(new ShardClosedError(this.id, 'identify'));
+    connection.identifyAbort = null;
   }
 
   /** Abandon a connection and close its socket with `code`; resolves once closed (or dropped after the grace). */
@@ -575,7 +539,7 @@ export class Shard {
     this.clearSession();
     this.logger?.error({ err: error }, 'shard stopped');
     this.finishPending(error);
-    this.setStatus('stopped');
+    this.setState({ status: 'stopped', error });
     this.events.emit('stopped', this.id, error);
   }
 
@@ -591,23 +555,17 @@ export class Shard {
     if (connection) void this.dropConnection(connection, CLIENT_CLOSE.resumableShutdown);
     const error = new ShardFencedError(this.id, reason);
     this.logger?.warn({ err: error }, 'shard fenced');
-    this.sessionId = null;
-    this.resumeUrl = null;
+    // Nothing left to resume here; the seq stays readable.
+    if (this.gatewaySession !== null) this.gatewaySession = { id: null, resumeUrl: null, seq: this.gatewaySession.seq };
     this.finishPending(error);
-    this.setStatus('stopped');
+    this.setState({ status: 'stopped', error });
     this.events.emit('stopped', this.id, error);
   }
 
   private cancelPending(): void {
-    if (this.reconnectTimer !== null) {
-      clearTimeout(this.reconnectTimer);
-      this.reconnectTimer = null;
-    }
+    this.cancelReconnectTimer();
     this.heartbeater.stop();
-    if (this.identifyAbort !== null) {
-      this.identifyAbort.abort(new ShardClosedError(this.id, 'identify'));
-      this.identifyAbort = null;
-    }
+    if (this.connection !== null) this.abortIdentifyWait(this.connection);
   }
 
   private finishPending(error: Error): void {
@@ -624,7 +582,7 @@ export class Shard {
   private onDecodeError(connection: Connection, error: GatewayDecodeError): void {
     if (this.connection !== connection) return;
     this.emitError(error);
-    this.reconnect(this.sessionId ? 'resume' : 'identify', CLIENT_CLOSE.decodeError, error.message);
+    this.reconnect({ kind: 'decode-error' }, CLIENT_CLOSE.decodeError, error.message);
   }
 
   private onPayload(connection: Connection, payload: ReceivedPayload): void {
@@ -636,7 +594,7 @@ export class Shard {
     }
     switch (payload.op) {
       case Op.Dispatch:
-        this.onDispatchPayload(payload);
+        this.onDispatchPayload(connection, payload);
         return;
       case Op.HeartbeatAck:
         this.heartbeater.ack();
@@ -649,27 +607,27 @@ export class Shard {
         this.onHello(connection, payload.d);
         return;
       case Op.Reconnect:
-        this.reconnect(this.sessionId ? 'resume' : 'identify', CLIENT_CLOSE.reconnect, 'op 7 RECONNECT');
+        this.reconnect({ kind: 'reconnect-requested' }, CLIENT_CLOSE.reconnect, 'op 7 RECONNECT');
         return;
-      case Op.InvalidSession:
-        if (payload.d === true && this.sessionId !== null) {
-          this.reconnect('resume', CLIENT_CLOSE.reconnect, 'op 9 INVALID_SESSION (resumable)');
-        } else {
-          this.reconnect('identify', CLIENT_CLOSE.reconnect, 'op 9 INVALID_SESSION (not resumable)', this.sessionEndedDelay());
-        }
+      case Op.InvalidSession: {
+        const resumable = payload.d === true;
+        const why = `op 9 INVALID_SESSION (${resumable && isResumable(this.gatewaySession) ? 'resumable' : 'not resumable'})`;
+        this.reconnect({ kind: 'invalid-session', resumable }, CLIENT_CLOSE.reconnect, why);
         return;
+      }
       default:
         this.debug(`ignoring op ${payload.op}`);
     }
   }
 
-  private onDispatchPayload(payload: ReceivedPayload): void {
+  private onDispatchPayload(connection: Connection, payload: ReceivedPayload): void {
     const t = payload.t;
     if (t === null) return;
+    const last = this.gatewaySession?.seq ?? -1;
     // A dispatch without seq (not expected from the service) is delivered but does not move the seq.
     let s = payload.s;
     if (s === null) {
-      s = this.seq;
+      s = last;
     } else if (!Number.isSafeInteger(s) || s < 0) {
       // A seq is a count from 1 (protocol §5.2: int). Any other number (1e300, 2.5, -3) cannot be the session's
       // position: taken as one, a huge value made every later dispatch look like a replay duplicate (dropped)
@@ -679,38 +637,39 @@ export class Shard {
       // gets the last good one), so duplicate detection, heartbeats and RESUME keep counting from real seqs.
       // Reported through the anomaly log, so a peer that sends thousands makes one line per minute.
       this.reportBadSeq(t, s);
-      s = this.seq;
+      s = last;
     } else {
-      if (s <= this.seq) {
-        this.debug(`dropping duplicate dispatch ${t} s=${s} (last ${this.seq})`);
+      if (s <= last) {
+        this.debug(`dropping duplicate dispatch ${t} s=${s} (last ${last})`);
         return;
       }
-      if (this.seq >= 0 && s !== this.seq + 1) {
-        this.logger?.warn({ expected: this.seq + 1, got: s, t }, 'gap in dispatch sequence');
+      if (last >= 0 && s !== last + 1) {
+        this.logger?.warn({ expected: last + 1, got: s, t }, 'gap in dispatch sequence');
       }
-      this.seq = s;
+      if (this.gatewaySession === null) this.gatewaySession = { id: null, resumeUrl: null, seq: s };
+      else this.gatewaySession.seq = s;
     }
     const d = payload.d;
     switch (t) {
       case 'READY':
-        this.onReady(d);
+        this.onReady(connection, d);
         break;
       case 'RESUMED':
-        this.onLive(true);
+        this.onLive(connection, true);
         this.members.resendUnanswered();
         break;
       case 'GUILD_MEMBERS_CHUNK':
-        this.delivered = true;
+        connection.delivered = true;
         this.reportShape(t, memberChunkProblem(d));
         this.members.handleChunk(d);
         break;
       case 'RATE_LIMITED':
-        this.delivered = true;
+        connection.delivered = true;
         this.reportShape(t, rateLimitedProblem(d));
         this.members.handleRateLimited(d);
         break;
       default:
-        this.delivered = true;
+        connection.delivered = true;
     }
     try {
       this.onDispatch?.(this.id, t, d, s);
@@ -725,15 +684,13 @@ export class Shard {
     }
   }
 
-  private onReady(d: unknown): void {
+  private onReady(connection: Connection, d: unknown): void {
     const ready = typeof d === 'object' && d !== null ? (d as { session_id?: unknown; resume_gateway_url?: unknown }) : null;
     // A READY starts a new session: without a session id there is nothing to resume later (an old id would
     // be another session's), so the shard identifies again after the next disconnect.
     const sessionId = ready?.session_id;
-    if (typeof sessionId === 'string' && sessionId !== '') {
-      this.sessionId = sessionId;
-    } else {
-      this.sessionId = null;
+    const named = typeof sessionId === 'string' && sessionId !== '';
+    if (!named) {
       this.anomalies?.report({
         event: 'READY',
         field: 'session_id',
@@ -742,21 +699,23 @@ export class Shard {
     }
     // Without a usable resume_gateway_url, resume on the main URL rather than not at all.
     const resumeUrl = ready?.resume_gateway_url;
-    if (typeof resumeUrl === 'string' && /^wss?:\/\//.test(resumeUrl)) {
-      this.resumeUrl = resumeUrl;
-    } else {
-      this.resumeUrl = this.options.gatewayUrl;
+    const usableUrl = typeof resumeUrl === 'string' && /^wss?:\/\//.test(resumeUrl);
+    if (!usableUrl) {
       this.anomalies?.report({
         event: 'READY',
         field: 'resume_gateway_url',
         reason: `expected a ws:// or wss:// URL, got ${describe(resumeUrl)}; shard ${this.id} resumes on the main gateway URL`,
       });
     }
-    this.readyAt = performance.now();
+    const seq = this.sequence;
+    this.gatewaySession = named
+      ? { id: sessionId, resumeUrl: usableUrl ? resumeUrl : this.options.gatewayUrl, seq }
+      : { id: null, resumeUrl: null, seq };
+    this.reconnectPolicy.sessionStarted();
     // Replies to member requests of the previous session will never come: queue them again before the queue
     // opens, so that requests still waiting in it (never written) are not sent twice.
     this.members.restartAll();
-    this.onLive(false);
+    this.onLive(connection, false);
   }
 
   /** One kind for every dispatch name, so that made-up names cannot multiply the lines. */
@@ -764,7 +723,7 @@ export class Shard {
     this.anomalies?.report({
       event: 'DISPATCH',
       field: 's',
-      reason: `expected a non-negative safe integer, got ${Number.isNaN(s) ? 'something that is not a number' : s} (in ${t.length > 64 ? `${t.slice(0, 64)}...` : t}); delivered without moving the seq of shard ${this.id} (last ${this.seq})`,
+      reason: `expected a non-negative safe integer, got ${Number.isNaN(s) ? 'something that is not a number' : s} (in ${t.length > 64 ? `${t.slice(0, 64)}...` : t}); delivered without moving the seq of shard ${this.id} (last ${this.sequence})`,
     });
   }
 
@@ -772,11 +731,10 @@ export class Shard {
     if (problem !== null) this.anomalies?.report({ event, field: problem.field, reason: `${problem.reason} (shard ${this.id})` });
   }
 
-  private onLive(resumed: boolean): void {
-    this.reconnectAttempts = 0;
-    this.liveSince = performance.now();
-    this.resumeUrlFailures = 0;
-    this.setStatus('ready');
+  private onLive(connection: Connection, resumed: boolean): void {
+    this.reconnectPolicy.live();
+    connection.liveSince = performance.now();
+    this.setState({ status: 'ready' });
     this.sendQueue.open();
     this.events.emit('ready', this.id, resumed);
     if (this.startWaiter) {
@@ -815,16 +773,17 @@ export class Shard {
     // Keep every window's heartbeats (plus server-requested ones and IDENTIFY/RESUME) out of ordinary sends.
     const beatMs = this.heartbeater.interval;
     this.sendQueue.setReserved(Math.ceil((this.sendQueue.windowMs + this.sendQueue.marginMs) / beatMs) + 2);
-    if (this.sessionId !== null && this.resumeUrl !== null) void this.resume(connection);
+    if (isResumable(this.gatewaySession)) void this.resume(connection);
     else void this.identify(connection);
   }
 
   private async resume(connection: Connection): Promise<void> {
-    this.setStatus('resuming');
+    this.setState({ status: 'resuming' });
     if (!(await this.confirmOwnership(connection, 'resume'))) return;
-    if (this.sessionId === null) return;
-    this.debug(`resuming session at seq ${this.seq}`);
-    this.sendQueue.sendPriority(encodePayload(Op.Resume, { token: this.options.token, session_id: this.sessionId, seq: this.seq }));
+    const session = this.gatewaySession;
+    if (!isResumable(session)) return;
+    this.debug(`resuming session at seq ${session.seq}`);
+    this.sendQueue.sendPriority(encodePayload(Op.Resume, { token: this.options.token, session_id: session.id, seq: session.seq }));
   }
 
   /**
@@ -841,7 +800,7 @@ export class Shard {
       if (!connection.live || this.connection !== connection) return false;
       // Unknown is not yes: never RESUME or IDENTIFY unconfirmed; try again on a new connection.
       this.emitError(error instanceof Error ? error : new GatewayError(String(error)));
-      this.reconnect(mode, CLIENT_CLOSE.reconnect, 'could not confirm the shard lease', this.timing.reconnectBaseMs);
+      this.reconnect({ kind: 'lease-unconfirmed', mode }, CLIENT_CLOSE.reconnect, 'could not confirm the shard lease');
       return false;
     }
     if (!held) {
@@ -852,9 +811,9 @@ export class Shard {
   }
 
   private async identify(connection: Connection): Promise<void> {
-    this.setStatus('waiting-identify');
+    this.setState({ status: 'waiting-identify' });
     const abort = new AbortController();
-    this.identifyAbort = abort;
+    connection.identifyAbort = abort;
     try {
       await this.identifyQueue.acquire(this.id, abort.signal);
     } catch (error) {
@@ -862,11 +821,11 @@ export class Shard {
       // A failing queue (e.g. its store is down): never identify unthrottled; try again on a new connection.
       this.emitError(error instanceof Error ? error : new GatewayError(String(error)));
       if (connection.live && this.connection === connection) {
-        this.reconnect('identify', CLIENT_CLOSE.reconnect, 'identify queue failed', this.timing.reconnectBaseMs);
+        this.reconnect({ kind: 'identify-queue-failed' }, CLIENT_CLOSE.reconnect, 'identify queue failed');
       }
       return;
     } finally {
-      if (this.identifyAbort === abort) this.identifyAbort = null;
+      if (connection.identifyAbort === abort) connection.identifyAbort = null;
     }
     if (!connection.live || this.connection !== connection) return;
     if (!(await this.confirmOwnership(connection, 'identify'))) return;
@@ -882,8 +841,9 @@ export class Shard {
       }
       if (!connection.live || this.connection !== connection) return;
     }
-    this.seq = -1;
-    this.setStatus('identifying');
+    // A new session starts: nothing counted so far belongs to it.
+    this.gatewaySession = { id: null, resumeUrl: null, seq: -1 };
+    this.setState({ status: 'identifying' });
     this.debug('identifying');
     const d: Record<string, unknown> = {
       token: this.options.token,
@@ -900,7 +860,8 @@ export class Shard {
   // ---- outbound ---------------------------------------------------------------------------------------------
 
   private sendHeartbeat(): void {
-    this.sendQueue.sendPriority(this.seq >= 0 ? `{"op":1,"d":${this.seq}}` : '{"op":1,"d":null}');
+    const seq = this.sequence;
+    this.sendQueue.sendPriority(seq >= 0 ? `{"op":1,"d":${seq}}` : '{"op":1,"d":null}');
   }
 
   private write(connection: Connection, text: string): void {
@@ -910,53 +871,20 @@ export class Shard {
 
   private onZombie(): void {
     this.debug('no heartbeat ACK since the last heartbeat: zombie connection');
-    this.reconnect(this.sessionId ? 'resume' : 'identify', CLIENT_CLOSE.zombie, 'zombie connection', this.zombieDelay());
-  }
-
-  /**
-   * The wait before reconnecting after a zombie close. Protocol §7.2 says to drop a zombied connection
-   * and resume. The first time that happens after a connection that worked, the shard does so at once: the link
-   * died and the session is waiting to be resumed. But RESUMED resets the ordinary backoff, so a peer that resumes the session and then
-   * never ACKs (or ACKs too late) would get an immediate reconnect every interval for ever. So zombie closes
-   * count, like sessionEndedDelay's ends: the first of a row reconnects at once, each further one waits the
-   * ordinary backoff (reconnectBaseMs doubling, jittered, capped at reconnectMaxMs); a connection that stays
-   * live for `stableSessionMs` ends the row.
-   */
-  private zombieDelay(): number {
-    if (this.liveSince !== null && performance.now() - this.liveSince >= this.timing.stableSessionMs) this.zombieStreak = 0;
-    this.zombieStreak++;
-    const delay = this.backoffFor(this.zombieStreak - 1);
-    if (this.zombieStreak > 1) this.debug(`zombie connection ${this.zombieStreak} times in a row; reconnecting in ${delay} ms`);
-    return delay;
+    this.reconnect({ kind: 'zombie' }, CLIENT_CLOSE.zombie, 'zombie connection');
   }
 
   // ---- state ------------------------------------------------------------------------------------------------
 
-  private restoreSession(session: SessionState): void {
-    if (
-      typeof session.sessionId !== 'string' ||
-      typeof session.resumeGatewayUrl !== 'string' ||
-      !Number.isSafeInteger(session.sequence) ||
-      session.sequence < 0
-    ) {
-      throw new TypeError(`Saved session for shard ${this.id} is malformed (needs sessionId, sequence, resumeGatewayUrl).`);
-    }
-    this.sessionId = session.sessionId;
-    this.resumeUrl = session.resumeGatewayUrl;
-    this.seq = session.sequence;
-  }
-
   private clearSession(): void {
-    this.sessionId = null;
-    this.resumeUrl = null;
-    this.seq = -1;
+    this.gatewaySession = null;
   }
 
-  private setStatus(status: ShardStatus): void {
-    const previous = this.currentStatus;
-    if (previous === status) return;
-    this.currentStatus = status;
-    this.events.emit('status', this.id, status, previous);
+  /** Enter `next`; the status event fires when the status changes (not for a new timer while reconnecting). */
+  private setState(next: ShardState): void {
+    const previous = this.state.status;
+    this.state = next;
+    if (previous !== next.status) this.events.emit('status', this.id, next.status, previous);
   }
 
   private emitError(error: Error): void {

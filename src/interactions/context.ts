@@ -13,7 +13,7 @@ import {
   type APIUser,
   type APIInteractionGuildMember,
 } from 'discord-api-types/v10';
-import type { InteractionTransport } from './transport.js';
+import type { InteractionTransport } from './rest-port.js';
 import type { FocusedOption, OptionValue } from './options.js';
 import type { Logger } from 'pino';
 import { FollowUpLimitError, InteractionStateError } from './errors.js';
@@ -70,6 +70,12 @@ export interface ContextServices<TCache = unknown, TPlugin = unknown> {
   readonly plugin: TPlugin;
 }
 
+/**
+ * The type of a context's `config`: the plugin context's own when it has one (a plugin's schema output, typed by
+ * the plugin layer), else the section as a bag. The value is always the one the host put in the services.
+ */
+export type ConfigOf<TPlugin> = TPlugin extends { readonly config: infer C } ? C : Readonly<Record<string, unknown>>;
+
 /** Interactions a handler context wraps: commands, autocomplete, component clicks and modal submissions. */
 export type ContextInteraction =
   | APIApplicationCommandInteraction
@@ -82,7 +88,7 @@ abstract class BaseContext<TInteraction extends ContextInteraction, TCache, TPlu
   readonly user: APIUser;
   readonly member: APIInteractionGuildMember | undefined;
   readonly log: Logger;
-  readonly config: Readonly<Record<string, unknown>>;
+  readonly config: ConfigOf<TPlugin>;
   readonly cache: TCache;
   readonly plugin: TPlugin;
 
@@ -92,7 +98,7 @@ abstract class BaseContext<TInteraction extends ContextInteraction, TCache, TPlu
     services: ContextServices<TCache, TPlugin>,
   ) {
     this.log = services.log;
-    this.config = services.config;
+    this.config = services.config as ConfigOf<TPlugin>;
     this.cache = services.cache;
     this.plugin = services.plugin;
     this.member = interaction.member;

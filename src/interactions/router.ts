@@ -8,6 +8,7 @@ import {
   type APIInteraction,
   type APIMessageComponentInteraction,
   type APIModalSubmitInteraction,
+  type APIInteractionResponseCallbackData,
 } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
 import { ComponentContext, ModalContext } from './component-context.js';
@@ -22,7 +23,7 @@ import {
 import { compileCustomId, CustomIdTable } from './custom-id.js';
 import { checkingTransport } from './message-limits.js';
 import { parseOptions, type OptionValue } from './options.js';
-import type { InteractionTransport } from './transport.js';
+import type { InteractionTransport } from './rest-port.js';
 import { RateLimitedWarner, warnKeyPattern } from '../util/rate-limited-warner.js';
 import { inSpan, PLUGIN_KEY, SpanKind } from '../util/tracing.js';
 
@@ -102,6 +103,24 @@ export interface RouterOptions<TCache, TPlugin> {
    * message: it is answered with no choices.
    */
   unhandled?: (kind: UnhandledKind, interaction: APIInteraction) => UnavailableAnswer | null;
+  /** Asked before a command, component or modal handler runs (the plugins' preconditions); none: every handler runs. */
+  gate?: InteractionGate;
+}
+
+/** What a gate is asked about: the handler's plugin, what it was declared on, and its label in logs. */
+export type GateTarget =
+  | { readonly kind: 'command'; readonly plugin: string; readonly command: RoutableCommand; readonly path: readonly string[]; readonly label: string }
+  | { readonly kind: 'component'; readonly plugin: string; readonly handler: RoutableComponent; readonly label: string }
+  | { readonly kind: 'modal'; readonly plugin: string; readonly handler: RoutableModal; readonly label: string };
+
+export type GatedInteraction = APIApplicationCommandInteraction | APIMessageComponentInteraction | APIModalSubmitInteraction;
+
+/**
+ * Decides whether a handler may run. Resolves null to run it, or with the message the user gets instead (sent
+ * ephemerally; the handler never runs). A rejection is handled as the handler's own failure would be.
+ */
+export interface InteractionGate {
+  check(target: GateTarget, interaction: GatedInteraction): Promise<APIInteractionResponseCallbackData | null>;
 }
 
 export type UnhandledKind = 'command' | 'autocomplete' | 'component' | 'modal';
@@ -282,6 +301,8 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
         throw new Error(`plugin "${route.plugin}" declares no run handler for /${commandLabel}`);
       }
       await handlerSpan(route.plugin, `/${commandLabel}`, async () => {
+        const target = { kind: 'command', plugin: route.plugin, command: route.command, path: parsed.path, label: `/${commandLabel}` } as const;
+        if (await this.denied(target, ctx)) return;
         await run(ctx);
         await ctx.settled();
       });
@@ -334,7 +355,8 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
     const services = this.options.servicesFor(route.owner);
     const ctx = new ComponentContext(interaction, this.transport, services, params);
     const label = `component ${route.pattern.source}`;
-    await this.runGuarded(ctx, route.owner, label, services.log, () => {
+    const target = { kind: 'component', plugin: route.owner, handler: route.value, label } as const;
+    await this.runGuarded(ctx, target, services.log, () => {
       const kinds = route.value.kind === undefined ? undefined : typeof route.value.kind === 'string' ? [route.value.kind] : route.value.kind;
       const kind = kindOfComponentType(componentType);
       if (kinds !== undefined && (kind === undefined || !kinds.includes(kind))) {
@@ -356,7 +378,8 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
     const { route, params } = found;
     const services = this.options.servicesFor(route.owner);
     const ctx = new ModalContext(interaction, this.transport, services, params);
-    await this.runGuarded(ctx, route.owner, `modal ${route.pattern.source}`, services.log, () => route.value.run(ctx as unknown as LooseModalContext), () =>
+    const target = { kind: 'modal', plugin: route.owner, handler: route.value, label: `modal ${route.pattern.source}` } as const;
+    await this.runGuarded(ctx, target, services.log, () => route.value.run(ctx as unknown as LooseModalContext), () =>
       interaction.message !== undefined ? ctx.deferUpdate() : ctx.defer({ ephemeral: route.value.deferEphemeral === true }),
     );
   }
@@ -364,12 +387,12 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
   /** Run a handler with the deadline guard; log and answer its failure. */
   private async runGuarded(
     ctx: RespondingContext<APIMessageComponentInteraction | APIModalSubmitInteraction, TCache, TPlugin>,
-    plugin: string,
-    label: string,
+    target: GateTarget,
     log: Logger,
     run: () => unknown,
     deferLate: () => Promise<void>,
   ): Promise<void> {
+    const { plugin, label } = target;
     const guard = setTimeout(() => {
       if (ctx.acknowledged) return;
       log.debug({ handler: label }, 'handler has not answered in time; deferring');
@@ -378,6 +401,7 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
     guard.unref();
     try {
       await handlerSpan(plugin, label, async () => {
+        if (await this.denied(target, ctx)) return;
         await run();
         await ctx.settled();
       });
@@ -388,6 +412,23 @@ export class InteractionRouter<TCache = unknown, TPlugin = unknown> {
     } finally {
       clearTimeout(guard);
     }
+  }
+
+  /**
+   * Ask the gate; when it denies, answer with its message (ephemeral) and tell the caller not to run the handler.
+   * Asked under the deadline guard, so a slow check is deferred like a slow handler.
+   */
+  private async denied(target: GateTarget, ctx: RespondingContext<GatedInteraction, TCache, TPlugin>): Promise<boolean> {
+    const gate = this.options.gate;
+    if (gate === undefined) return false;
+    const answer = await gate.check(target, ctx.interaction);
+    if (answer === null) return false;
+    const body = { ...answer, flags: (answer.flags ?? 0) | MessageFlags.Ephemeral };
+    await ctx.settled();
+    // After the guard's deferred update of a component's message, the answer can only be a follow-up.
+    if (ctx.state === 'deferred-update') await ctx.followUp(body);
+    else await ctx.reply(body);
+    return true;
   }
 
   private async answerError(

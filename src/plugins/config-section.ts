@@ -85,6 +85,38 @@ function schemaKeys(schema: unknown, path: readonly string[]): string[] {
   return isPlain(shape) ? Object.keys(shape) : [];
 }
 
+/**
+ * Keys of the section a zod object schema does not declare, at every level it declares objects. zod strips
+ * them silently, so a misspelt key (`maxDrink` for `maxDrinks`) would leave the default in force without a
+ * word. Objects that accept extra keys (`z.looseObject`, a catchall) and strict ones (zod reports those
+ * itself) are left alone, as are schemas of other libraries (no shape to compare with).
+ */
+function unknownKeys(schema: unknown, values: unknown, path: readonly string[]): string[][] {
+  const node = objectSchemaAt(schema, path);
+  if (node === null || !isPlain(values)) return [];
+  const shape = (node as { shape: Plain }).shape;
+  const out: string[][] = [];
+  for (const key of Object.keys(values)) {
+    if (!Object.prototype.hasOwnProperty.call(shape, key)) out.push([...path, key]);
+    else out.push(...unknownKeys(schema, values[key], [...path, key]));
+  }
+  return out;
+}
+
+/** The zod object schema at a path, when it is one that drops unknown keys; else null. */
+function objectSchemaAt(schema: unknown, path: readonly string[]): Plain | null {
+  let node: unknown = unwrap(schema);
+  for (const key of path) {
+    const shape = isPlain(node) ? (node as { shape?: unknown }).shape : undefined;
+    if (!isPlain(shape) || !Object.prototype.hasOwnProperty.call(shape, key)) return null;
+    node = unwrap(shape[key]);
+  }
+  if (!isPlain(node) || !isPlain((node as { shape?: unknown }).shape)) return null;
+  const def = (node as { def?: { type?: unknown; catchall?: unknown } }).def;
+  if (def?.type !== 'object' || def.catchall !== undefined) return null;
+  return node;
+}
+
 /** Optional/default wrappers around an object schema (zod's `unwrap()` / `removeDefault()`). */
 function unwrap(node: unknown): unknown {
   let current = node;
@@ -148,23 +180,32 @@ export function resolveSection(
   }
   if (problems.length > 0 || schema === undefined) return { config: Object.freeze(values), origins, problems, notes };
 
+  for (const path of unknownKeys(schema, values, [])) {
+    const dotted = path.join('.');
+    const from = origins.get(dotted);
+    const known = schemaKeys(schema, path.slice(0, -1));
+    problems.push(`${base}.${dotted}${from !== undefined ? ` (from ${from})` : ''}: unknown key; plugin "${plugin}" has ${known.length === 0 ? 'no keys there' : known.map((k) => `"${k}"`).join(', ')}`);
+  }
+  if (problems.length > 0) return { config: dict(), origins, problems, notes };
+
   let result = validate(schema, values);
   if (result === 'async') {
     return { config: dict(), origins, problems: [`${base}: the plugin's config schema validates asynchronously; use a synchronous schema`], notes };
   }
   if (result.issues !== undefined) {
-    // A number or boolean the environment produced may have been meant as text: try those as strings.
+    // A number or boolean the environment produced may have been meant as text: try those as strings. The
+    // retry stands only when it passes; otherwise the first issues are the ones that say what is wrong
+    // (`Too big: expected number to be <=10`, not the string's `expected number, received string`).
     const failing = new Set(result.issues.map((i) => pathOf(i.path).join('.')));
+    const retry = deepDict(values) as Plain;
     let retried = false;
     for (const e of fromEnv) {
       if (!failing.has(e.path.join('.'))) continue;
-      setAt(values, e.path, e.raw);
+      setAt(retry, e.path, e.raw);
       retried = true;
     }
-    if (retried) {
-      const again = validate(schema, values);
-      if (again !== 'async') result = again;
-    }
+    const again = retried ? validate(schema, retry) : 'async';
+    if (again !== 'async' && again.issues === undefined) result = again;
   }
   if (result.issues !== undefined) {
     for (const issue of result.issues) {

@@ -19,9 +19,11 @@ import type {
   PluginCommandContext,
   PluginComponentContext,
   PluginConfigBag,
+  PluginConfigSchema,
   PluginDefinition,
   PluginModalContext,
 } from './types.js';
+import type { Preconditions } from './preconditions/types.js';
 
 /**
  * `export default definePlugin({ ... })`. With `config: z.object({...})` the plugin's context (setup,
@@ -46,23 +48,33 @@ export type OptionsOf<O extends readonly OptionShape[]> = {
     : ValueOfType<K['type']> | undefined;
 };
 
-type TypedChatInput<O extends readonly OptionShape[]> = Omit<
+type TypedChatInput<O extends readonly OptionShape[], C> = Omit<
   ChatInputCommandDefinition<PluginCommandContext, PluginAutocompleteContext>,
   'options' | 'run' | 'autocomplete'
 > &
   CommandBehaviour & {
     options?: O & readonly OptionDefinition[];
-    run?(ctx: PluginCommandContext<OptionsOf<O>>): unknown;
-    autocomplete?(ctx: PluginAutocompleteContext<OptionsOf<O>>): unknown;
+    run?(ctx: PluginCommandContext<OptionsOf<O>, C>): unknown;
+    autocomplete?(ctx: PluginAutocompleteContext<OptionsOf<O>, C>): unknown;
   };
 
 /**
  * A slash command whose handlers see typed options: `ctx.options.sides` is a `number` when the option
  * is `{ type: 4, name: 'sides', required: true }`. Subcommands and groups made with defineSubcommand and
  * defineSubcommandGroup go in `options` and type their own handlers.
+ *
+ * `ctx.config` has the plugin's config type when the call knows it: pass the plugin's schema as the second
+ * argument (`defineCommand({ ... }, config)`; it is only read for its type), or declare the result's type
+ * (`const cmd: PluginCommand<Config> = defineCommand({ ... })`). Inside definePlugin's `commands` the plugin's
+ * schema does not reach the call by itself: TypeScript settles a call's types before those of the object
+ * around it. Plain object commands written inside `commands` need neither.
  */
-export function defineCommand<const O extends readonly OptionShape[] = []>(command: TypedChatInput<O>): PluginCommand {
-  return command as unknown as PluginCommand;
+export function defineCommand<const O extends readonly OptionShape[] = [], C = PluginConfigBag>(
+  command: TypedChatInput<O, C>,
+  config?: PluginConfigSchema<C>,
+): PluginCommand<C> {
+  void config;
+  return command as unknown as PluginCommand<C>;
 }
 
 type TypedSubcommand<O extends readonly OptionShape[]> = {
@@ -74,6 +86,8 @@ type TypedSubcommand<O extends readonly OptionShape[]> = {
   options?: O & readonly OptionDefinition[];
   run?(ctx: PluginCommandContext<OptionsOf<O>>): unknown;
   autocomplete?(ctx: PluginAutocompleteContext<OptionsOf<O>>): unknown;
+  /** Checked before `run`, over the command's (docs/plugins.md "Preconditions"). */
+  preconditions?: Preconditions;
 };
 
 /** The type a subcommand has once made: it fits a command's options and a group's options alike. */
@@ -93,6 +107,8 @@ export function defineSubcommandGroup(group: {
   name_localizations?: Record<string, string> | null;
   description_localizations?: Record<string, string> | null;
   options: readonly PluginSubcommand[];
+  /** Checked before each of its subcommands runs, over the command's. */
+  preconditions?: Preconditions;
 }): PluginSubcommandGroup {
   return group as unknown as PluginSubcommandGroup;
 }
@@ -106,6 +122,7 @@ export type CustomIdParams<S extends string> = { readonly [K in ParamNames<S>]: 
 export function defineButton<const S extends string>(handler: {
   customId: S;
   run(ctx: PluginComponentContext<'button', CustomIdParams<S>>): unknown;
+  preconditions?: Preconditions;
 }): ComponentHandlerDefinition {
   return { ...handler, kind: 'button' } as unknown as ComponentHandlerDefinition;
 }
@@ -120,6 +137,7 @@ export function defineSelect<const S extends string, K extends SelectKind>(handl
   customId: S;
   kind: K;
   run(ctx: PluginComponentContext<K, CustomIdParams<S>>): unknown;
+  preconditions?: Preconditions;
 }): ComponentHandlerDefinition {
   return handler as unknown as ComponentHandlerDefinition;
 }
@@ -129,6 +147,7 @@ export function defineModal<const S extends string>(handler: {
   customId: S;
   run(ctx: PluginModalContext<CustomIdParams<S>>): unknown;
   deferEphemeral?: boolean;
+  preconditions?: Preconditions;
 }): ModalHandlerDefinition {
   return handler as unknown as ModalHandlerDefinition;
 }

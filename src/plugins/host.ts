@@ -131,6 +131,11 @@ export class PluginHost {
   private readonly customIds = { components: new CustomIdTable<null>(), modals: new CustomIdTable<null>() };
   /** Names of plugins skipped by configuration (their config sections are not unknown). */
   private readonly disabledNames = new Set<string>();
+  /**
+   * Plugins that were imported but refused (their config section, a name or custom_id clash): they exist, so a
+   * setting naming one of them is not reported as naming no plugin.
+   */
+  private readonly refusedNames = new Set<string>();
   private readonly log: Logger;
   /** Event handler failures: a handler that throws on every event must not write a line per event. */
   private readonly handlerFailures: RateLimitedWarner;
@@ -185,7 +190,14 @@ export class PluginHost {
       this.log.info({ plugin: plugin.name, file: source.label }, 'plugin disabled by configuration');
       return;
     }
-    this.commit(this.prepare(plugin, source), null);
+    let prepared: HostedPlugin;
+    try {
+      prepared = this.prepare(plugin, source);
+    } catch (err) {
+      this.refusedNames.add(plugin.name);
+      throw err;
+    }
+    this.commit(prepared, null);
   }
 
   /**
@@ -274,7 +286,7 @@ export class PluginHost {
    * leave that plugin without its settings, silently).
    */
   configProblems(): string[] {
-    const names = new Set([...this.plugins.map((p) => p.name), ...this.disabledNames]);
+    const names = new Set([...this.plugins.map((p) => p.name), ...this.disabledNames, ...this.refusedNames]);
     const failing = this.failures.length > 0 ? ' (unless it is one of the plugins that failed to load)' : '';
     const problems: string[] = [];
     const mean = (key: string, pool: Iterable<string>): string => {
@@ -476,6 +488,13 @@ export class PluginHost {
       const payload: PluginEventMap['webhookEvent'] = { type: event.type, timestamp: event.timestamp, data };
       for (const entry of all) this.invoke(entry, payload);
     }
+  }
+
+  /** Deliver an event to one plugin's handler only (a plugin's own `preconditionDenied`). */
+  deliverTo<K extends PluginEventName>(plugin: string, event: K, payload: PluginEventMap[K]): void {
+    const list = this.listeners.get(event);
+    if (list === undefined) return;
+    for (const listener of list) if (listener.plugin.name === plugin) this.invoke(listener, payload);
   }
 
   private invoke(listener: EventListener, payload: unknown): void {

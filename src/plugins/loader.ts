@@ -29,8 +29,10 @@ export class PluginLoadError extends Error {
   constructor(
     readonly source: PluginSource,
     readonly problems: readonly string[],
+    /** The error the import threw, when that is why. */
+    cause?: unknown,
   ) {
-    super(`${source.label}: ${problems.length === 1 ? problems[0] : `\n  ${problems.join('\n  ')}`}`);
+    super(`${source.label}: ${problems.length === 1 ? problems[0] : `\n  ${problems.join('\n  ')}`}`, cause === undefined ? undefined : { cause });
     this.name = 'PluginLoadError';
   }
 }
@@ -98,24 +100,34 @@ export function discoverPlugins(
   return { sources, missing, shadowed };
 }
 
-let tsLoaderReady: Promise<boolean> | null = null;
+type TsImport = (specifier: string, parentUrl: string) => Promise<unknown>;
+
+let tsLoaderReady: Promise<TsImport | 'active' | null> | null = null;
 
 /**
- * TypeScript plugins need a loader. Under `npm start` (tsx) and vitest one is active already; a compiled
- * runtime tries to register tsx when it is installed, and otherwise says how to proceed.
+ * TypeScript plugins need a loader. Under `npm start` in a clone (tsx) and vitest one is active already. An
+ * installed copy loads them through tsx's `tsImport` (tsx is a dependency of gatehouse): unlike `register()`,
+ * which makes tsx compile a .ts file of a CommonJS package (`npm init -y`) to CommonJS and `require()` it, where
+ * Node 20 refuses it (`Cannot require() ES Module ... in a cycle`), `tsImport` loads the plugin in both ESM and
+ * CommonJS bot packages.
  */
-async function ensureTypeScriptLoader(): Promise<boolean> {
+async function typeScriptLoader(): Promise<TsImport | 'active' | null> {
   tsLoaderReady ??= (async () => {
-    if (process.env.VITEST || process.execArgv.some((a) => a.includes('tsx')) || process.env.TSX) return true;
+    if (process.env.VITEST || process.execArgv.some((a) => a.includes('tsx')) || process.env.TSX) return 'active';
     try {
-      const api = (await import('tsx/esm/api')) as { register: () => unknown };
-      api.register();
-      return true;
+      const api = (await import('tsx/esm/api')) as { tsImport: TsImport };
+      return api.tsImport;
     } catch {
-      return false;
+      return null;
     }
   })();
   return tsLoaderReady;
+}
+
+/** A CommonJS plugin module seen from ESM: its default export is `module.exports`, holding `default`. */
+function unwrapCommonJs(mod: Record<string, unknown>): Record<string, unknown> {
+  const d = mod.default as { __esModule?: unknown; default?: unknown } | null | undefined;
+  return typeof d === 'object' && d !== null && d.__esModule === true && 'default' in d ? { default: d.default } : mod;
 }
 
 /**
@@ -123,17 +135,19 @@ async function ensureTypeScriptLoader(): Promise<boolean> {
  * `version` imports a new version of a module already loaded (see fresh-import.ts).
  */
 export async function importPlugin(source: PluginSource, version: string | null = null): Promise<LoadedModule> {
-  if (TS_EXTENSIONS.has(extname(source.file)) && !(await ensureTypeScriptLoader())) {
+  const loader = TS_EXTENSIONS.has(extname(source.file)) ? await typeScriptLoader() : 'active';
+  if (loader === null) {
     throw new PluginLoadError(source, [
-      'is TypeScript, and no TypeScript loader is available: run with `npm start` (tsx), or compile plugins (`npm run build`) and point plugins.dirs at dist/plugins',
+      'is TypeScript, and no TypeScript loader is available: install tsx next to gatehouse (`npm install tsx`), or compile the plugins to JavaScript and point plugins.dirs at the output',
     ]);
   }
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(versionedUrl(source.file, version))) as Record<string, unknown>;
+    const url = versionedUrl(source.file, version);
+    mod = unwrapCommonJs((loader === 'active' ? await import(url) : await loader(url, import.meta.url)) as Record<string, unknown>);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    throw new PluginLoadError(source, [`failed to load: ${message}`]);
+    throw new PluginLoadError(source, [`failed to load: ${message}`], err);
   }
   if (!('default' in mod) || mod.default === undefined) {
     throw new PluginLoadError(source, ['has no default export: `export default definePlugin({ ... })`']);

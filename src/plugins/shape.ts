@@ -1,5 +1,5 @@
 /**
- * Checks that a module's default export has the plugin shape (README "Writing a plugin"), naming the field of
+ * Checks that a module's default export has the plugin shape (docs/plugins.md "Writing a plugin"), naming the field of
  * every problem. The API rules of the command definitions are checked later, by the commands model, with
  * every plugin's definitions together (so cross-plugin problems such as duplicate names show up too).
  */
@@ -7,14 +7,15 @@ import { COMPONENT_KINDS } from '../interactions/component-values.js';
 import { compileCustomId, CustomIdPatternError } from '../interactions/custom-id.js';
 import { suggestion } from '../util/did-you-mean.js';
 import { closestEvent, DISPATCH_EVENT_NAMES } from './events.js';
+import { commandPreconditionProblems, preconditionProblems, textProblems } from './preconditions/shape.js';
 import type { PluginDefinition, PluginEventName } from './types.js';
 
 /** Every plugin event: the gateway dispatches (src/plugins/events.ts), then those of no dispatch. */
-export const PLUGIN_EVENTS: readonly PluginEventName[] = [...DISPATCH_EVENT_NAMES, 'raw', 'applicationAuthorized', 'applicationDeauthorized', 'webhookEvent'];
+export const PLUGIN_EVENTS: readonly PluginEventName[] = [...DISPATCH_EVENT_NAMES, 'raw', 'applicationAuthorized', 'applicationDeauthorized', 'webhookEvent', 'preconditionDenied'];
 
-const TOP_LEVEL_KEYS = new Set(['name', 'commands', 'components', 'modals', 'config', 'on', 'setup', 'teardown']);
-const COMPONENT_KEYS = new Set(['customId', 'kind', 'run']);
-const MODAL_KEYS = new Set(['customId', 'run', 'deferEphemeral']);
+const TOP_LEVEL_KEYS = new Set(['name', 'commands', 'components', 'modals', 'config', 'on', 'setup', 'teardown', 'preconditions', 'preconditionTexts']);
+const COMPONENT_KEYS = new Set(['customId', 'kind', 'run', 'preconditions']);
+const MODAL_KEYS = new Set(['customId', 'run', 'deferEphemeral', 'preconditions']);
 const KIND_NAMES = Object.keys(COMPONENT_KINDS);
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
 
@@ -57,7 +58,7 @@ export function checkPluginShape(value: unknown): ShapeProblem[] {
       plugin.commands.forEach((c: unknown, i) => {
         if (typeof c !== 'object' || c === null || Array.isArray(c)) {
           problems.push({ path: `commands[${i}]`, message: `must be a command definition object, not ${kindOf(c)}` });
-        }
+        } else problems.push(...commandPreconditionProblems(c, `commands[${i}]`));
       });
     }
   }
@@ -70,6 +71,7 @@ export function checkPluginShape(value: unknown): ShapeProblem[] {
     }
     value.forEach((h: unknown, i) => problems.push(...handlerProblems(h, `${list}[${i}]`, list === 'components' ? COMPONENT_KEYS : MODAL_KEYS)));
   }
+  problems.push(...preconditionProblems(plugin.preconditions, 'preconditions'), ...textProblems(plugin.preconditionTexts, 'preconditionTexts'));
   if (plugin.config !== undefined) {
     const standard = typeof plugin.config === 'object' && plugin.config !== null ? (plugin.config as Record<string, unknown>)['~standard'] : undefined;
     const validate = typeof standard === 'object' && standard !== null ? (standard as Record<string, unknown>).validate : undefined;
@@ -89,7 +91,7 @@ export function checkPluginShape(value: unknown): ShapeProblem[] {
             message:
               meant !== null
                 ? `unknown event; did you mean "${meant}"?`
-                : 'unknown event (plugin events are the gateway dispatches in camelCase, such as messageCreate or guildMemberAdd, and raw, webhookEvent, applicationAuthorized, applicationDeauthorized; README "Plugin events" lists them)',
+                : 'unknown event (plugin events are the gateway dispatches in camelCase, such as messageCreate or guildMemberAdd, and raw, webhookEvent, applicationAuthorized, applicationDeauthorized; docs/plugins.md "Plugin events" lists them)',
           });
         } else if (typeof handler !== 'function') {
           problems.push({ path: `on.${event}`, message: `must be a function, not ${kindOf(handler)}` });
@@ -126,6 +128,7 @@ function handlerProblems(h: unknown, path: string, keys: ReadonlySet<string>): S
     }
   }
   if (typeof handler.run !== 'function') out.push({ path: `${path}.run`, message: `must be a function, not ${kindOf(handler.run)}` });
+  out.push(...preconditionProblems(handler.preconditions, `${path}.preconditions`));
   if (handler.kind !== undefined) {
     const kinds = Array.isArray(handler.kind) ? (handler.kind as unknown[]) : [handler.kind];
     kinds.forEach((k) => {

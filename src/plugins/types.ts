@@ -1,5 +1,5 @@
 /**
- * The plugin module shape (README "Writing a plugin"): a default-exported object with a name, command
+ * The plugin module shape (docs/plugins.md "Writing a plugin"): a default-exported object with a name, command
  * definitions (the API's own JSON plus handlers), component and modal handlers by custom_id, event handlers,
  * an optional schema for its configuration section, and setup/teardown hooks.
  */
@@ -20,11 +20,20 @@ import type { AutocompleteContext, CommandContext } from '../interactions/contex
 import type { OptionValue } from '../interactions/options.js';
 import type { MemberRequestResult, RequestMembersOptions } from '../gateway/index.js';
 import type { RestClient } from '../rest/index.js';
+import type { PreconditionDenial, Preconditions, PreconditionTranslations } from './preconditions/types.js';
 
 export type OptionBag = Record<string, OptionValue | undefined>;
 
-export type PluginCommandContext<TOptions = OptionBag> = CommandContext<TOptions, CacheReader, PluginContext>;
-export type PluginAutocompleteContext<TOptions = OptionBag> = AutocompleteContext<TOptions, CacheReader, PluginContext>;
+/**
+ * A command handler's context. `TConfig` is the plugin's config type (the output of its schema, see
+ * definePlugin): `ctx.config` and `ctx.plugin.config` have it.
+ */
+export type PluginCommandContext<TOptions = OptionBag, TConfig = PluginConfigBag> = CommandContext<TOptions, CacheReader, PluginContext<TConfig>>;
+export type PluginAutocompleteContext<TOptions = OptionBag, TConfig = PluginConfigBag> = AutocompleteContext<
+  TOptions,
+  CacheReader,
+  PluginContext<TConfig>
+>;
 /** Parameters of a custom_id pattern, by name (`poll:{id}` gives `{ id: string }`). */
 export type CustomIdParamsBag = Readonly<Record<string, string>>;
 export type PluginComponentContext<TKind extends ComponentKind = ComponentKind, TParams = CustomIdParamsBag> = ComponentContext<
@@ -45,6 +54,8 @@ export interface ComponentHandlerDefinition {
   /** Component kinds this handler takes (`button`, `stringSelect`, `userSelect`, ...); any when absent. */
   kind?: ComponentKind | readonly ComponentKind[];
   run(ctx: PluginComponentContext): unknown;
+  /** Checked before `run` (docs/plugins.md "Preconditions"). */
+  preconditions?: Preconditions;
 }
 
 /** A handler for the submission of modals whose custom_id is `customId` (exact, or a pattern). */
@@ -53,6 +64,8 @@ export interface ModalHandlerDefinition {
   run(ctx: PluginModalContext): unknown;
   /** When the deadline guard has to defer a modal no component opened, make the "thinking" message ephemeral. */
   deferEphemeral?: boolean;
+  /** Checked before `run` (docs/plugins.md "Preconditions"). */
+  preconditions?: Preconditions;
 }
 
 /**
@@ -81,12 +94,18 @@ export type PluginConfigBag = Readonly<Record<string, unknown>>;
 export interface CommandBehaviour {
   /** When the deadline guard defers for a slow handler, make the "thinking" message ephemeral. */
   deferEphemeral?: boolean;
+  /** Checked before the handler runs, over the plugin's defaults (docs/plugins.md "Preconditions"). */
+  preconditions?: Preconditions;
 }
 
-export type PluginCommand =
-  | (ChatInputCommandDefinition<PluginCommandContext, PluginAutocompleteContext> & CommandBehaviour)
-  | (ContextMenuCommandDefinition<PluginCommandContext> & CommandBehaviour)
-  | (EntryPointCommandDefinition<PluginCommandContext> & CommandBehaviour);
+/**
+ * A command with its handlers; `TConfig` types `ctx.config` in them (definePlugin gives inline commands, and
+ * defineCommand calls inside `commands`, the plugin's config type).
+ */
+export type PluginCommand<TConfig = PluginConfigBag> =
+  | (ChatInputCommandDefinition<PluginCommandContext<OptionBag, TConfig>, PluginAutocompleteContext<OptionBag, TConfig>> & CommandBehaviour)
+  | (ContextMenuCommandDefinition<PluginCommandContext<OptionBag, TConfig>> & CommandBehaviour)
+  | (EntryPointCommandDefinition<PluginCommandContext<OptionBag, TConfig>> & CommandBehaviour);
 
 /** What setup, teardown and event handlers get: the plugin's own logger and config, and shared services. */
 export interface PluginContext<TConfig = PluginConfigBag> {
@@ -127,6 +146,8 @@ export interface PluginEventMap extends DispatchEventMap {
   applicationDeauthorized: APIWebhookEventApplicationDeauthorizedData & { timestamp: string };
   /** Every webhook event, as received, once per event (redeliveries are dropped); unknown types arrive only here. */
   webhookEvent: { type: string; timestamp: string; data: unknown };
+  /** A precondition of one of this plugin's handlers denied an interaction (the handler did not run). */
+  preconditionDenied: PreconditionDenial;
 }
 
 export type PluginEventName = keyof PluginEventMap;
@@ -142,11 +163,15 @@ export type PluginEventHandlers<TConfig = PluginConfigBag> = {
 export interface PluginDefinition<TConfig = PluginConfigBag> {
   /** Unique among loaded plugins; names the plugin in logs, errors and its config section. */
   name: string;
-  commands?: readonly PluginCommand[];
+  commands?: readonly PluginCommand<NoInfer<TConfig>>[];
   /** Button and select-menu handlers by custom_id. */
   components?: readonly ComponentHandlerDefinition[];
   /** Modal-submission handlers by custom_id. */
   modals?: readonly ModalHandlerDefinition[];
+  /** Preconditions every command of the plugin has, unless the command (or subcommand) says otherwise. */
+  preconditions?: Preconditions;
+  /** The denial messages in other languages, by locale (`fr`, `pt-BR`); English otherwise. */
+  preconditionTexts?: PreconditionTranslations;
   /** Schema of `plugins.config.<name>`; a section that does not fit keeps the plugin from loading. */
   config?: PluginConfigSchema<TConfig>;
   on?: PluginEventHandlers<TConfig>;

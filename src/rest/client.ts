@@ -454,7 +454,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     const path = renderPath(route, params) + encodeQuery(options.query);
     const { headers, body, pendingBody } = this.encode(options, route.template, auth);
     const signal = options.signal;
-    if (signal?.aborted) throw new RequestAbortedError(method, route.template);
+    if (signal?.aborted) throw new RequestAbortedError(method, route.template, signal.reason);
     const wire = signal ? new AbortController() : null;
     const entry: Entry = {
       method,
@@ -849,7 +849,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
       );
       return this.retryAfter(entry, delay);
     }
-    return new NetworkError(method, template, tries.retries + 1, failure.errorCode, redact(failure.message));
+    return new NetworkError(method, template, tries.retries + 1, failure.errorCode, redact(failure.message), failure);
   }
 
   private async retryAfter(entry: Entry, delayMs: number): Promise<Outcome> {

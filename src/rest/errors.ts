@@ -22,9 +22,9 @@ export class RestError extends Error {
     method: HttpMethod,
     route: string,
     detail: string,
-    extra: { status?: number | null; code?: number | null } = {},
+    extra: { status?: number | null; code?: number | null; cause?: unknown } = {},
   ) {
-    super(redact(`${method} ${route}: ${detail}`));
+    super(redact(`${method} ${route}: ${detail}`), extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'RestError';
     this.method = method;
     this.route = route;
@@ -96,8 +96,9 @@ export class TimeoutError extends RestError {
 
 /** The caller's AbortSignal fired before the request completed. */
 export class RequestAbortedError extends RestError {
-  constructor(method: HttpMethod, route: string) {
-    super(method, route, 'aborted by the caller');
+  /** `cause` is the signal's reason when the caller gave one. */
+  constructor(method: HttpMethod, route: string, reason?: unknown) {
+    super(method, route, 'aborted by the caller', { cause: reason });
     this.name = 'RequestAbortedError';
   }
 }
@@ -118,8 +119,9 @@ export class NetworkError extends RestError {
   readonly attempts: number;
   /** The system error code of the last failure (ECONNREFUSED, ECONNRESET...). */
   readonly errorCode: string | null;
-  constructor(method: HttpMethod, route: string, attempts: number, errorCode: string | null, detail: string) {
-    super(method, route, `network error after ${attempts} attempt(s): ${detail}`);
+  /** `cause` is the last attempt's failure. */
+  constructor(method: HttpMethod, route: string, attempts: number, errorCode: string | null, detail: string, cause?: Error) {
+    super(method, route, `network error after ${attempts} attempt(s): ${detail}`, { cause });
     this.name = 'NetworkError';
     this.attempts = attempts;
     this.errorCode = errorCode;

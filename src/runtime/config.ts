@@ -85,8 +85,14 @@ const ENDPOINT_DEFAULTS = {
 } as const;
 
 export const ConfigSchema = z.strictObject({
+  // Checked here, not by the first request: a token with a line break or space (a Windows .env leaves `\r` at
+  // the end) makes Node refuse the Authorization header, which reads as a network error and was retried.
   /** Bot token; when absent `start` runs against the embedded sandbox. */
-  token: z.string().min(1).optional(),
+  token: z
+    .string()
+    .min(1)
+    .regex(/^\S+$/, 'has whitespace or a line break in it (a Windows .env leaves a trailing \\r): remove it')
+    .optional(),
   /** Defaults to the application of the token (GET /applications/@me). */
   applicationId: snowflake.optional(),
   /**

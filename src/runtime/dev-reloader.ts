@@ -6,13 +6,14 @@
  * A version that fails to load, validate or start leaves the previous one running.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { describePlan } from '../commands/index.js';
 import { enableFreshImports, versionsLoaded } from '../plugins/fresh-import.js';
 import type { HostedPlugin } from '../plugins/host.js';
 import { discoverPlugins, importPlugin, isModuleFile, type PluginSource } from '../plugins/loader.js';
 import { describeSkipped, formatPluginProblem } from './command-sync.js';
+import { DirWatcher } from './dir-watcher.js';
 import type { Runtime } from './runtime.js';
 
 export interface DevReloaderOptions {
@@ -24,7 +25,20 @@ export interface DevReloaderOptions {
   /** Quiet time after the last file event before a reload pass. Default 100 ms. */
   debounceMs?: number;
   cwd?: string;
+  /**
+   * Type-checks the plugins that changed, after their reload (src/cli/typecheck-plugins.ts, on a worker
+   * thread). What it finds is reported; the version loaded stays running either way, as types are not checked
+   * when a plugin is imported. Without it, nothing is type-checked.
+   */
+  typeCheck?: (sources: readonly PluginSource[]) => Promise<PluginTypeCheck>;
 }
+
+/** What a type check of some plugins found. */
+export type PluginTypeCheck =
+  | { status: 'checked'; problems: ReadonlyArray<{ file: string; line: number; column: number; code: number; message: string }> }
+  | { status: 'skipped'; reason: string }
+  /** The TypeScript installed is outside the supported range; `line` says so. */
+  | { status: 'unsupported'; line: string };
 
 /** What one pass did (for tests and the console). */
 export interface ReloadReport {
@@ -40,7 +54,7 @@ const VERSION_WARNING = 200;
 
 export class DevReloader {
   private readonly known = new Map<string, string>();
-  private readonly watchers: FSWatcher[] = [];
+  private watcher: DirWatcher | null = null;
   private readonly dirs: string[];
   private readonly cwd: string;
   private timer: NodeJS.Timeout | null = null;
@@ -49,6 +63,12 @@ export class DevReloader {
   private firstEventAt: number | null = null;
   private warnedVersions = false;
   private stopped = false;
+  /** Plugins waiting for a type check, and the check running (one at a time). */
+  private readonly toCheck = new Map<string, PluginSource>();
+  private checking: Promise<void> | null = null;
+  /** Plugin files whose last check found errors (to say when they are gone). */
+  private readonly withTypeErrors = new Set<string>();
+  private warnedCheckSkipped = false;
 
   constructor(private readonly options: DevReloaderOptions) {
     this.cwd = options.cwd ?? process.cwd();
@@ -59,22 +79,76 @@ export class DevReloader {
   start(): void {
     for (const source of this.sources()) this.known.set(source.file, this.fingerprint(source));
     enableFreshImports(this.dirs);
-    for (const dir of this.dirs) {
-      if (!existsSync(dir)) continue;
-      const watcher = watch(dir, { recursive: true }, (_event, name) => {
-        if (typeof name === 'string' && /(^|[/\\])(node_modules|\.git)([/\\]|$)/.test(name)) return;
-        this.schedule();
-      });
-      watcher.on('error', (err) => this.options.err(`[dev] watching ${dir} failed: ${err.message}`));
-      this.watchers.push(watcher);
-    }
+    // One watch per directory, not a recursive one: see dir-watcher.ts for the saves a recursive watch misses.
+    this.watcher = new DirWatcher(this.dirs, {
+      onChange: () => this.schedule(),
+      onError: (dir, err) => this.options.err(`[dev] watching ${dir} failed: ${err.message}`),
+    });
+    this.watcher.start();
   }
 
   stop(): Promise<void> {
     this.stopped = true;
-    for (const w of this.watchers.splice(0)) w.close();
+    this.watcher?.close();
     if (this.timer !== null) clearTimeout(this.timer);
-    return this.running?.then(() => undefined) ?? Promise.resolve();
+    this.toCheck.clear();
+    return Promise.all([this.running, this.checking]).then(() => undefined);
+  }
+
+  /** Resolves once the type checks asked for so far have been reported (for tests). */
+  async typeChecksDone(): Promise<void> {
+    while (this.checking !== null) await this.checking;
+  }
+
+  private queueTypeCheck(sources: readonly PluginSource[]): void {
+    if (this.options.typeCheck === undefined || this.stopped) return;
+    for (const s of sources) if (/\.[cm]?tsx?$/.test(s.file)) this.toCheck.set(s.file, s);
+    if (this.checking !== null || this.toCheck.size === 0) return;
+    this.checking = this.runTypeChecks().finally(() => {
+      this.checking = null;
+    });
+  }
+
+  private async runTypeChecks(): Promise<void> {
+    const check = this.options.typeCheck!;
+    // Bounded: each round takes what changed meanwhile, and the loop ends with the dev loop.
+    for (let round = 0; round < 1000 && this.toCheck.size > 0 && !this.stopped; round++) {
+      const batch = [...this.toCheck.values()];
+      this.toCheck.clear();
+      let result: PluginTypeCheck;
+      try {
+        result = await check(batch);
+      } catch (err) {
+        if (!this.stopped) this.options.err(`[dev] type check failed: ${errorText(err)}`);
+        continue;
+      }
+      if (!this.stopped) this.reportTypeCheck(batch, result);
+    }
+  }
+
+  private reportTypeCheck(batch: readonly PluginSource[], result: PluginTypeCheck): void {
+    if (result.status !== 'checked') {
+      const why = result.status === 'skipped' ? result.reason : result.line;
+      if (!this.warnedCheckSkipped) this.options.err(`[dev] plugins are not type-checked: ${why}`);
+      this.warnedCheckSkipped = true;
+      return;
+    }
+    for (const source of batch) {
+      const own = result.problems.filter((p) => this.belongsTo(source, resolve(this.cwd, p.file)));
+      if (own.length === 0) {
+        if (this.withTypeErrors.delete(source.file)) this.options.out(`[dev] ${source.label}: no type errors now`);
+        continue;
+      }
+      this.withTypeErrors.add(source.file);
+      this.options.err(`[dev] ${source.label} has ${own.length} type error${own.length === 1 ? '' : 's'} (the version loaded keeps running):`);
+      for (const p of own) this.options.err(`  ${p.file}:${p.line}:${p.column} TS${p.code}: ${p.message}`);
+    }
+  }
+
+  /** Whether a file is the plugin's, or one of its folder's. */
+  private belongsTo(source: PluginSource, file: string): boolean {
+    if (file === source.file) return true;
+    return /^index\.[cm]?[jt]s$/.test(basename(source.file)) && file.startsWith(`${dirname(source.file)}${sep}`);
   }
 
   private schedule(): void {
@@ -109,17 +183,18 @@ export class DevReloader {
     return discoverPlugins(this.options.runtime.config.plugins.dirs, this.cwd).sources;
   }
 
-  /** The files a plugin consists of: itself, or every file of its folder. */
+  /** The files a plugin consists of: itself, or every file of its folder a module can import. */
   private filesOf(source: PluginSource): string[] {
     if (!/^index\.[cm]?[jt]s$/.test(basename(source.file))) return [source.file];
     const out: string[] = [];
     const walk = (d: string, depth: number): void => {
       if (depth > 8) return;
-      for (const name of readdirSync(d).sort()) {
+      for (const name of listing(d)) {
         if (name === 'node_modules' || name.startsWith('.')) continue;
         const full = join(d, name);
-        if (statSync(full).isDirectory()) walk(full, depth + 1);
-        else out.push(full);
+        const kind = kindOf(full);
+        if (kind === 'dir') walk(full, depth + 1);
+        else if (kind === 'file' && importable(name)) out.push(full);
       }
     };
     walk(dirname(source.file), 0);
@@ -128,7 +203,9 @@ export class DevReloader {
 
   /**
    * A content hash of a plugin's files and of the helpers beside it (files of its directory that are not
-   * plugins, such as `_shared.ts`): a change to either makes a new version.
+   * plugins, such as `_shared.ts`): a change to either makes a new version. Only files a module can import
+   * count: an editor's temporary file (`sed -i`'s `sedXXXXXX`, vim's `4913`, `hello.ts~`) is no new version,
+   * which would reload the old content once before the save lands.
    */
   private fingerprint(source: PluginSource): string {
     const hash = createHash('sha256');
@@ -142,10 +219,10 @@ export class DevReloader {
     };
     for (const f of this.filesOf(source)) read(f);
     const dir = this.dirs.find((d) => source.file.startsWith(`${d}/`) || source.file.startsWith(`${d}\\`));
-    if (dir !== undefined && existsSync(dir)) {
-      for (const name of readdirSync(dir).sort()) {
+    if (dir !== undefined) {
+      for (const name of listing(dir)) {
         const full = join(dir, name);
-        if (statSync(full).isFile() && !isModuleFile(name)) read(full);
+        if (importable(name) && !isModuleFile(name) && kindOf(full) === 'file') read(full);
       }
     }
     return hash.digest('hex').slice(0, 16);
@@ -161,6 +238,7 @@ export class DevReloader {
     for (const file of [...this.known.keys()]) {
       if (current.has(file)) continue;
       this.known.delete(file);
+      this.withTypeErrors.delete(file);
       const hosted = host.loaded.find((p) => p.source.file === file);
       const label = hosted?.source.label ?? host.loadFailures.find((f) => f.source.file === file)?.source.label ?? file;
       host.forgetFailure(file);
@@ -174,10 +252,12 @@ export class DevReloader {
       }
     }
 
+    const versioned: PluginSource[] = [];
     for (const source of current.values()) {
       const version = this.fingerprint(source);
       if (this.known.get(source.file) === version) continue;
       this.known.set(source.file, version);
+      versioned.push(source);
       const old = host.loaded.find((p) => p.source.file === source.file) ?? null;
       const outcome = await this.replace(source, version, old);
       (outcome.ok ? changed : failed).push(...outcome.lines);
@@ -194,6 +274,7 @@ export class DevReloader {
     for (const line of changed) this.options.out(`[dev] ${line}`);
     for (const line of failed) this.options.err(`[dev] ${line}`);
     if (changed.length > 0) this.options.out(`[dev] live in ${tookMs} ms`);
+    this.queueTypeCheck(versioned);
     return { changed, failed, synced, tookMs };
   }
 
@@ -273,6 +354,32 @@ export class DevReloader {
       failed.push(`commands not synced: ${errorText(err)}`);
       return false;
     }
+  }
+}
+
+/** Extensions of files a plugin's modules may import (the loader's own, CommonJS, TSX, JSON). */
+const IMPORTABLE = /\.(?:[cm]?[jt]s|tsx|json)$/;
+
+function importable(name: string): boolean {
+  return IMPORTABLE.test(name) && !name.startsWith('.');
+}
+
+/** A directory's entries, sorted; none when it is gone (a save may remove and recreate files meanwhile). */
+function listing(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** What a path is now; a file that vanished since its directory was listed is neither. */
+function kindOf(path: string): 'file' | 'dir' | null {
+  try {
+    const stat = statSync(path);
+    return stat.isDirectory() ? 'dir' : stat.isFile() ? 'file' : null;
+  } catch {
+    return null;
   }
 }
 

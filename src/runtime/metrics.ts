@@ -29,6 +29,8 @@ export interface MetricsSource {
   readonly endpoint: { readonly responses: { readonly size: number } } | null;
   /** Interactions no plugin handles, by kind (command, autocomplete, component, modal), each answered "not available". */
   readonly unhandledInteractions?: ReadonlyMap<string, number>;
+  /** Interactions a plugin's precondition denied, by `<precondition>\t<command or handler>`. */
+  readonly preconditionDenials?: ReadonlyMap<string, number>;
 }
 
 export interface RuntimeMetrics {
@@ -258,6 +260,19 @@ function interactionMetrics(registry: Registry, runtime: MetricsSource): void {
     collect() {
       this.reset();
       for (const [kind, n] of runtime.unhandledInteractions ?? []) this.inc({ kind }, n);
+    },
+  });
+  new Counter({
+    name: 'gatehouse_precondition_denials_total',
+    help: 'Interactions a plugin\'s precondition denied (answered ephemerally; the handler did not run), by precondition and command or handler',
+    labelNames: ['precondition', 'command'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [key, n] of runtime.preconditionDenials ?? []) {
+        const [precondition = '', command = ''] = key.split('\t');
+        this.inc({ precondition, command }, n);
+      }
     },
   });
 }

@@ -36,6 +36,11 @@ export interface RuntimeOptions {
    * (default: `commands.unavailableText` and its localizations from the configuration).
    */
   unavailableText?: (locale: string | undefined) => string;
+  /**
+   * The clock of the preconditions' cooldowns, in ms since the epoch (the test kit moves it forward). Default: the
+   * cooldown store's own (Date.now in memory; the Redis server's clock when the windows are in Redis).
+   */
+  preconditionClock?: () => number;
 }
 
 /** What every service of a runtime shares: its configuration, options, logger and protocol-anomaly log. */

@@ -157,6 +157,10 @@ export class Runtime {
   get unhandledInteractions(): ReadonlyMap<string, number> {
     return this.counters.unhandled;
   }
+  /** Interactions a plugin's precondition denied, by `<precondition>\t<command or handler>`. */
+  get preconditionDenials(): ReadonlyMap<string, number> {
+    return this.counters.denials;
+  }
   /** Requests to the signed endpoint by `path\toutcome\tstatus` (for metrics). */
   get endpointRequests(): ReadonlyMap<string, number> {
     return this.endpointService.requests;

@@ -3,8 +3,9 @@
  * and the CLI prints it without a stack trace.
  */
 export class StartupError extends Error {
-  constructor(message: string) {
-    super(message);
+  /** `cause` is the error behind it when there is one: the REST ApiError (status 401) for a rejected token. */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'StartupError';
   }
 }

@@ -9,6 +9,7 @@ import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { SandboxWebhookOptions, SandboxWebhooks } from './delivery/contract.js';
 
+
 export type * from './delivery/contract.js';
 
 /** Seed size for generated fixtures (deterministic for a given `seed`). */
@@ -272,7 +273,8 @@ export interface SandboxState {
   /** The seeded user ids of a guild's members (the bot included). */
   memberIds(guildId: string): string[];
   addMember(guildId: string, member?: { id?: string; username?: string; roles?: string[]; nick?: string }): string;
-  updateMember(guildId: string, userId: string, patch: { nick?: string | null; roles?: string[] }): void;
+  /** `communicationDisabledUntil`: epoch ms of a timeout's end (null lifts it); `mute` / `deaf`: server voice state. */
+  updateMember(guildId: string, userId: string, patch: { nick?: string | null; roles?: string[]; communicationDisabledUntil?: number | null; mute?: boolean; deaf?: boolean }): void;
   removeMember(guildId: string, userId: string): void;
   /** Create an entitlement (ENTITLEMENT_CREATE); returns its id. */
   grantEntitlement(e: { skuId: string; userId?: string; guildId?: string; subscription?: boolean }): string;
@@ -285,6 +287,71 @@ export interface SandboxState {
   roleIds(guildId: string): string[];
   /** Registered commands of a scope (guildId undefined = global). */
   commands(guildId?: string): Array<Record<string, unknown>>;
+  /**
+   * Extension: channels, threads, permission overwrites and roles, changed without the bot's permission checks
+   * (to set a scene), each with the gateway event the service sends (CHANNEL_*, THREAD_*, GUILD_ROLE_UPDATE).
+   */
+  readonly channels: SandboxChannelVerbs;
+}
+
+/** An overwrite as the verbs take it: bit sets as decimal strings or bigints. */
+export interface OverwriteInput {
+  id: string;
+  /** 0 role (the guild id is @everyone), 1 member. */
+  type: 0 | 1;
+  allow?: string | bigint;
+  deny?: string | bigint;
+}
+
+export interface ChannelInput {
+  name: string;
+  /** 0 text (default), 2 voice, 4 category, 5 announcement, 13 stage, 15 forum, 16 media. */
+  type?: number;
+  parentId?: string | null;
+  topic?: string | null;
+  nsfw?: boolean;
+  position?: number;
+  overwrites?: OverwriteInput[];
+}
+
+export interface ChannelUpdate extends Omit<Partial<ChannelInput>, 'type' | 'overwrites'> {
+  archived?: boolean;
+  locked?: boolean;
+}
+
+export interface ThreadInputVerb {
+  name: string;
+  /** 11 public (default), 12 private; 10 under an announcement channel. */
+  type?: number;
+  /** Who started it (default: the guild's owner); joins it. */
+  ownerId?: string;
+}
+
+export interface RoleUpdate {
+  name?: string;
+  permissions?: string | bigint;
+  position?: number;
+}
+
+export interface SandboxChannelVerbs {
+  /** A guild channel (CHANNEL_CREATE); returns the channel object. */
+  createChannel(guildId: string, input: ChannelInput): Record<string, unknown>;
+  /** A channel or thread (CHANNEL_UPDATE / THREAD_UPDATE); `archived` / `locked` for threads. */
+  updateChannel(channelId: string, update: ChannelUpdate): Record<string, unknown>;
+  /** A channel (its threads go too) or a thread (CHANNEL_DELETE / THREAD_DELETE). */
+  deleteChannel(channelId: string): void;
+  setOverwrite(channelId: string, overwrite: OverwriteInput): void;
+  deleteOverwrite(channelId: string, overwriteId: string): void;
+  /** A thread started by a member (default: the owner), who joins it (THREAD_CREATE, THREAD_MEMBERS_UPDATE). */
+  createThread(channelId: string, input: ThreadInputVerb): Record<string, unknown>;
+  /** Add (`true`) or remove a member of a thread (THREAD_MEMBERS_UPDATE). */
+  setThreadMember(threadId: string, userId: string, member: boolean): void;
+  /** A member reacts to a message of the bot with a unicode emoji (MESSAGE_REACTION_ADD), or (`false`) takes it back. */
+  react(channelId: string, messageId: string, userId: string, emoji: string, on?: boolean): void;
+  /** A member's votes on a poll of the bot become `answerIds` (empty: withdrawn): MESSAGE_POLL_VOTE_ADD / _REMOVE. */
+  vote(channelId: string, messageId: string, userId: string, answerIds: number[]): void;
+  /** Rename, re-permission or move a role, the bot's own included (GUILD_ROLE_UPDATE). */
+  updateRole(guildId: string, roleId: string, update: RoleUpdate): Record<string, unknown>;
 }
 
 export interface Sandbox {

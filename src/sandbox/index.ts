@@ -44,6 +44,14 @@ import { oauth2Routes } from './rest/routes/oauth2.js';
 import { permissionRoutes } from './rest/routes/permissions.js';
 import { channelRoutes } from './rest/routes/channels.js';
 import { guildRoutes } from './rest/routes/guilds.js';
+import { ChannelVerbs } from './state/channel-verbs.js';
+import { memberRoutes } from './rest/routes/members.js';
+import { roleRoutes } from './rest/routes/roles.js';
+import { banRoutes } from './rest/routes/bans.js';
+import { channelWriteRoutes } from './rest/routes/channel-writes.js';
+import { threadRoutes } from './rest/routes/threads.js';
+import { reactionRoutes } from './rest/routes/reactions.js';
+import { pinRoutes } from './rest/routes/pins.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
 import { CommandRegistry } from './state/commands.js';
@@ -172,6 +180,7 @@ function stateView(store: SandboxStore, commands: CommandRegistry): SandboxState
     channelIds: (guildId) => store.requireGuild(guildId).channels.map((c) => c.id),
     roleIds: (guildId) => store.requireGuild(guildId).roles.map((r) => r.id),
     commands: (guildId) => commands.list(guildId ?? null),
+    channels: new ChannelVerbs(store),
   };
 }
 
@@ -270,7 +279,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   rest.add(oauth2Routes(core));
   rest.add(userRoutes(core));
   rest.add(guildRoutes(core));
+  rest.add(memberRoutes(core));
+  rest.add(roleRoutes(core));
+  rest.add(banRoutes(core));
   rest.add(channelRoutes(core));
+  rest.add(channelWriteRoutes(core));
+  rest.add(threadRoutes(core));
+  rest.add(reactionRoutes(core));
+  rest.add(pinRoutes(core));
 
   const http = new SandboxHttpServer(rest, gateway, o.logger);
   http.admin = new AdminApi(core);

@@ -40,6 +40,7 @@ export { testKit, type TestKit, type CleanupHook } from './kit.js';
 export { Reply, type Callback, type ActOptions, type WaitTime } from './reply.js';
 export { commandPermission, type TestGuild, type TestMember, type TestRole, type TestUser, type UserRef, type GuildRef, type MessageRef } from './people.js';
 export { KitTimeoutError } from './wait.js';
+export { TestClock } from './clock.js';
 export type { PluginInput } from './plugins.js';
 export type { Sandbox, SandboxOptions, SandboxMessageRecord, InteractionRecord } from '../sandbox/contract.js';
 export type { BucketName } from '../sandbox/index.js';

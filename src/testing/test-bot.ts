@@ -13,6 +13,7 @@ import type { Sandbox } from '../sandbox/contract.js';
 import { intentBits, loadConfig, type Config, type ConfigInput } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
 import { Runtime } from '../runtime/runtime.js';
+import { TestClock } from './clock.js';
 import { dropNamespace } from '../runtime/embedded-namespace.js';
 import { openRedis } from '../util/redis-connection.js';
 import { INTENT_BITS } from '../api/intents.js';
@@ -151,6 +152,8 @@ export class TestBot extends TestSandbox {
     private readonly watch: DispatchWatch,
     private readonly collector: LogCollector,
     private readonly scratch: string,
+    /** The preconditions' cooldown clock: `bot.clock.advance(10_000)` lets ten seconds of cooldown pass at once. */
+    readonly clock: TestClock = new TestClock(),
   ) {
     super(sandbox, timeoutMs);
   }
@@ -289,7 +292,9 @@ export async function startBot(options: StartBotOptions): Promise<TestBot> {
     });
     const sandboxOptions = sandboxDefaults({ activities: true, ...options.sandbox });
     sandbox = await createSandbox({ logger: log.child({ component: 'sandbox' }), ...sandboxOptions });
+    const clock = new TestClock();
     runtime = new Runtime({
+      preconditionClock: clock.now,
       config,
       sandbox,
       cwd,
@@ -315,7 +320,7 @@ export async function startBot(options: StartBotOptions): Promise<TestBot> {
       const found = startProblems(runtime);
       if (found.length > 0) throw new BotStartError(found);
     }
-    const bot = new TestBot(sandbox, timeoutMs, runtime, watch, collector, scratch);
+    const bot = new TestBot(sandbox, timeoutMs, runtime, watch, collector, scratch, clock);
     return await bot.init();
   } catch (err) {
     return fail(err);

@@ -1,6 +1,6 @@
 /**
  * The first hour, as a newcomer lives it, in spawned processes: a fresh clone, `npm ci`, `npm start`, every
- * printed example invoked as printed, then README's plugin (a command, a button and a modal) pasted into
+ * printed example invoked as printed, then the plugin guide's greeter (docs/plugins.md: a command, a button and a modal) pasted into
  * plugins/, the bot started again, and the button clicked and the modal submitted through the CLI. The
  * answers are what the sandbox recorded.
  *
@@ -54,9 +54,10 @@ beforeAll(async () => {
   clone = join(parent, 'gatehouse');
   const cloned = await timed('git clone', () => runCommand(`git clone --quiet ${JSON.stringify(ROOT)} ${JSON.stringify(clone)}`, { cwd: parent, env, timeoutMs: 60_000 }));
   expect(cloned.code, cloned.stderr).toBe(0);
-  const installed = await timed('npm ci', () => runCommand('npm ci --prefer-offline --no-audit --no-fund', { cwd: clone, env, timeoutMs: 240_000 }));
+  // `npm ci` took up to 240 s under CI load (it then hit the old 240 s bound): 600 s is 2.5x the worst seen.
+  const installed = await timed('npm ci', () => runCommand('npm ci --prefer-offline --no-audit --no-fund', { cwd: clone, env, timeoutMs: 600_000 }));
   expect(installed.code, installed.stderr).toBe(0);
-}, 300_000);
+}, 720_000);
 
 afterAll(async () => {
   await bot?.stop();
@@ -92,8 +93,8 @@ describe('a newcomer, from README alone', () => {
     bot = null;
   }, 240_000);
 
-  it('adds README\'s plugin, and its button and modal work through the CLI', async () => {
-    const readme = readFileSync(join(clone, 'README.md'), 'utf8');
+  it('adds the plugin guide\'s greeter, and its button and modal work through the CLI', async () => {
+    const readme = readFileSync(join(clone, 'docs', 'plugins.md'), 'utf8');
     const example = typescriptBlocks(readme).find((b) => b.code.includes("name: 'greeter'"));
     expect(example).toBeDefined();
     writeFileSync(join(clone, 'plugins', 'greeter.ts'), example!.code);

@@ -71,7 +71,7 @@ const interaction = (id: string) => ({ id, application_id: '81384788765712384', 
 /** Each layer's entry point: does it accept `id`? */
 const LAYERS: ReadonlyArray<readonly [string, (id: string) => boolean | Promise<boolean>]> = [
   ['api: isSnowflake', (id) => isSnowflake(id)],
-  ['cache: wire splitSnowflake (every cached id)', (id) => splitSnowflake(id)],
+  ['cache: wire splitSnowflake (every cached id)', (id) => splitSnowflake(id, { hi: 0, lo: 0 })],
   ['cache: wire isSnowflake', (id) => cacheIsSnowflake(id)],
   ['cache: reducer (an entitlement from the gateway)', (id) => entitlementProblem({ id, sku_id: '1', user_id: '2' }) === null],
   ['gateway: member request (op 8) guildId', (id) => !throws(() => buildRequestData({ guildId: id, query: '', limit: 0 }))],

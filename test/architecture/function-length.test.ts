@@ -27,11 +27,6 @@ const ALLOWED: ReadonlySet<string> = new Set([
   'src/sandbox/rest/routes/guilds.ts:guildRoutes',
   'src/sandbox/rest/routes/interactions.ts:interactionRoutes',
   'src/sandbox/rest/routes/permissions.ts:permissionRoutes',
-  'src/rest/client.ts:execute',
-  'src/commands/validate.ts:commandInto',
-  'src/commands/validate.ts:optionsInto',
-  'src/commands/plan.ts:planScope',
-  'src/cache/reducer.ts:reduce',
 ]);
 
 export interface LongFunction {

@@ -26,6 +26,8 @@ export const LAYERS: ReadonlyMap<string, number> = new Map([
   ['runtime', 5],
   ['cli', 6],
   ['index', 7],
+  // The other entry points (gatehouse/runtime, gatehouse/rest, gatehouse/sandbox): peers of index.
+  ['entries', 7],
   // The test kit (gatehouse/testing) starts bots on a sandbox, as cli does: a peer of index, above runtime.
   ['testing', 7],
 ]);

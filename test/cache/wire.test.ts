@@ -8,29 +8,30 @@ import {
   packHash,
   padSnowflake,
   parseTimestamp,
+  idHalves,
   sameHash,
-  scratchId,
   splitSnowflake,
   unpackHash,
 } from '../../src/cache/wire.js';
 
 describe('snowflakes as two numbers', () => {
   it('round-trips ids of every length up to the largest 64-bit value', () => {
+    const halves = idHalves();
     for (const id of ['0', '7', '123456789', '1234567890', '81384788765712384', '1000000000000000003', '18446744073709551615']) {
-      expect(splitSnowflake(id)).toBe(true);
-      expect(joinSnowflake(scratchId.hi, scratchId.lo)).toBe(id);
-      expect(Number.isSafeInteger(scratchId.hi)).toBe(true);
+      expect(splitSnowflake(id, halves)).toBe(true);
+      expect(joinSnowflake(halves.hi, halves.lo)).toBe(id);
+      expect(Number.isSafeInteger(halves.hi)).toBe(true);
     }
   });
 
   it('keeps the numeric order in (hi, lo) and in the padded form', () => {
     const ids = ['81384788765712384', '300000000000000002', '1000000000000000003', '999999999', '1000000000'];
     const byNumber = [...ids].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+    const [ha, hb] = [idHalves(), idHalves()];
     const byPair = [...ids].sort((a, b) => {
-      splitSnowflake(a);
-      const [ah, al] = [scratchId.hi, scratchId.lo];
-      splitSnowflake(b);
-      return ah - scratchId.hi || al - scratchId.lo;
+      splitSnowflake(a, ha);
+      splitSnowflake(b, hb);
+      return ha.hi - hb.hi || ha.lo - hb.lo;
     });
     expect(byPair).toEqual(byNumber);
     expect([...ids].sort((a, b) => (padSnowflake(a) < padSnowflake(b) ? -1 : 1))).toEqual(byNumber);
@@ -39,7 +40,7 @@ describe('snowflakes as two numbers', () => {
 
   it('rejects anything but 1-20 digits without a leading zero', () => {
     for (const bad of ['', '012', 'abc', '12a4', '123456789012345678901', ' 123', '-1', '1.5', 123, null, undefined]) {
-      expect(splitSnowflake(bad)).toBe(false);
+      expect(splitSnowflake(bad, idHalves())).toBe(false);
     }
   });
 });

@@ -66,7 +66,7 @@ describe('gatehouse check', () => {
     expect(r.code).toBe(0);
     expect(r.lines.filter((l) => l.startsWith('ok   ')).length).toBe(6);
     expect(r.lines.at(-1)).toBe('6 plugin files checked; 6 TypeScript files type-checked: no problems');
-  }, 60_000);
+  }, 240_000);
 
   it('exits 1 naming the file and the field, or the line, of every problem', async () => {
     const rel = relative(ROOT, dir);
@@ -82,5 +82,5 @@ describe('gatehouse check', () => {
     expect(text).toContain('  test/fixtures/plugins/mixed/c-invalid.ts: commands[0].name: ');
     expect(r.lines).toContain('ok   test/fixtures/plugins/mixed/a-good.ts (plugin "good": 1 command)');
     expect(r.errors.at(-1)).toMatch(/^5 plugin files checked; 3 TypeScript files type-checked: 4 problems$/);
-  }, 60_000);
+  }, 240_000);
 });

@@ -76,7 +76,7 @@ describe('commands diff / sync', () => {
     const clean = await cli('plugins', 'diff', '--exit-code');
     expect(clean.stdout).toEqual(['global: up to date (7 unchanged, 0 new)']);
     expect(clean.code).toBe(0);
-  });
+  }, 120_000);
 
   it('--help exits 0 for diff and sync; diff without a token points to the offline check', async () => {
     for (const verb of ['diff', 'sync']) {

@@ -18,6 +18,7 @@ export type Report =
   | { ev: 'reshard'; id: number; plan: { id: string; from: number; to: number } | null }
   | { ev: 'resharded'; to: number; replay: Array<{ shard: number; delivered: number; skipped: number }> }
   | { ev: 'stopped' }
+  | { ev: 'advanced'; id: number; now: number }
   | { ev: 'stall' }
   | { ev: 'woke' }
   | { ev: 'error'; message: string }

@@ -74,10 +74,11 @@ describe('TypeScript blocks of README.md and docs/', () => {
     expect(fragments).toEqual(FRAGMENTS);
   });
 
-  it('compile under tsconfig.json, README\'s plugin examples among them', () => {
+  it('compile under tsconfig.json, the plugin examples of README and docs/plugins.md among them', () => {
     const readme = found.filter((f) => f.page === 'README.md');
-    expect(readme.length).toBeGreaterThanOrEqual(3);
-    expect(readme.some((f) => f.block.code.includes("name: 'greeter'"))).toBe(true);
+    expect(readme.length).toBeGreaterThanOrEqual(2);
+    expect(readme.some((f) => f.block.code.includes("name: 'hello'"))).toBe(true);
+    expect(found.some((f) => f.page === 'docs/plugins.md' && f.block.code.includes("name: 'greeter'"))).toBe(true);
     mkdirSync(scratch, { recursive: true });
     dir = mkdtempSync(join(scratch, 'docs-'));
     const files = found

@@ -13,6 +13,7 @@ import {
   defineSubcommand,
   defineSubcommandGroup,
   type CustomIdParams,
+  type PluginCommand,
 } from '../../src/index.js';
 import type { ResolvedChannel, ResolvedRole, ResolvedUser } from '../../src/interactions/options.js';
 
@@ -76,5 +77,64 @@ describe('typed helpers', () => {
     });
     expect(plugin.components).toHaveLength(6);
     expect(button).toMatchObject({ customId: 'poll:{id}:{choice}', kind: 'button' });
+  });
+
+  it('types ctx.config in command and autocomplete handlers by the plugin\'s schema', () => {
+    const config = z.object({ logChannelId: z.string().optional(), limit: z.number().int().default(3) });
+    type Config = z.infer<typeof config>;
+    // Made apart from the plugin: the declared type gives the config type.
+    const apart: PluginCommand<Config> = defineCommand({
+      name: 'apart',
+      description: 'Apart',
+      run(ctx) {
+        expectTypeOf(ctx.config).toEqualTypeOf<Config>();
+      },
+    });
+    const plugin = definePlugin({
+      name: 'typed-commands',
+      config,
+      commands: [
+        apart,
+        {
+          name: 'inline',
+          description: 'A plain object command',
+          run(ctx) {
+            expectTypeOf(ctx.config.limit).toEqualTypeOf<number>();
+            expectTypeOf(ctx.plugin.config.logChannelId).toEqualTypeOf<string | undefined>();
+            // @ts-expect-error: not a key of the schema
+            void ctx.config.nope;
+          },
+        },
+        defineCommand({
+          name: 'typed',
+          description: 'Typed options and config together',
+          options: [{ type: 3, name: 'q', description: 'Query', required: true, autocomplete: true }],
+          run(ctx) {
+            expectTypeOf(ctx.options.q).toEqualTypeOf<string>();
+            expectTypeOf(ctx.config).toEqualTypeOf<Config>();
+          },
+          autocomplete(ctx) {
+            expectTypeOf(ctx.config.limit).toEqualTypeOf<number>();
+          },
+        }, config),
+        // Without the schema or a declared type, a call inside `commands` sees the section as a bag; a loose
+        // command still fits, and does not loosen the plugin's own config type (setup below).
+        defineCommand({ name: 'loose', description: 'Loose', run: (ctx) => expectTypeOf(ctx.config).toEqualTypeOf<Readonly<Record<string, unknown>>>() }),
+        defineCommand({
+          name: 'group',
+          description: 'Subcommands',
+          options: [defineSubcommand({ type: 1, name: 'leaf', description: 'Leaf' })],
+        }),
+      ],
+      setup(ctx) {
+        expectTypeOf(ctx.config.limit).toEqualTypeOf<number>();
+      },
+    });
+    expect(plugin.commands).toHaveLength(5);
+    // A plugin without a schema keeps the section as a bag.
+    definePlugin({
+      name: 'bag',
+      commands: [{ name: 'bag', description: 'Bag', run: (ctx) => expectTypeOf(ctx.config).toEqualTypeOf<Readonly<Record<string, unknown>>>() }],
+    });
   });
 });

@@ -107,6 +107,35 @@ describe('plugin config', () => {
     ]);
   });
 
+  it('reports the schema\'s own issue for an environment value, and no "no plugin is named" line', () => {
+    const { host } = makeHost({ env: { GATEHOUSE_PLUGIN__TAVERN__MAX_DRINKS: '50' } });
+    const tavern = z.object({ maxDrinks: z.number().max(10) });
+    const err = loadError(() => host.add({ name: 'tavern', config: tavern } as PluginDefinition, source('tavern')));
+    expect(err.problems).toEqual([
+      'plugins.config.tavern.maxDrinks (from environment variable GATEHOUSE_PLUGIN__TAVERN__MAX_DRINKS): Too big: expected number to be <=10',
+    ]);
+    expect(host.configProblems()).toEqual([]);
+  });
+
+  it('refuses keys the plugin\'s schema does not declare, naming the plugin and the key path', () => {
+    const tavern = z.object({ maxDrinks: z.number().default(3), limits: z.object({ perUser: z.number() }).optional() });
+    const fromFile = makeHost({ pluginConfig: { tavern: { maxDrink: 5, limits: { perUser: 1, perGuild: 2 } } } });
+    const err = loadError(() => fromFile.host.add({ name: 'tavern', config: tavern } as PluginDefinition, source('tavern')));
+    expect(err.problems).toEqual([
+      'plugins.config.tavern.maxDrink: unknown key; plugin "tavern" has "maxDrinks", "limits"',
+      'plugins.config.tavern.limits.perGuild: unknown key; plugin "tavern" has "perUser"',
+    ]);
+    const fromEnv = makeHost({ env: { GATEHOUSE_PLUGIN__TAVERN__MAX_DRINK: '5' } });
+    const envErr = loadError(() => fromEnv.host.add({ name: 'tavern', config: tavern } as PluginDefinition, source('tavern')));
+    expect(envErr.problems).toEqual([
+      'plugins.config.tavern.maxDrink (from environment variable GATEHOUSE_PLUGIN__TAVERN__MAX_DRINK): unknown key; plugin "tavern" has "maxDrinks", "limits"',
+    ]);
+    // A schema that takes extra keys on purpose keeps them.
+    const loose = makeHost({ pluginConfig: { bag: { anything: 1 } } });
+    loose.host.add({ name: 'bag', config: z.looseObject({}) } as PluginDefinition, source('bag'));
+    expect(loose.host.loaded[0]?.context.config).toEqual({ anything: 1 });
+  });
+
   it('refuses a malformed variable name at configuration time', () => {
     expect(pluginEnvSettings({ GATEHOUSE_PLUGIN__SHOP: '1' }).problems).toEqual([
       'GATEHOUSE_PLUGIN__SHOP: expected GATEHOUSE_PLUGIN__<PLUGIN>__<KEY> (double underscores between plugin and key)',

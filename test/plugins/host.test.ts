@@ -104,7 +104,7 @@ describe('PluginHost events that break the protocol', () => {
       {
         name: 'readme',
         on: {
-          // README's example: it would throw on a member without `user`.
+          // docs/plugins.md's example: it would throw on a member without `user`.
           guildMemberAdd: (m) => void typed.push(`add ${m.user.id}`),
           guildMemberRemove: (m) => void typed.push(`remove ${m.user.id}`),
           guildDelete: (g) => void typed.push(`delete ${g.id}`),

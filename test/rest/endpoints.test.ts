@@ -42,7 +42,7 @@ describe('auth and headers', () => {
 
   it('sends the User-Agent in the form DiscordBot ($url, $version)', async () => {
     await api.getGatewayBot(rest);
-    expect(last().headers['user-agent']).toBe('DiscordBot (https://github.com/gatehouse/gatehouse, 0.1.0)');
+    expect(last().headers['user-agent']).toBe('DiscordBot (https://github.com/gatehouse/gatehouse, 0.2.0)');
     const suffixed = new RestClient({ baseUrl: server.baseUrl, token: BOT, userAgentSuffix: 'mybot/2' });
     await api.getGatewayBot(suffixed);
     suffixed.close();

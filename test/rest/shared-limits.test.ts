@@ -219,7 +219,9 @@ describeWithRedis('shared REST limits (several clients, one Redis)', () => {
       redisUrl: gate.url,
       globalLimit: 10,
       globalWindowMs: 1000,
-      timeoutMs: 200,
+      // Long enough that a busy machine's slow answer before the hold is not taken for an outage (200 ms was
+      // not, at a load of 22 on 2 cores: a second fallback).
+      timeoutMs: 1000,
       probeMs: 100,
       heartbeatMs: 100,
       logger,
@@ -302,6 +304,42 @@ describeWithRedis('shared REST limits (several clients, one Redis)', () => {
     expect(api.requests).toHaveLength(20);
     expect(maxInWindow(api.requests.map((r) => r.at), 1000)).toBeLessThanOrEqual(10);
   });
+
+  it('falling back waits out requests admitted just before the loss that reach the service late', async () => {
+    const proxy = await redisProxy(REDIS_URL);
+    cleanups.push(() => proxy.close());
+    // A lost connection is seen at once; the long timeout keeps a busy machine's slow answer from looking like one.
+    const { api, clients } = await fleet(1, {}, { redisUrl: proxy.url, globalLimit: 10, timeoutMs: 10_000, probeMs: 60_000 });
+    const [a] = clients as [RestClient];
+    // Answers take 400 ms: a request Redis admits now may still be arriving at the service that long after.
+    api.script('GET', /^\/channels\/1\d\d$/, Array.from({ length: 3 }, () => ({ status: 200, body: {}, delayMs: 400 })));
+    await Promise.all([channelGet(a, 100), channelGet(a, 101), channelGet(a, 102)]);
+    expect(a.limitsMode).toBe('shared');
+    await proxy.cut();
+    const lostAt = performance.now();
+    await channelGet(a, 200);
+    expect(a.limitsMode).toBe('shared-fallback');
+    const next = api.requests.find((r) => r.path === '/channels/200')!;
+    // A window after the loss, and twice the answer time on top (before: a window after the loss only).
+    expect(next.at - lostAt).toBeGreaterThanOrEqual(1000 + 2 * 400);
+  });
+
+  it('a request Redis booked for later asks again under the fallback when Redis is gone by then', async () => {
+    const proxy = await redisProxy(REDIS_URL);
+    cleanups.push(() => proxy.close());
+    const { api, clients, stores } = await fleet(2, {}, { redisUrl: proxy.url, globalLimit: 10, timeoutMs: 10_000, probeMs: 60_000, heartbeatMs: 100 });
+    const [a, b] = clients as [RestClient, RestClient];
+    await until('both processes counted', () => stores.every((s) => s.processes === 2));
+    // a spends the window and books the next one's slots; then Redis goes away (a crash, a failover).
+    const first = Promise.all(Array.from({ length: 20 }, (_, i) => channelGet(a, 100 + i)));
+    await until('a booked the next window', () => stores[0]!.stats().reservations >= 20);
+    await proxy.cut();
+    // b, on its own, sends its half of a window after the loss: a's bookings must not come on top of it.
+    await Promise.all([first, ...Array.from({ length: 5 }, (_, i) => channelGet(b, 300 + i))]);
+    expect(a.limitsMode).toBe('shared-fallback');
+    expect(api.requests).toHaveLength(25);
+    expect(maxInWindow(api.requests.map((r) => r.at), 1000)).toBeLessThanOrEqual(10);
+  }, 30_000);
 
   it('coming back from a fallback writes this process\'s sends back to Redis (a restarted Redis is empty)', async () => {
     const proxy = await redisProxy(REDIS_URL);

@@ -122,6 +122,17 @@ describe('URL credentials in configuration errors', () => {
     expect(trailing.message).not.toContain('supersecre');
   });
 
+  it('refuses a token with whitespace or a trailing \\r at configuration time, in one line, without showing it', () => {
+    const token = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.tokentokentokentokentokentoken';
+    for (const bad of [`${token}\r`, ` ${token}`, `${token}\n`]) {
+      const err = configError(() => loadConfig({ cwd: configDir({}), env: { DISCORD_TOKEN: bad } }));
+      expect(err.problems).toEqual([
+        'token (from environment variable DISCORD_TOKEN): has whitespace or a line break in it (a Windows .env leaves a trailing \\r): remove it; got a secret value',
+      ]);
+      expect(err.message).not.toContain(token);
+    }
+  });
+
   it('the token stays hidden even when another key of the same layer is wrong', () => {
     const token = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.tokentokentokentokentokentoken';
     const err = configError(() => loadConfig({ cwd: configDir({}), env: { DISCORD_TOKEN: token, GATEHOUSE_SHARD_TOTAL: '0' } }));

@@ -77,15 +77,12 @@ describe('errors and routing', () => {
     const sb = await start();
     for (const [method, path] of [
       ['GET', '/nope'],
-      ['GET', `/guilds/${sb.state.guildIds[0]!}/bans`],
+      ['GET', `/guilds/${sb.state.guildIds[0]!}/emojis`],
       // A modelled path with a method the sandbox does not model.
       ['DELETE', '/gateway/bot'],
       ['PATCH', `/applications/${sb.applicationId}/commands`],
       // The service's literal segments where a modelled route has an id: not "search is not a snowflake".
-      ['GET', `/guilds/${sb.state.guildIds[0]!}/members/search`],
       ['GET', `/guilds/${sb.state.guildIds[0]!}/roles/member-counts`],
-      ['GET', `/channels/${sb.state.guildIds[0]!}/messages/pins`],
-      ['POST', `/channels/${sb.state.guildIds[0]!}/messages/bulk-delete`],
     ] as const) {
       const r = await api(sb.restUrl, method, path, { token: sb.botToken });
       expect([method, path, r.status]).toEqual([method, path, 501]);

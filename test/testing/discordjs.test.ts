@@ -1,5 +1,5 @@
 /**
- * The test kit's bare sandbox with an unmodified discord.js Client as the app: the example README gives for
+ * The test kit's bare sandbox with an unmodified discord.js Client as the app: the example src/testing/README.md gives for
  * testing a discord.js bot offline. The client logs in with the kit's token and REST base; the kit acts as users.
  */
 import { once } from 'node:events';

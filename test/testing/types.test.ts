@@ -5,7 +5,8 @@
  */
 import type { APIApplicationCommandOptionChoice, APIMessage, APIModalInteractionResponseCallbackData } from 'discord-api-types/v10';
 import { afterEach, describe, expectTypeOf, it } from 'vitest';
-import { definePlugin, type Runtime } from '../../src/index.js';
+import { definePlugin } from '../../src/index.js';
+import type { Runtime } from '../../src/entries/runtime.js';
 import {
   BotStartError,
   KitTimeoutError,

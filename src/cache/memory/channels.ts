@@ -7,7 +7,7 @@
  */
 import type { ChannelFields } from '../channel-payloads.js';
 import type { ChannelView, PermissionOverwriteView, ThreadMetadataView } from '../types.js';
-import { joinSnowflake, scratchId, splitSnowflake } from '../wire.js';
+import { idHalves, joinSnowflake, splitSnowflake } from '../wire.js';
 import { FreeList, grown, nextCapacity } from './columns.js';
 import type { GuildRecord } from './guilds.js';
 import { PairIndex } from './pair-index.js';
@@ -64,6 +64,11 @@ export class ChannelTable {
     }
   });
   private readonly longNames = new Map<number, string>();
+  /** The id find() looks up. */
+  private readonly wantedId = idHalves();
+  /** The id of the channel upsert() stores, and of its parent. */
+  private readonly storedId = idHalves();
+  private readonly storedParentId = idHalves();
   private readonly manyOverwrites = new Map<number, readonly PermissionOverwriteView[]>();
   private readonly threads = new Map<number, ThreadSide>();
   private readonly free = new FreeList();
@@ -83,8 +88,9 @@ export class ChannelTable {
 
   /** Slot of a cached channel, or -1. */
   find(id: string): number {
-    if (!splitSnowflake(id)) return -1;
-    return this.index.find(scratchId.hi, scratchId.lo);
+    const wanted = this.wantedId;
+    if (!splitSnowflake(id, wanted)) return -1;
+    return this.index.find(wanted.hi, wanted.lo);
   }
 
   guildOf(slot: number): number {
@@ -117,9 +123,10 @@ export class ChannelTable {
    * moves to this one. Returns its slot.
    */
   upsert(guild: GuildRecord, c: ChannelFields, thread: boolean, guildOf: (slot: number) => GuildRecord | undefined): number {
-    splitSnowflake(c.id);
-    const hi = scratchId.hi;
-    const lo = scratchId.lo;
+    const stored = this.storedId;
+    splitSnowflake(c.id, stored);
+    const hi = stored.hi;
+    const lo = stored.lo;
     let slot = this.index.find(hi, lo);
     if (slot >= 0 && (this.guild[slot] !== guild.slot || this.isThread(slot) !== thread)) {
       const owner = guildOf(this.guild[slot]!);
@@ -237,10 +244,11 @@ export class ChannelTable {
     this.rate[slot] = c.rateLimitPerUser;
     let bits = this.bits[slot]! & (LIVE | THREAD | HAS_NAME | LONG_NAME);
     if (c.nsfw) bits |= NSFW;
-    if (c.parentId !== null && splitSnowflake(c.parentId)) {
+    const parent = this.storedParentId;
+    if (c.parentId !== null && splitSnowflake(c.parentId, parent)) {
       bits |= HAS_PARENT;
-      this.parentA[slot] = scratchId.hi;
-      this.parentB[slot] = scratchId.lo;
+      this.parentA[slot] = parent.hi;
+      this.parentB[slot] = parent.lo;
     }
     const t = c.thread;
     if (t !== null) {

@@ -35,7 +35,7 @@ import type {
   UserView,
   VoiceStateView,
 } from '../types.js';
-import { nanToNull, scratchId, splitSnowflake } from '../wire.js';
+import { idHalves, nanToNull, splitSnowflake, type IdHalves } from '../wire.js';
 import { compareRoles, GuildRecord, roleView } from './guilds.js';
 import {
   checkOptions,
@@ -87,6 +87,8 @@ export class MemoryCache implements Cache, CacheSink {
   private selfId: string | null = null;
   private selfSlot = -1;
   private readonly counters: CacheStats = { applied: 0, rejected: 0, capped: 0, writeErrors: 0 };
+  /** The `after` id of a members page (getMembersSync). */
+  private readonly pageAfter = idHalves();
   private readonly now: () => number;
   /** Members are cached and uncapped: a joining member is always cached (see transition). */
   private readonly everyMemberCached: boolean;
@@ -388,13 +390,12 @@ export class MemoryCache implements Cache, CacheSink {
     else (g.commandPermissions ??= new Map()).set(targetId, Object.freeze(entries.map((e) => Object.freeze({ ...e }))));
   }
 
-  memberUpsert(guildId: string, m: MemberPayload, partial: boolean, join: boolean): void {
+  memberUpsert(guildId: string, m: MemberPayload, partial: boolean, join: boolean, userIdHalves: Readonly<IdHalves>): void {
     const g = this.guilds.get(guildId);
     if (!g) return;
     const userId = m.user.id;
-    // The reducer has just parsed user.id: its halves are in scratchId.
-    const hi = scratchId.hi;
-    const lo = scratchId.lo;
+    const hi = userIdHalves.hi;
+    const lo = userIdHalves.lo;
     if (!this.options.members) {
       if (join) this.transition(g, hi, lo, true, false);
       return;
@@ -417,12 +418,11 @@ export class MemoryCache implements Cache, CacheSink {
     if (g.syncSeen !== null) g.syncSeen.add(slot);
   }
 
-  memberRemove(guildId: string, user: APIUser): void {
+  memberRemove(guildId: string, user: APIUser, userIdHalves: Readonly<IdHalves>): void {
     const g = this.guilds.get(guildId);
     if (!g) return;
-    // The reducer has just parsed user.id: its halves are in scratchId.
-    const hi = scratchId.hi;
-    const lo = scratchId.lo;
+    const hi = userIdHalves.hi;
+    const lo = userIdHalves.lo;
     const userSlot = this.options.members ? this.users.findKey(hi, lo) : -1;
     const slot = userSlot >= 0 ? this.members.find(g.slot, userSlot) : -1;
     this.transition(g, hi, lo, false, slot >= 0 && this.members.currentOf(slot, g));
@@ -501,12 +501,13 @@ export class MemoryCache implements Cache, CacheSink {
     const sorted = this.sortedMembers(g);
     let lo = 0;
     if (options.after !== undefined) {
-      if (!splitSnowflake(options.after)) throw new TypeError(`members page "after" must be a snowflake; got ${JSON.stringify(options.after)}`);
+      const after = this.pageAfter;
+      if (!splitSnowflake(options.after, after)) throw new TypeError(`members page "after" must be a snowflake; got ${JSON.stringify(options.after)}`);
       // First member whose user id is greater than `after`.
       let hi = sorted.length;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        if (this.users.isAfterScratch(this.members.userOf(sorted[mid]!))) hi = mid;
+        if (this.users.isAfter(this.members.userOf(sorted[mid]!), after)) hi = mid;
         else lo = mid + 1;
       }
     }

@@ -9,7 +9,7 @@ import type { UserView } from '../types.js';
 import { FreeList, grown, nextCapacity } from './columns.js';
 import { PairIndex } from './pair-index.js';
 import { StringArena } from './string-arena.js';
-import { HASH_NONE, HASH_OTHER, joinSnowflake, packHash, sameHash, scratchId, splitSnowflake, unpackHash } from '../wire.js';
+import { HASH_NONE, HASH_OTHER, idHalves, joinSnowflake, packHash, sameHash, splitSnowflake, unpackHash, type IdHalves } from '../wire.js';
 
 const REFS_SIDE = 0xffff;
 
@@ -68,6 +68,8 @@ export class UserTable {
   private capacity = 0;
   private end = 0;
   private live = 0;
+  /** The id find() and acquire() look up. */
+  private readonly wantedId = idHalves();
 
   constructor(private readonly profiles: boolean) {}
 
@@ -77,8 +79,9 @@ export class UserTable {
 
   /** Slot of a cached user, or -1. */
   find(id: string): number {
-    if (!splitSnowflake(id)) return -1;
-    return this.index.find(scratchId.hi, scratchId.lo);
+    const wanted = this.wantedId;
+    if (!splitSnowflake(id, wanted)) return -1;
+    return this.index.find(wanted.hi, wanted.lo);
   }
 
   /** Slot of a cached user by the halves of its id (see splitSnowflake), or -1. */
@@ -88,8 +91,9 @@ export class UserTable {
 
   /** Slot of the user, created if needed, with one more reference. -1 when the id is not a snowflake. */
   acquire(id: string): number {
-    if (!splitSnowflake(id)) return -1;
-    return this.acquireKey(scratchId.hi, scratchId.lo);
+    const wanted = this.wantedId;
+    if (!splitSnowflake(id, wanted)) return -1;
+    return this.acquireKey(wanted.hi, wanted.lo);
   }
 
   /** acquire() by id halves; `knownAbsent` skips the lookup when the caller has just done it. */
@@ -137,10 +141,10 @@ export class UserTable {
     return this.keyA[a]! - this.keyA[b]! || this.keyB[a]! - this.keyB[b]!;
   }
 
-  /** Whether the user's id is greater than the one in scratchId. */
-  isAfterScratch(slot: number): boolean {
+  /** Whether the user's id is greater than `id`. */
+  isAfter(slot: number, id: Readonly<IdHalves>): boolean {
     const hi = this.keyA[slot]!;
-    return hi > scratchId.hi || (hi === scratchId.hi && this.keyB[slot]! > scratchId.lo);
+    return hi > id.hi || (hi === id.hi && this.keyB[slot]! > id.lo);
   }
 
   /** Store the profile fields of a full user object (a partial one, without username, is ignored). */

@@ -77,6 +77,7 @@ import {
 import { compareRoles } from '../memory/guilds.js';
 import { BackgroundJobs } from './jobs.js';
 import { CacheKeys } from './keys.js';
+import { ChannelKind, flag, GuildMode, MemberMode, NO_MEMBER_COUNT, NO_SYNC_TOKEN, partialAfterListMode } from './script-args.js';
 import { SCRIPTS, type Scripted } from './scripts.js';
 import { ENTITLEMENTS, StaleMarks } from './stale-marks.js';
 import { WriteQueue, type WriteTag } from './write-queue.js';
@@ -96,7 +97,8 @@ export interface RedisCacheOptions extends Partial<CacheOptions> {
 /** Writes whose failure could not even be recorded (see flush). */
 export class CacheWriteError extends Error {
   constructor(readonly errors: Error[]) {
-    super(`${errors.length} cache write(s) to Redis failed and could not be marked for recovery; first: ${errors[0]?.message ?? 'unknown'}`);
+    // `cause` is the first failure; `errors` has them all.
+    super(`${errors.length} cache write(s) to Redis failed and could not be marked for recovery; first: ${errors[0]?.message ?? 'unknown'}`, { cause: errors[0] });
     this.name = 'CacheWriteError';
   }
 }
@@ -159,8 +161,8 @@ export class RedisCache implements Cache, CacheSink {
         this.now(),
         TRANSITION_WINDOW_MS,
         MAX_TRANSITIONS,
-        this.options.guilds ? '1' : '0',
-        this.options.maxMembersPerGuild === 0 ? '1' : '0',
+        flag(this.options.guilds),
+        flag(this.options.maxMembersPerGuild === 0),
       ],
       onFailure: (error, tag, event) => this.failed(error, tag, event),
       onJobsWanted: () => this.jobs.kick(),
@@ -276,20 +278,20 @@ export class RedisCache implements Cache, CacheSink {
 
   guildUnavailable(guildId: string): void {
     this.jobs.keep(guildId);
-    this.writes.command(guildId).ghGuildPut(this.keys.clock, this.keys.guilds, this.keys.prefix, guildId, 'u', '', '', 0, 0, '0');
+    this.writes.command(guildId).ghGuildPut(this.keys.clock, this.keys.guilds, this.keys.prefix, guildId, GuildMode.unavailable, NO_MEMBER_COUNT, NO_SYNC_TOKEN, 0, 0, flag(false));
   }
 
   guildUpsert(p: GuildPayload, create: boolean, listComplete: boolean): void {
     this.jobs.keep(p.id);
     const fields: string[] = [];
-    let count = '';
+    let count: string = NO_MEMBER_COUNT;
     if (this.options.guilds) {
       if (typeof p.name === 'string') fields.push('n', p.name);
       if (typeof p.owner_id === 'string') fields.push('o', p.owner_id);
       if (create && typeof p.member_count === 'number' && Number.isInteger(p.member_count) && p.member_count >= 0) count = String(p.member_count);
     }
     // A complete member list replaces the cached members when the script finds this is a baseline.
-    let token = '';
+    let token: string = NO_SYNC_TOKEN;
     if (listComplete && this.options.members) {
       token = `list:${randomBytes(6).toString('hex')}`;
       this.listTokens.set(p.id, token);
@@ -299,16 +301,17 @@ export class RedisCache implements Cache, CacheSink {
       this.keys.guilds,
       this.keys.prefix,
       p.id,
-      create ? 'c' : 'p',
+      create ? GuildMode.create : GuildMode.update,
       count,
       token,
       SYNC_TTL_MS,
       fields.length / 2,
       ...fields,
     ];
-    if (p.roles === undefined) args.push('0');
+    // Whether a complete role list follows.
+    if (p.roles === undefined) args.push(flag(false));
     else {
-      args.push('1');
+      args.push(flag(true));
       // Without cached roles the ids are still kept: they decide which of a member's roles it has.
       for (const role of p.roles) args.push(role.id, this.options.roles ? encodeRole(role) : '');
     }
@@ -337,7 +340,7 @@ export class RedisCache implements Cache, CacheSink {
   memberUpsert(guildId: string, m: MemberPayload, partial: boolean, join: boolean): void {
     const userId = m.user.id;
     if (!this.options.members) {
-      if (join) this.writes.command(guildId).ghCount(this.keys.guild(guildId), userId, '1', this.now(), TRANSITION_WINDOW_MS, MAX_TRANSITIONS);
+      if (join) this.writes.command(guildId).ghCount(this.keys.guild(guildId), userId, flag(true), this.now(), TRANSITION_WINDOW_MS, MAX_TRANSITIONS);
       return;
     }
     const user = this.options.users && typeof m.user.username === 'string' ? encodeUser(m.user) : '';
@@ -347,7 +350,8 @@ export class RedisCache implements Cache, CacheSink {
     try {
       // A partial member of a guild whose complete list this process applied may be one the list left out.
       const listed = partial ? this.listed.get(guildId) : undefined;
-      record.push(guildId, userId, padSnowflake(userId), partial ? (listed === undefined ? 'p' : `P${listed}`) : 'f', cap, join ? '1' : '0', user);
+      const mode = !partial ? MemberMode.whole : listed === undefined ? MemberMode.partial : partialAfterListMode(listed);
+      record.push(guildId, userId, padSnowflake(userId), mode, cap, flag(join), user);
       pushMemberFields(record, m, guildId, partial);
     } catch (error) {
       // A half-written record would shift every record after it in the script's reading.
@@ -359,11 +363,12 @@ export class RedisCache implements Cache, CacheSink {
 
   memberRemove(guildId: string, user: APIUser): void {
     if (!this.options.members) {
-      this.writes.command(guildId).ghCount(this.keys.guild(guildId), user.id, '0', this.now(), TRANSITION_WINDOW_MS, MAX_TRANSITIONS);
+      this.writes.command(guildId).ghCount(this.keys.guild(guildId), user.id, flag(false), this.now(), TRANSITION_WINDOW_MS, MAX_TRANSITIONS);
       return;
     }
     const encoded = this.options.users && typeof user.username === 'string' ? encodeUser(user) : '';
-    this.writes.openMemberRecord().push(guildId, user.id, padSnowflake(user.id), 'r', 0, '1', encoded, 0, 0);
+    // A removal is a transition (flag): GUILD_MEMBER_REMOVE.
+    this.writes.openMemberRecord().push(guildId, user.id, padSnowflake(user.id), MemberMode.remove, 0, flag(true), encoded, 0, 0);
     this.writes.closeMemberRecord(guildId);
   }
 
@@ -378,24 +383,24 @@ export class RedisCache implements Cache, CacheSink {
 
   channelUpsert(guildId: string, c: ChannelFields): void {
     if (!this.options.channels) return;
-    this.writes.command(guildId).ghChannelPut(this.keys.channelIndex, this.keys.prefix, guildId, isThreadType(c.type) ? 'th' : 'c', c.id, encodeChannel(c));
+    this.writes.command(guildId).ghChannelPut(this.keys.channelIndex, this.keys.prefix, guildId, channelKind(c), c.id, encodeChannel(c));
   }
 
   channelRemove(guildId: string, channelId: string, thread: boolean): void {
     if (!this.options.channels) return;
-    this.writes.command(guildId).ghChannelDelete(this.keys.channelIndex, this.keys.prefix, guildId, channelId, thread ? '1' : '0');
+    this.writes.command(guildId).ghChannelDelete(this.keys.channelIndex, this.keys.prefix, guildId, channelId, flag(thread));
   }
 
   channelsReplace(guildId: string, channels: readonly ChannelFields[] | null, threads: readonly ChannelFields[] | null): void {
     if (!this.options.channels) return;
     const k = this.keys;
-    for (const [kind, list] of [['c', channels], ['th', threads]] as const) {
+    for (const [kind, list] of [[ChannelKind.channel, channels], [ChannelKind.thread, threads]] as const) {
       if (list === null) continue;
       const args: string[] = [];
       // An entry of the other kind is stored where its type says, without replacing that kind.
       const others: ChannelFields[] = [];
       for (const c of list) {
-        if ((isThreadType(c.type) ? 'th' : 'c') === kind) args.push(c.id, encodeChannel(c));
+        if (channelKind(c) === kind) args.push(c.id, encodeChannel(c));
         else others.push(c);
       }
       this.writes.command(guildId).ghChannelsReplace(k.channelIndex, k.prefix, guildId, kind, ...args);
@@ -432,7 +437,7 @@ export class RedisCache implements Cache, CacheSink {
   entitlementUpsert(e: APIEntitlement, fromInteraction: boolean): void {
     if (!this.options.entitlements) return;
     const k = this.keys;
-    this.writes.command(ENTITLEMENTS).ghEntitlementPut(k.entitlements, k.entitlementStamps, k.clock, k.entitlementTombstones, k.prefix, e.id, encodeEntitlement(e), fromInteraction ? '1' : '0');
+    this.writes.command(ENTITLEMENTS).ghEntitlementPut(k.entitlements, k.entitlementStamps, k.clock, k.entitlementTombstones, k.prefix, e.id, encodeEntitlement(e), flag(fromInteraction));
   }
 
   entitlementRemove(e: APIEntitlement): void {
@@ -617,7 +622,7 @@ export class RedisCache implements Cache, CacheSink {
     const k = this.keys;
     const listed = this.listed.get(guildId) ?? '';
     const padded = listed === '' ? '' : padSnowflake(userId);
-    const reply = (await this.redis.ghReadMember(k.guild(guildId), k.roles(guildId), k.users, userId, this.options.users ? '1' : '0', listed, padded)) as
+    const reply = (await this.redis.ghReadMember(k.guild(guildId), k.roles(guildId), k.users, userId, flag(this.options.users), listed, padded)) as
       | [string[], string | null]
       | null;
     if (reply === null) return undefined;
@@ -664,7 +669,7 @@ export class RedisCache implements Cache, CacheSink {
     for (let want = limit + 1; want > 0; ) {
       // While entries may be left out, a batch cannot be cut to what is still wanted.
       const step = listed === '' ? Math.min(READ_BATCH, want) : READ_BATCH;
-      const flat = (await this.redis.ghReadMembers(k.guild(guildId), k.roles(guildId), k.users, min, step, this.options.users ? '1' : '0', listed)) as (
+      const flat = (await this.redis.ghReadMembers(k.guild(guildId), k.roles(guildId), k.users, min, step, flag(this.options.users), listed)) as (
         | string
         | string[]
         | null
@@ -861,9 +866,10 @@ export class RedisCache implements Cache, CacheSink {
             this.now(),
             TRANSITION_WINDOW_MS,
             MAX_TRANSITIONS,
-            '0',
-            '0',
-            encodeMemberRecords([g, member.userId, padSnowflake(member.userId), 'r', 0, '0', '', 0, 0]),
+            flag(false),
+            flag(false),
+            // Not a transition: the sweep drops what a member sync did not see.
+            encodeMemberRecords([g, member.userId, padSnowflake(member.userId), MemberMode.remove, 0, flag(false), '', 0, 0]),
           );
           if (result === 1) removed++;
         }
@@ -873,6 +879,10 @@ export class RedisCache implements Cache, CacheSink {
     }
     return removed;
   }
+}
+
+function channelKind(c: ChannelFields): ChannelKind {
+  return isThreadType(c.type) ? ChannelKind.thread : ChannelKind.channel;
 }
 
 function hashOf(flat: readonly string[]): Record<string, string> {

@@ -26,6 +26,14 @@ export class IntakeCounters {
   /** READY of each shard: the bot user and its guild count. */
   private readonly readyShards = new Map<number, { userId: string; username: string; guilds: number }>();
 
+  /** Interactions a precondition denied, by `<precondition>\t<command or handler>`. */
+  readonly denials = new Map<string, number>();
+
+  countDenial(precondition: string, target: string): void {
+    const key = `${precondition}\t${target}`;
+    this.denials.set(key, (this.denials.get(key) ?? 0) + 1);
+  }
+
   countUnhandled(kind: UnhandledKind): void {
     this.unhandled.set(kind, (this.unhandled.get(kind) ?? 0) + 1);
   }

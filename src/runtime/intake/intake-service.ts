@@ -18,6 +18,7 @@ import type { IntakeCounters } from './counters.js';
 import { INTERACTION_DEDUPE_TTL_MS, IntakePipeline } from './pipeline.js';
 import { dedupeTtlMs } from './webhook-receipt.js';
 import { unavailableText } from './unavailable.js';
+import { preconditionGate } from './preconditions.js';
 
 export class IntakeService implements Service {
   readonly name = 'intake';
@@ -61,6 +62,7 @@ export class IntakeService implements Service {
         this.counters.countUnhandled(kind);
         return { content: text((interaction as { locale?: string }).locale), flags: MessageFlags.Ephemeral };
       },
+      gate: preconditionGate(this.ctx, this.rest, this.cache, this.plugins, this.counters),
       ...(options.deferAfterMs !== undefined ? { deferAfterMs: options.deferAfterMs } : {}),
     });
     await host.setupAll(signal);

@@ -58,6 +58,7 @@ export class OpsService implements Service {
       if (!this.ctx.embedded) {
         throw new StartupError(
           `the health and metrics port ${where} is in use (is another gatehouse running?). Set http.port in config/local.json or GATEHOUSE_HTTP_PORT to a free port (0 picks one), or http.enabled to false`,
+          { cause: err },
         );
       }
       // On the embedded sandbox (a second checkout, a second `npm start`) any free port will do.

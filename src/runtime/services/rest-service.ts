@@ -136,6 +136,7 @@ export class RestService implements Service {
       if (err instanceof RestError && err.status === 401) {
         throw new StartupError(
           `the token was rejected: GET ${apiUrl}/applications/@me answered 401 Unauthorized. Check DISCORD_TOKEN (the bot token from the Developer Portal, without "Bot "), and DISCORD_API_URL if it is set`,
+          { cause: err },
         );
       }
       throw err;

@@ -29,6 +29,7 @@
  *   POST   /_sandbox/oauth2/tokens                     { scopes, userId? } -> { access_token }
  *   POST   /_sandbox/oauth2/codes                      { scopes, userId?, redirectUri? } -> { code }
  *   ...    /_sandbox/webhooks/*, /_sandbox/app/*       outgoing webhooks (see ../delivery/admin.ts)
+ *   ...    /_sandbox/channels/*, guild channels, roles  channels, threads, overwrites, roles (see ./channels.ts)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AutocompleteOptions, InvokeOptions, SandboxFaults } from '../contract.js';
@@ -43,6 +44,8 @@ import { messageSnapshot } from '../state/messages.js';
 import { skuObject } from '../state/serialize.js';
 import { registerSecret } from '../../util/redact.js';
 import { webhookAdmin } from '../delivery/admin.js';
+import { ChannelVerbs } from '../state/channel-verbs.js';
+import { channelAdmin } from './channels.js';
 import { bad, obj, optNumber, optString, optStrings, type Json } from './fields.js';
 
 
@@ -111,7 +114,11 @@ function invokeOptions(o: Json): InvokeOptions {
 }
 
 export class AdminApi implements AdminHandler {
-  constructor(private readonly core: SandboxCore) {}
+  private readonly channelVerbs: ChannelVerbs;
+
+  constructor(private readonly core: SandboxCore) {
+    this.channelVerbs = new ChannelVerbs(core.store);
+  }
 
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     let result: HttpResult;
@@ -159,6 +166,8 @@ export class AdminApi implements AdminHandler {
       const reply = await webhookAdmin(core, method, parts, body);
       if (reply !== null) return new HttpResult(reply.status, reply.body);
     }
+    const channelReply = channelAdmin(this.channelVerbs, method, parts, body);
+    if (channelReply !== null) return new HttpResult(channelReply.status, channelReply.body);
 
     if (is('GET', 0)) {
       return new HttpResult(200, {

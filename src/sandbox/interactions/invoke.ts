@@ -5,14 +5,15 @@
  */
 import { CommandType, OptionType } from '../../commands/constants.js';
 import { randomBytes } from 'node:crypto';
-import { isSnowflake, previousSnowflake } from '../../api/snowflake.js';
+import { isSnowflake } from '../../api/snowflake.js';
 import { dict } from '../../util/dict.js';
 import type { AutocompleteOptions, InvokeOptions } from '../contract.js';
 import type { SandboxCore } from '../core.js';
 import { SandboxError } from '../errors.js';
+import { evaluateCommandUse } from '../state/command-permissions.js';
 import type { StoredCommand } from '../state/commands.js';
 import type { GuildRecord, UserRecord } from '../state/model.js';
-import { ALL_PERMISSIONS, BOT_DM_APP_PERMISSIONS, P } from '../state/permissions.js';
+import { BOT_DM_APP_PERMISSIONS } from '../state/permissions.js';
 import { channelObject, entitlementObject, memberObject, partialMemberObject, roleObject, userObject } from '../state/serialize.js';
 import type { Json } from './messages.js';
 import { InteractionType, type InteractionMeta } from './store.js';
@@ -192,9 +193,15 @@ function sceneFor(core: SandboxCore, guild: GuildRecord | null, user: UserRecord
     const channel = { id, type: 1, last_message_id: core.store.messages.lastMessageId(id), flags: 0, recipients: [userObject(user)] };
     return { guild, user, channelId: id, channel, memberPermissions: 0n };
   }
-  const channel = channelId !== undefined ? guild.channels.find((c) => c.id === channelId) : guild.channels.find((c) => c.type === 0) ?? guild.channels[0];
+  // A thread of the guild too: commands are used in threads, under their parent's command permission settings.
+  const channel =
+    channelId !== undefined
+      ? guild.channels.find((c) => c.id === channelId) ?? guild.threads?.find((t) => t.id === channelId)
+      : guild.channels.find((c) => c.type === 0) ?? guild.channels[0];
   if (!channel) throw new SandboxError('UNKNOWN_CHANNEL', `unknown channel ${channelId ?? '(none)'} in guild ${guild.id}`);
-  const memberPermissions = core.store.permissionsOf(guild, user.id);
+  // The member's permissions in this channel (its overwrites, a thread's parent's): what interactions carry and
+  // what default_member_permissions is checked against.
+  const memberPermissions = core.store.channelPermissionsOf(guild, channel, user.id);
   return { guild, user, channelId: channel.id, channel: { ...channelObject(channel, guild.id), permissions: memberPermissions.toString() }, memberPermissions };
 }
 
@@ -233,34 +240,27 @@ function checkAvailability(core: SandboxCore, command: StoredCommand, guild: Gui
     throw new SandboxError('FORBIDDEN', `'${command.name}' is a command of guild ${String(command.guild_id)}`);
   }
   if (guild === null || integration === 'user') return;
-  if (!userMayUse(core, command, guild, scene)) {
-    throw new SandboxError('FORBIDDEN', `user ${scene.user.id} may not use '${command.name}' in guild ${guild.id} (default_member_permissions / command permissions)`);
+  const verdict = evaluateCommandUse(core.commandPermissions, {
+    guildId: guild.id,
+    commandId: command.id,
+    userId: scene.user.id,
+    roleIds: core.store.members(guild).get(scene.user.id)?.roles ?? [],
+    channelId: scene.channelId,
+    threadParentId: threadParentOf(guild, scene.channelId),
+    permissions: scene.memberPermissions,
+    defaultMemberPermissions: command.default_member_permissions as string | null | undefined,
+  });
+  if (!verdict.allowed) {
+    throw new SandboxError('FORBIDDEN', `user ${scene.user.id} may not use '${command.name}' in channel ${scene.channelId} of guild ${guild.id}: ${verdict.why}`);
   }
 }
 
-/** Command permissions v2, simplified: overwrites of the command (else app-wide), then default_member_permissions. */
-function userMayUse(core: SandboxCore, command: StoredCommand, guild: GuildRecord, scene: Scene): boolean {
-  const perms = scene.memberPermissions;
-  if ((perms & P.ADMINISTRATOR) !== 0n || perms === ALL_PERMISSIONS) return true;
-  const entry = core.commandPermissions.get(guild.id, command.id) ?? core.commandPermissions.get(guild.id, core.store.applicationId);
-  if (entry) {
-    const allChannels = previousSnowflake(guild.id);
-    const channel = entry.permissions.find((p) => p.type === 3 && p.id === scene.channelId) ?? entry.permissions.find((p) => p.type === 3 && p.id === allChannels);
-    if (channel && !channel.permission) return false;
-    const user = entry.permissions.find((p) => p.type === 2 && p.id === scene.user.id);
-    if (user) return user.permission;
-    const roles = core.store.members(guild).get(scene.user.id)?.roles ?? [];
-    const roleEntries = entry.permissions.filter((p) => p.type === 1 && roles.includes(p.id));
-    if (roleEntries.some((p) => p.permission)) return true;
-    if (roleEntries.length > 0) return false;
-    const everyone = entry.permissions.find((p) => p.type === 1 && p.id === guild.id);
-    if (everyone) return everyone.permission;
-  }
-  const dmp = command.default_member_permissions;
-  if (dmp === null || dmp === undefined) return true;
-  const needed = BigInt(dmp as string);
-  if (needed === 0n) return false;
-  return (perms & needed) === needed;
+const THREAD_TYPES: ReadonlySet<number> = new Set([10, 11, 12]);
+
+/** A thread's parent channel, whose command permission settings cover the thread; null for any other channel. */
+function threadParentOf(guild: GuildRecord, channelId: string): string | null {
+  const thread = guild.threads?.find((t) => t.id === channelId);
+  return thread !== undefined && THREAD_TYPES.has(thread.type) ? thread.parentId : null;
 }
 
 interface BuiltOptions {

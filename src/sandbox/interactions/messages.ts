@@ -1,4 +1,6 @@
 /** Message bodies of interaction responses and follow-ups: validation (protocol §14.4, §14.5) and message objects. */
+import { storedComponents, storedEmbeds } from './message-parts.js';
+import { storedPoll } from '../state/polls.js';
 import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../errors.js';
 import { isObject } from '../../util/is-object.js';
 
@@ -178,7 +180,7 @@ export function baseMessage(base: BaseMessage, data: Json): Json {
     channel_id: base.channelId,
     author: base.author,
     attachments: base.attachments,
-    embeds: Array.isArray(data.embeds) ? data.embeds : [],
+    embeds: storedEmbeds(data.embeds),
     mentions: [],
     mention_roles: [],
     pinned: false,
@@ -187,9 +189,11 @@ export function baseMessage(base: BaseMessage, data: Json): Json {
     timestamp: new Date().toISOString(),
     edited_timestamp: null,
     flags: base.flags,
-    components: Array.isArray(data.components) ? data.components : [],
+    components: storedComponents(data.components),
   };
-  if (isObject(data.poll)) msg.poll = data.poll;
+  // The service builds the poll (answer ids, expiry, results) from the request's.
+  const poll = storedPoll(data.poll);
+  if (poll !== undefined) msg.poll = poll;
   return msg;
 }
 
@@ -280,6 +284,8 @@ export function editMessage(msg: Json, patch: Json, files: EditUploads = NO_UPLO
   for (const key of ['content', 'embeds', 'components', 'allowed_mentions', 'poll'] as const) {
     if (patch[key] !== undefined) out[key] = patch[key] ?? (key === 'content' ? '' : key === 'poll' ? undefined : []);
   }
+  if (patch.embeds !== undefined) out.embeds = storedEmbeds(out.embeds);
+  if (patch.components !== undefined) out.components = storedComponents(out.components);
   out.attachments = editedAttachments(msg.attachments, patch, files, at);
   let flags = typeof msg.flags === 'number' ? msg.flags : 0;
   // Editing a deferred response makes it a real message.

@@ -1,3 +1,5 @@
+import type { OverwriteRecord } from './permissions.js';
+
 /**
  * The sandbox's records. They are compact on purpose: a 1,000 x 1,000 fixture holds a million members, so
  * records keep only what payloads need and carry a cached JSON serialization that is dropped on change.
@@ -26,6 +28,11 @@ export interface MemberRecord {
   /** Epoch ms. */
   joinedAt: number;
   flags: number;
+  /** Epoch ms of a timeout's end (PATCH communication_disabled_until); absent or null when none was set. */
+  communicationDisabledUntil?: number | null;
+  /** Server mute / deafen (voice). */
+  mute?: boolean;
+  deaf?: boolean;
 }
 
 export interface RoleRecord {
@@ -48,6 +55,35 @@ export interface ChannelRecord {
   parentId: string | null;
   topic: string | null;
   nsfw: boolean;
+  /** Permission overwrites (seeded channels have none). */
+  overwrites?: OverwriteRecord[];
+  rateLimitPerUser?: number;
+  bitrate?: number;
+  userLimit?: number;
+  /** Threads (types 10, 11, 12) only. */
+  thread?: ThreadState;
+}
+
+/** A thread's metadata and members (discord-api-docs "Thread Metadata Object", "Thread Member Object"). */
+export interface ThreadState {
+  ownerId: string;
+  archived: boolean;
+  locked: boolean;
+  autoArchiveDuration: number;
+  /** Epoch ms of the last archive-state change (or the creation). */
+  archiveTimestamp: number;
+  invitable: boolean;
+  createTimestamp: number;
+  /** Members by user id: epoch ms they joined. */
+  members: Map<string, number>;
+  messageCount: number;
+  totalMessageSent: number;
+}
+
+/** A ban of a guild. */
+export interface BanRecord {
+  userId: string;
+  reason: string | null;
 }
 
 export interface GuildRecord {
@@ -67,6 +103,10 @@ export interface GuildRecord {
   seededMemberCount: number;
   /** Serialized GUILD_CREATE payloads per variant; cleared whenever the guild changes. */
   payloadCache: Map<string, Buffer>;
+  /** Threads (active and archived), apart from `channels` as GUILD_CREATE keeps them. */
+  threads?: ChannelRecord[];
+  /** Bans by user id, made on first ban. */
+  bans?: Map<string, BanRecord>;
 }
 
 export interface SkuRecord {

@@ -2,7 +2,8 @@
  * Wire JSON of the sandbox's records. Hot payloads (members, GUILD_CREATE) are built as strings from cached
  * pieces so that the gateway can send a million members without re-serializing objects.
  */
-import type { ChannelRecord, EntitlementRecord, GuildRecord, MemberRecord, RoleRecord, SkuRecord, UserRecord } from './model.js';
+import type { ChannelRecord, EntitlementRecord, GuildRecord, MemberRecord, RoleRecord, SkuRecord, ThreadState, UserRecord } from './model.js';
+import type { OverwriteRecord } from './permissions.js';
 
 export function userObject(u: UserRecord): Record<string, unknown> {
   const o: Record<string, unknown> = {
@@ -77,12 +78,18 @@ export function partialMemberObject(m: MemberRecord): Record<string, unknown> {
     premium_since: null,
     pending: false,
     flags: m.flags,
-    communication_disabled_until: null,
+    communication_disabled_until: timeoutOf(m),
   };
 }
 
+/** A member's communication_disabled_until as the service writes it (null when none was set). */
+function timeoutOf(m: MemberRecord): string | null {
+  const until = m.communicationDisabledUntil;
+  return until === undefined || until === null ? null : new Date(until).toISOString().replace('Z', '+00:00');
+}
+
 export function memberObject(m: MemberRecord, u: UserRecord): Record<string, unknown> {
-  return { user: userObject(u), ...partialMemberObject(m), deaf: false, mute: false };
+  return { user: userObject(u), ...partialMemberObject(m), deaf: m.deaf === true, mute: m.mute === true };
 }
 
 /** Member JSON around its user's JSON, built from the compact record (cheap enough not to cache a million). */
@@ -90,8 +97,8 @@ export function memberJson(m: MemberRecord, userJsonText: string): string {
   const roles = m.roles.length === 0 ? '[]' : `["${m.roles.join('","')}"]`;
   return (
     `{"user":${userJsonText},"nick":${m.nick === null ? 'null' : JSON.stringify(m.nick)},"avatar":null,"banner":null,` +
-    `"roles":${roles},"joined_at":"${isoTime(m.joinedAt)}","premium_since":null,"deaf":false,` +
-    `"mute":false,"pending":false,"flags":${m.flags},"communication_disabled_until":null}`
+    `"roles":${roles},"joined_at":"${isoTime(m.joinedAt)}","premium_since":null,"deaf":${m.deaf === true},` +
+    `"mute":${m.mute === true},"pending":false,"flags":${m.flags},"communication_disabled_until":${JSON.stringify(timeoutOf(m))}}`
   );
 }
 
@@ -128,20 +135,53 @@ export function channelObject(c: ChannelRecord, guildId: string): Record<string,
     name: c.name,
     position: c.position,
     parent_id: c.parentId,
-    permission_overwrites: [],
+    permission_overwrites: (c.overwrites ?? []).map(overwriteObject),
     nsfw: c.nsfw,
     flags: 0,
   };
-  if (c.type === 0) {
+  if (c.thread !== undefined) return threadObject(c, c.thread, o);
+  if (c.type === 0 || c.type === 5) {
     o.topic = c.topic;
     o.last_message_id = null;
-    o.rate_limit_per_user = 0;
-  } else if (c.type === 2) {
-    o.bitrate = 64_000;
-    o.user_limit = 0;
+    o.rate_limit_per_user = c.rateLimitPerUser ?? 0;
+  } else if (c.type === 2 || c.type === 13) {
+    o.bitrate = c.bitrate ?? 64_000;
+    o.user_limit = c.userLimit ?? 0;
     o.rtc_region = null;
+    o.rate_limit_per_user = c.rateLimitPerUser ?? 0;
   }
   return o;
+}
+
+export function overwriteObject(o: OverwriteRecord): Record<string, unknown> {
+  return { id: o.id, type: o.type, allow: o.allow.toString(), deny: o.deny.toString() };
+}
+
+/** A thread channel: no position or overwrites of its own; its metadata, counts and owner. */
+function threadObject(c: ChannelRecord, t: ThreadState, base: Record<string, unknown>): Record<string, unknown> {
+  const { id, type, guild_id, name, parent_id } = base;
+  return {
+    id,
+    type,
+    guild_id,
+    name,
+    parent_id,
+    owner_id: t.ownerId,
+    last_message_id: null,
+    rate_limit_per_user: c.rateLimitPerUser ?? 0,
+    flags: 0,
+    message_count: t.messageCount,
+    member_count: Math.min(t.members.size, 50),
+    total_message_sent: t.totalMessageSent,
+    thread_metadata: {
+      archived: t.archived,
+      auto_archive_duration: t.autoArchiveDuration,
+      archive_timestamp: new Date(t.archiveTimestamp).toISOString(),
+      locked: t.locked,
+      ...(c.type === 12 ? { invitable: t.invitable } : {}),
+      create_timestamp: new Date(t.createTimestamp).toISOString(),
+    },
+  };
 }
 
 /** The guild object (protocol §12.4) without GUILD_CREATE extras. */
@@ -186,6 +226,11 @@ export function guildObject(g: GuildRecord): Record<string, unknown> {
     premium_progress_bar_enabled: false,
     safety_alerts_channel_id: null,
     incidents_data: null,
+    // Still sent by the service, and required by its published description: voice regions moved to channels
+    // (the guild's own reads "deprecated"), and the guild-level NSFW flag gave way to nsfw_level.
+    home_header: null,
+    region: 'deprecated',
+    nsfw: false,
   };
 }
 
@@ -193,12 +238,13 @@ export function skuObject(s: SkuRecord, applicationId: string): Record<string, u
   return { id: s.id, type: s.type, dependent_sku_id: null, application_id: applicationId, manifest_labels: null, access_type: 1, name: s.name, features: [], release_date: null, premium: false, slug: s.slug, flags: s.flags, show_age_gate: false };
 }
 
+/** An entitlement; a guild's has no `user_id` (optional in the API docs and discord-api-types, never null). */
 export function entitlementObject(e: EntitlementRecord, applicationId: string): Record<string, unknown> {
   const o: Record<string, unknown> = {
     id: e.id,
     sku_id: e.skuId,
     application_id: applicationId,
-    user_id: e.userId,
+    ...(e.userId !== null ? { user_id: e.userId } : {}),
     guild_id: e.guildId,
     type: e.type,
     deleted: e.deleted,

@@ -9,7 +9,7 @@ import { Fixture, type FixtureGuild } from '../fixture.js';
 import { SandboxError } from '../errors.js';
 import { MessageStore } from './messages.js';
 import type { ChannelRecord, EntitlementRecord, GuildRecord, MemberRecord, SkuRecord, UserRecord } from './model.js';
-import { basePermissions } from './permissions.js';
+import { basePermissions, channelPermissions } from './permissions.js';
 import {
   channelObject,
   entitlementObject,
@@ -26,6 +26,16 @@ export interface DispatchSink {
   guild(guildId: string, t: string, d: string | Buffer, userId?: string): void;
   /** An event without a guild (entitlements...): shard 0 only. */
   global(t: string, d: string | Buffer): void;
+}
+
+/** What PATCH /guilds/{id}/members/{user} (and the admin API) may change on a member. */
+export interface MemberPatch {
+  nick?: string | null;
+  roles?: string[];
+  /** Epoch ms; null clears the timeout. */
+  communicationDisabledUntil?: number | null;
+  mute?: boolean;
+  deaf?: boolean;
 }
 
 /** Which member list a GUILD_CREATE carries (protocol §10.4 default member lists). */
@@ -129,19 +139,28 @@ export class SandboxStore {
     return guild.channels.find((c) => c.id === id);
   }
 
-  /** A guild channel by id alone, with its guild. */
+  /** A guild channel or thread by id alone, with its guild. */
   guildChannel(id: string): { guild: GuildRecord; channel: ChannelRecord } | undefined {
     if (this.channelIndex === null) {
       this.channelIndex = new Map();
-      for (const guild of this.guildList) for (const channel of guild.channels) this.channelIndex.set(channel.id, { guild, channel });
+      for (const guild of this.guildList) {
+        for (const channel of guild.channels) this.channelIndex.set(channel.id, { guild, channel });
+        for (const channel of guild.threads ?? []) this.channelIndex.set(channel.id, { guild, channel });
+      }
     }
     return this.channelIndex.get(id);
   }
 
-  /** A change made by a REST route (channel messages): guild events to the guild's shard, others to shard 0. */
-  emit(guildId: string | null, t: string, d: string): void {
+  /** A guild's channels or threads changed (created, deleted): the id index is rebuilt on next use. */
+  channelsChanged(guild: GuildRecord): void {
+    this.channelIndex = null;
+    guild.payloadCache.clear();
+  }
+
+  /** A change made by a REST route: guild events to the guild's shard, others to shard 0. */
+  emit(guildId: string | null, t: string, d: string, userId?: string): void {
     if (guildId === null) this.sink.global(t, d);
-    else this.sink.guild(guildId, t, d);
+    else this.sink.guild(guildId, t, d, userId);
   }
 
   /** PATCH /users/@me: the bot's username, avatar or banner changes everywhere it appears; USER_UPDATE. */
@@ -164,14 +183,37 @@ export class SandboxStore {
     return guild.index >= 0 && this.fixture.isSeededMember(this.fixture.userIndexOf(userId), guild.index);
   }
 
-  /** Guild-level permissions of a member (no channel overwrites exist in the sandbox). */
+  /** Guild-level permissions of a member (channel overwrites are applied by `channelPermissionsOf`). */
   permissionsOf(guild: GuildRecord, userId: string): bigint {
-    // The bot's own permissions must not generate every guild's members (GET /users/@me/guilds on 1,000 guilds).
-    const member =
-      guild.members === null && userId === this.applicationId ? this.fixtureBotMember(guild) : this.members(guild).get(userId);
+    const member = this.memberRecordOf(guild, userId);
     const everyone = guild.roles[0]!.permissions;
     const rolePerms = (member?.roles ?? []).map((id) => guild.roles.find((r) => r.id === id)?.permissions ?? 0n);
     return basePermissions(everyone, rolePerms, guild.ownerId === userId);
+  }
+
+  /** The bot's own record must not generate every guild's members (GET /users/@me/guilds on 1,000 guilds). */
+  private memberRecordOf(guild: GuildRecord, userId: string): MemberRecord | undefined {
+    return guild.members === null && userId === this.applicationId ? this.fixtureBotMember(guild) : this.members(guild).get(userId);
+  }
+
+  /** Permissions of a member in a channel: its overwrites (a thread's are its parent's), timeouts applied. */
+  channelPermissionsOf(guild: GuildRecord, channel: ChannelRecord, userId: string): bigint {
+    const member = this.memberRecordOf(guild, userId);
+    if (member === undefined) return 0n;
+    const source = channel.thread !== undefined && channel.parentId !== null ? (this.channel(guild, channel.parentId) ?? channel) : channel;
+    const until = member.communicationDisabledUntil;
+    return channelPermissions(
+      { guildId: guild.id, userId, roleIds: member.roles, base: this.permissionsOf(guild, userId), timedOut: until !== undefined && until !== null && until > Date.now() },
+      source.overwrites ?? [],
+    );
+  }
+
+  /** The position of a member's highest role (0: @everyone only); the role hierarchy compares these. */
+  highestRolePosition(guild: GuildRecord, userId: string): number {
+    const member = this.memberRecordOf(guild, userId);
+    let top = 0;
+    for (const id of member?.roles ?? []) top = Math.max(top, guild.roles.find((r) => r.id === id)?.position ?? 0);
+    return top;
   }
 
   // ---- members ----------------------------------------------------------------------------------------
@@ -198,7 +240,7 @@ export class SandboxStore {
     return user.id;
   }
 
-  updateMember(guildId: string, userId: string, patch: { nick?: string | null; roles?: string[] }): void {
+  updateMember(guildId: string, userId: string, patch: MemberPatch): void {
     const guild = this.requireGuild(guildId);
     const member = this.members(guild).get(userId);
     if (!member) throw new SandboxError('UNKNOWN_MEMBER', `user ${userId} is not a member of guild ${guildId}`);
@@ -207,6 +249,9 @@ export class SandboxStore {
       member.roles = [...patch.roles];
     }
     if (patch.nick !== undefined) member.nick = patch.nick;
+    if (patch.communicationDisabledUntil !== undefined) member.communicationDisabledUntil = patch.communicationDisabledUntil;
+    if (patch.mute !== undefined) member.mute = patch.mute;
+    if (patch.deaf !== undefined) member.deaf = patch.deaf;
     guild.payloadCache.clear();
     const user = this.userOf(member);
     this.sink.guild(guildId, 'GUILD_MEMBER_UPDATE', memberJsonWithGuild(guildId, memberJson(member, userJson(user))), userId);
@@ -319,10 +364,12 @@ export class SandboxStore {
       delete o.guild_id;
       return o;
     });
+    // Active threads only, as GUILD_CREATE lists them (archived ones are fetched with the archived-thread routes).
+    const threads = (guild.threads ?? []).filter((t) => t.thread?.archived === false).map((t) => channelObject(t, guild.id));
     const json =
       `${base.slice(0, -1)},"joined_at":"${guild.joinedAt}","large":${large},"unavailable":false,` +
       `"member_count":${count},"voice_states":[],"members":[${parts.join(',')}],` +
-      `"channels":${JSON.stringify(channels)},"threads":[],"presences":[],"stage_instances":[],` +
+      `"channels":${JSON.stringify(channels)},"threads":${JSON.stringify(threads)},"presences":[],"stage_instances":[],` +
       `"guild_scheduled_events":[],"soundboard_sounds":[],"lazy":true,"application_command_counts":{}}`;
     const payload = Buffer.from(json);
     guild.payloadCache.set(key, payload);

@@ -1,7 +1,7 @@
 /**
  * Runs a step list (world.ts) against one cache backend and the reference model side by side: every dispatch
  * goes to both, and after every step what the step touched is read from both and compared (everything, at
- * checkpoints). The model is also held to the guarantees README states against the truth: after a fresh
+ * checkpoints). The model is also held to the guarantees docs/cache.md states against the truth: after a fresh
  * session or a member sync a guild's roles, members and count are the truth's; member_count stays exact
  * through repeated deliveries; after an entitlement sync the active entitlements are the truth's.
  */

@@ -1,5 +1,5 @@
 /**
- * The reference model of the cache: the documented semantics (src/cache/reducer.ts, README "Cache") written
+ * The reference model of the cache: the documented semantics (src/cache/reducer.ts, docs/cache.md "What the cache guarantees") written
  * the plainest way, with Maps and no layout, for the model-based test. It trusts the shapes the test's world
  * generates; the backends are compared with it after every step.
  */

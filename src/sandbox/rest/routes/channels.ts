@@ -7,7 +7,8 @@
  * admin API and the CLI. Only the bot's own messages exist: other users do not post in the sandbox.
  */
 import type { SandboxCore } from '../../core.js';
-import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../../errors.js';
+import { addTreeError, ApiError, emptyErrorTree, Errors, invalidFormBody } from '../../errors.js';
+import { updateChannel } from '../../state/channels.js';
 import { attachmentObjects, baseMessage, checkMessage, editableFlags, editMessage, flagsOf, keptAttachments, MessageFlags, type UploadedFile } from '../../interactions/messages.js';
 import type { MessageRecord } from '../../state/messages.js';
 import type { ChannelRecord, GuildRecord } from '../../state/model.js';
@@ -26,8 +27,8 @@ type Json = Record<string, unknown>;
 /** Where a channel id points: a guild channel, or a DM the bot opened. */
 type Place = { kind: 'guild'; guild: GuildRecord; channel: ChannelRecord } | { kind: 'dm'; channelId: string; recipientId: string };
 
-/** Channel types the bot can post in: guild text, voice (text in voice), DM. */
-const MESSAGEABLE = new Set([0, 1, 2]);
+/** Channel types the bot can post in: guild text, DM, voice (text in voice), announcement, threads, stage. */
+const MESSAGEABLE = new Set([0, 1, 2, 5, 10, 11, 12, 13]);
 
 /** Flags a channel message may be created with (no EPHEMERAL: that is for interaction responses). */
 const CREATE_FLAGS = MessageFlags.SUPPRESS_EMBEDS | MessageFlags.SUPPRESS_NOTIFICATIONS | MessageFlags.IS_VOICE_MESSAGE | MessageFlags.IS_COMPONENTS_V2;
@@ -64,9 +65,21 @@ export function channelRoutes(core: SandboxCore): RouteDef[] {
   /** The bot must see the channel (50001) and, for `need`, hold that permission (50013). */
   const requirePermission = (place: Place, need: bigint): void => {
     if (place.kind === 'dm') return;
-    const perms = store.permissionsOf(place.guild, botId);
+    const perms = store.channelPermissionsOf(place.guild, place.channel, botId);
     if ((perms & P.VIEW_CHANNEL) === 0n) throw Errors.missingAccess();
     if ((perms & need) !== need) throw Errors.missingPermissions();
+  };
+
+  /**
+   * A thread takes messages while open; a message unarchives an archived one unless it is locked, which only
+   * MANAGE_THREADS may post in (160005 otherwise). Counts go up as on the service.
+   */
+  const sendableThread = (place: Place & { kind: 'guild' }): void => {
+    const t = place.channel.thread!;
+    if (t.locked && (store.channelPermissionsOf(place.guild, place.channel, botId) & P.MANAGE_THREADS) === 0n) throw new ApiError(403, 160005, 'Thread is locked');
+    if (t.archived) updateChannel(store, place.guild, place.channel, { archived: false });
+    t.messageCount++;
+    t.totalMessageSent++;
   };
 
   /** The gateway form of a message: REST object plus guild_id and the author's partial member in guilds. */
@@ -78,9 +91,11 @@ export function channelRoutes(core: SandboxCore): RouteDef[] {
   const create = (ctx: RestContext): Json => {
     const place = placeOf(ctx);
     if (place.kind === 'guild' && !MESSAGEABLE.has(place.channel.type)) throw Errors.wrongChannelType();
-    requirePermission(place, P.SEND_MESSAGES);
+    const thread = place.kind === 'guild' ? place.channel.thread : undefined;
+    requirePermission(place, thread !== undefined ? P.SEND_MESSAGES_IN_THREADS : P.SEND_MESSAGES);
     const uploads = uploadsOf(ctx);
     const data = checkMessage(jsonValue(ctx.body), { at: [], requireContent: true, allowedFlags: CREATE_FLAGS, files: uploads.length });
+    if (thread !== undefined) sendableThread(place as Place & { kind: 'guild' });
     const channelId = channelIdOf(place);
     const guildId = guildIdOf(place);
 
@@ -148,7 +163,7 @@ export function channelRoutes(core: SandboxCore): RouteDef[] {
     requirePermission(place, 0n);
     // "If the current user is missing the READ_MESSAGE_HISTORY permission in the channel, then no messages will
     // be returned" (discord-api-docs, Get Channel Messages).
-    if (place.kind === 'guild' && (store.permissionsOf(place.guild, botId) & P.READ_MESSAGE_HISTORY) === 0n) return [];
+    if (place.kind === 'guild' && (store.channelPermissionsOf(place.guild, place.channel, botId) & P.READ_MESSAGE_HISTORY) === 0n) return [];
     const q = queryParams(ctx, { limit: { min: 1, max: 100, fallback: 50 } }, ['around', 'before', 'after']);
     const limit = q.ints.get('limit')!;
     const all = messages.live(channelIdOf(place)); // newest first

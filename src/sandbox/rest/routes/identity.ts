@@ -47,6 +47,11 @@ function optionalUrl(tree: ErrorTree, body: Record<string, unknown>, field: stri
   return v;
 }
 
+/**
+ * The application as GET /applications/@me answers it. Optional fields the application has no value for are left
+ * out, not null: the API docs, discord-api-types and the published description agree that `cover_image`,
+ * `guild_id` and `custom_install_url` are optional and never null.
+ */
 export function applicationObject(core: SandboxCore): Record<string, unknown> {
   const store = core.store;
   const app = core.application;
@@ -55,7 +60,7 @@ export function applicationObject(core: SandboxCore): Record<string, unknown> {
     id: store.applicationId,
     name: store.fixture.appName,
     icon: app.icon,
-    cover_image: app.coverImage,
+    ...(app.coverImage !== null ? { cover_image: app.coverImage } : {}),
     description: app.description,
     summary: '',
     type: null,
@@ -67,19 +72,22 @@ export function applicationObject(core: SandboxCore): Record<string, unknown> {
     owner: userObject(owner),
     team: null,
     bot: userObject(store.botUser),
-    guild_id: null,
     approximate_guild_count: store.guilds.length,
     approximate_user_install_count: 0,
+    approximate_user_authorization_count: 0,
     redirect_uris: [],
     interactions_endpoint_url: core.delivery.interactionsEndpointUrl,
     role_connections_verification_url: app.roleConnectionsVerificationUrl,
-    custom_install_url: app.customInstallUrl,
+    ...(app.customInstallUrl !== null ? { custom_install_url: app.customInstallUrl } : {}),
     event_webhooks_url: core.delivery.eventsUrl,
     event_webhooks_status: app.eventWebhooksStatus,
     event_webhooks_types: [...core.delivery.eventTypes],
     tags: app.tags,
     install_params: app.installParams,
     integration_types_config: app.integrationTypesConfig,
+    // INHERIT: interactions are scanned as the guild's own content filter says.
+    explicit_content_filter: 0,
+    eligible_oauth2_scopes: [],
   };
 }
 

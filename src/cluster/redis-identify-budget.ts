@@ -14,6 +14,10 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { IdentifyBudgetExhaustedError } from '../gateway/errors.js';
 import type { IdentifyBudget, IdentifyBudgetSnapshot } from '../gateway/identify-budget.js';
+import { luaFlag } from './scripts.js';
+
+/** TAKE's reserve when none is configured: the script keeps 5% of the total. */
+const DEFAULT_RESERVE = -1;
 
 const NOW_MS = `
 local clock = redis.call('TIME')
@@ -171,7 +175,7 @@ export class RedisIdentifyBudget implements IdentifyBudget {
   }
 
   private async takeOnce(assumeFull = this.refreshFromService === undefined): Promise<{ code: number; total: number; remaining: number; resetInMs: number }> {
-    const r = (await this.redis.ghIdentifyBudgetTake(this.key, this.explicitReserve ?? -1, assumeFull ? '1' : '0')) as number[];
+    const r = (await this.redis.ghIdentifyBudgetTake(this.key, this.explicitReserve ?? DEFAULT_RESERVE, luaFlag(assumeFull))) as number[];
     const out = { code: Number(r[0]), total: Number(r[1]), remaining: Number(r[2]), resetInMs: Number(r[3]) };
     if (out.code !== 3 && out.code !== 2) this.last = { total: out.total, remaining: out.remaining, resetAt: performance.now() + out.resetInMs };
     return out;
