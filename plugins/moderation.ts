@@ -25,7 +25,7 @@ import {
 const snowflake = z.string().regex(/^[1-9]\d{0,19}$/, 'must be a snowflake (an id as a decimal string)');
 // Optional, so that the examples load on a fresh checkout; the commands say what is missing until it is set.
 const config = z.object({ logChannelId: snowflake.optional(), timeoutRoleId: snowflake.optional() });
-type ModerationConfig = Required<z.infer<typeof config>>;
+type ModerationConfig = z.infer<typeof config>;
 
 const NOT_SET_UP =
   'Moderation is not set up: set plugins.config.moderation.logChannelId and timeoutRoleId ' +
@@ -41,7 +41,7 @@ const COLOR_TIMEOUT = 0xe67e22;
 const COLOR_RELEASE = 0x2ecc71;
 
 /** The audit log shows the bot as the actor: name the moderator in the reason. */
-function auditReason(ctx: PluginCommandContext<unknown>, reason: string | undefined): string {
+function auditReason(ctx: PluginCommandContext<unknown, ModerationConfig>, reason: string | undefined): string {
   const text = `${ctx.user.username}: ${reason ?? 'no reason given'}`;
   return [...text].length <= AUDIT_REASON_MAX ? text : `${[...text].slice(0, AUDIT_REASON_MAX - 1).join('')}…`;
 }
@@ -57,9 +57,9 @@ function refusal(step: string, err: unknown): string {
   return `I could not ${step}: ${(err as Error).message}.`;
 }
 
-/** The settings, or null while one is missing (the section was checked when the plugin loaded). */
-function settings(ctx: PluginCommandContext<unknown>): ModerationConfig | null {
-  const { logChannelId, timeoutRoleId } = config.parse(ctx.config);
+/** The settings, or null while one is missing (`ctx.config` is the section as the schema parsed it at load). */
+function settings(ctx: PluginCommandContext<unknown, ModerationConfig>): Required<ModerationConfig> | null {
+  const { logChannelId, timeoutRoleId } = ctx.config;
   return logChannelId !== undefined && timeoutRoleId !== undefined ? { logChannelId, timeoutRoleId } : null;
 }
 
@@ -161,7 +161,7 @@ export default definePlugin({
           allowed_mentions: { parse: [] },
         });
       },
-    }),
+    }, config),
     defineCommand({
       name: 'untimeout',
       description: 'End a member’s timeout, take the timeout role back and log it',
@@ -218,6 +218,6 @@ export default definePlugin({
           allowed_mentions: { parse: [] },
         });
       },
-    }),
+    }, config),
   ],
 });

@@ -18,6 +18,7 @@ export const VERBS: ReadonlyMap<string, () => Promise<VerbModule>> = new Map<str
   ['sandbox', () => import('./cli/sandbox.js')],
   ['commands', () => import('./cli/commands.js')],
   ['reshard', () => import('./cli/request-reshard.js')],
+  ['init', () => import('./cli/init.js')],
 ]);
 
 const USAGE = `usage: gatehouse <verb> [...]   (every verb takes --help)
@@ -35,7 +36,8 @@ const USAGE = `usage: gatehouse <verb> [...]   (every verb takes --help)
   commands sync [--dry-run]              sync every plugin's commands
   commands access COMMAND --guild G --user U [--channel C]
                                          can this member use the command there, and why not
-  reshard [--shards N] [--url URL]       move a running bot to another shard count without a restart`;
+  reshard [--shards N] [--url URL]       move a running bot to another shard count without a restart
+  init DIR                               create a new bot project that depends on gatehouse`;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [verb, ...rest] = argv;

@@ -470,7 +470,7 @@ export const TAKEN = 1;
  */
 export const REFUSED = 2;
 
-/** Apply one dispatch to a sink. */
+/** Apply one dispatch to a sink. The member events, the most frequent, are applied here; the others by a step each. */
 export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
   switch (t) {
     case 'GUILD_MEMBER_UPDATE':
@@ -489,60 +489,15 @@ export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
       return TAKEN;
     }
     case 'GUILD_MEMBERS_CHUNK':
-      if (!isObj(d)) sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
-      else {
-        const g = guildId(t, d, sink);
-        if (g !== null) members(t, g, d.members ?? [], sink);
-      }
-      return TAKEN;
+      return reduceMembersChunk(sink, t, d);
     case 'GUILD_CREATE':
     case 'GUILD_UPDATE':
-    case 'GUILD_DELETE': {
-      const problem = guildProblem(d);
-      if (problem !== null) return refuse(sink, t, problem);
-      const g = d as Obj & { id: string };
-      if (t === 'GUILD_UPDATE') sink.guildUpsert(guildPayload(t, g, sink, false), false, false);
-      else if (g.unavailable === true) sink.guildUnavailable(g.id);
-      else if (t === 'GUILD_DELETE') sink.guildRemove(g.id);
-      else {
-        const list = g.members;
-        const complete = Array.isArray(list) && list.length === g.member_count;
-        sink.guildUpsert(guildPayload(t, g, sink, true), true, complete);
-        // Channels before the members: the Redis backend's few commands then share the guild's first pipeline.
-        const channels = channelList(t, 'channels', g.channels, sink);
-        const threads = channelList(t, 'threads', g.threads, sink);
-        if (channels !== null || threads !== null) sink.channelsReplace(g.id, channels, threads);
-        const voice = voiceStateList(t, g.voice_states, sink);
-        if (voice !== null) sink.voiceStatesReplace(g.id, voice);
-        members(t, g.id, list, sink);
-        if (complete) sink.guildMembersListed(g.id);
-      }
-      return TAKEN;
-    }
+    case 'GUILD_DELETE':
+      return reduceGuild(sink, t, d);
     case 'GUILD_ROLE_CREATE':
-    case 'GUILD_ROLE_UPDATE': {
-      if (!isObj(d)) {
-        sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
-        return TAKEN;
-      }
-      const g = guildId(t, d, sink);
-      if (g === null) return TAKEN;
-      const problem = roleProblem(d.role);
-      if (problem === null) sink.roleUpsert(g, d.role as APIRole);
-      else sink.reject(t, at('role', problem));
-      return TAKEN;
-    }
-    case 'GUILD_ROLE_DELETE': {
-      if (!isObj(d)) {
-        sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
-        return TAKEN;
-      }
-      const g = guildId(t, d, sink);
-      if (g === null) return TAKEN;
-      if (isSnowflake(d.role_id)) sink.roleRemove(g, d.role_id);
-      else sink.reject(t, snowflakeProblem('role_id', d.role_id));
-      return TAKEN;
-    }
+    case 'GUILD_ROLE_UPDATE':
+    case 'GUILD_ROLE_DELETE':
+      return reduceRole(sink, t, d);
     case 'ENTITLEMENT_CREATE':
     case 'ENTITLEMENT_UPDATE':
     case 'ENTITLEMENT_DELETE': {
@@ -555,24 +510,97 @@ export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
     case 'INTERACTION_CREATE':
       if (isObj(d)) entitlements(t, d.entitlements, sink);
       return TAKEN;
-    case 'APPLICATION_COMMAND_PERMISSIONS_UPDATE': {
-      const problem = commandPermissionsProblem(d);
-      if (problem !== null) return refuse(sink, t, problem);
-      const p = d as Obj;
-      const entries = (p.permissions as Obj[]).map((e) => ({ id: e.id as string, type: e.type as number, permission: e.permission as boolean }));
-      sink.commandPermissionsPut(p.guild_id as string, p.id as string, entries);
-      return TAKEN;
-    }
+    case 'APPLICATION_COMMAND_PERMISSIONS_UPDATE':
+      return reduceCommandPermissions(sink, t, d);
     case 'CHANNEL_CREATE':
     case 'CHANNEL_UPDATE':
     case 'THREAD_CREATE':
-    case 'THREAD_UPDATE': {
-      const problem = channelEventProblem(d);
+    case 'THREAD_UPDATE':
+    case 'CHANNEL_DELETE':
+    case 'THREAD_DELETE':
+    case 'THREAD_LIST_SYNC':
+      return reduceChannel(sink, t, d);
+    case 'VOICE_STATE_UPDATE': {
+      const problem = voiceStateEventProblem(d);
       if (problem !== null) return refuse(sink, t, problem);
-      const c = d as Obj;
-      if (typeof c.guild_id === 'string') sink.channelUpsert(c.guild_id, channelFields(c));
+      const v = d as Obj;
+      if (typeof v.guild_id === 'string') sink.voiceStateUpsert(v.guild_id, voiceStateFields(v));
       return TAKEN;
     }
+    case 'READY':
+      return reduceReady(sink, t, d);
+    case 'RESUMED':
+      return NOT_CACHED;
+    default:
+      // Not cached; a payload that is not an object is refused for the typed plugin event (see dispatchProblem).
+      return isObj(d) ? NOT_CACHED : refuse(sink, t, `payload: expected an object, got ${kindOf(d)}`);
+  }
+}
+
+function reduceMembersChunk(sink: CacheSink, t: string, d: unknown): Reduced {
+  if (!isObj(d)) sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
+  else {
+    const g = guildId(t, d, sink);
+    if (g !== null) members(t, g, d.members ?? [], sink);
+  }
+  return TAKEN;
+}
+
+/** GUILD_CREATE, GUILD_UPDATE, GUILD_DELETE. */
+function reduceGuild(sink: CacheSink, t: string, d: unknown): Reduced {
+  const problem = guildProblem(d);
+  if (problem !== null) return refuse(sink, t, problem);
+  const g = d as Obj & { id: string };
+  if (t === 'GUILD_UPDATE') sink.guildUpsert(guildPayload(t, g, sink, false), false, false);
+  else if (g.unavailable === true) sink.guildUnavailable(g.id);
+  else if (t === 'GUILD_DELETE') sink.guildRemove(g.id);
+  else {
+    const list = g.members;
+    const complete = Array.isArray(list) && list.length === g.member_count;
+    sink.guildUpsert(guildPayload(t, g, sink, true), true, complete);
+    // Channels before the members: the Redis backend's few commands then share the guild's first pipeline.
+    const channels = channelList(t, 'channels', g.channels, sink);
+    const threads = channelList(t, 'threads', g.threads, sink);
+    if (channels !== null || threads !== null) sink.channelsReplace(g.id, channels, threads);
+    const voice = voiceStateList(t, g.voice_states, sink);
+    if (voice !== null) sink.voiceStatesReplace(g.id, voice);
+    members(t, g.id, list, sink);
+    if (complete) sink.guildMembersListed(g.id);
+  }
+  return TAKEN;
+}
+
+/** GUILD_ROLE_CREATE, GUILD_ROLE_UPDATE, GUILD_ROLE_DELETE. */
+function reduceRole(sink: CacheSink, t: string, d: unknown): Reduced {
+  if (!isObj(d)) {
+    sink.reject(t, `payload: expected an object, got ${kindOf(d)}`);
+    return TAKEN;
+  }
+  const g = guildId(t, d, sink);
+  if (g === null) return TAKEN;
+  if (t === 'GUILD_ROLE_DELETE') {
+    if (isSnowflake(d.role_id)) sink.roleRemove(g, d.role_id);
+    else sink.reject(t, snowflakeProblem('role_id', d.role_id));
+    return TAKEN;
+  }
+  const problem = roleProblem(d.role);
+  if (problem === null) sink.roleUpsert(g, d.role as APIRole);
+  else sink.reject(t, at('role', problem));
+  return TAKEN;
+}
+
+function reduceCommandPermissions(sink: CacheSink, t: string, d: unknown): Reduced {
+  const problem = commandPermissionsProblem(d);
+  if (problem !== null) return refuse(sink, t, problem);
+  const p = d as Obj;
+  const entries = (p.permissions as Obj[]).map((e) => ({ id: e.id as string, type: e.type as number, permission: e.permission as boolean }));
+  sink.commandPermissionsPut(p.guild_id as string, p.id as string, entries);
+  return TAKEN;
+}
+
+/** CHANNEL_* and THREAD_* (THREAD_LIST_SYNC included). */
+function reduceChannel(sink: CacheSink, t: string, d: unknown): Reduced {
+  switch (t) {
     case 'CHANNEL_DELETE': {
       const problem = channelEventProblem(d);
       if (problem !== null) return refuse(sink, t, problem);
@@ -594,45 +622,42 @@ export function reduce(sink: CacheSink, t: string, d: unknown): Reduced {
       sink.threadsSync(p.guild_id as string, Array.isArray(p.channel_ids) ? (p.channel_ids as string[]) : null, threads);
       return TAKEN;
     }
-    case 'VOICE_STATE_UPDATE': {
-      const problem = voiceStateEventProblem(d);
+    default: {
+      // CHANNEL_CREATE / _UPDATE, THREAD_CREATE / _UPDATE
+      const problem = channelEventProblem(d);
       if (problem !== null) return refuse(sink, t, problem);
-      const v = d as Obj;
-      if (typeof v.guild_id === 'string') sink.voiceStateUpsert(v.guild_id, voiceStateFields(v));
+      const c = d as Obj;
+      if (typeof c.guild_id === 'string') sink.channelUpsert(c.guild_id, channelFields(c));
       return TAKEN;
     }
-    case 'READY': {
-      if (!isObj(d) || !Array.isArray(d.guilds)) {
-        return refuse(sink, t, isObj(d) ? `guilds: expected an array, got ${kindOf(d.guilds)}` : `payload: expected an object, got ${kindOf(d)}`);
-      }
-      // A broken `user` or `shard` is refused, the guild list still applied (its entries one by one).
-      let verdict: Reduced = TAKEN;
-      if (isObj(d.user) && isSnowflake(d.user.id)) sink.setSelf(d.user as unknown as APIUser);
-      else verdict = refuse(sink, t, isObj(d.user) ? snowflakeProblem('user.id', d.user.id) : `user: expected a user object, got ${kindOf(d.user)}`);
-      const listed: string[] = [];
-      const guilds = d.guilds as unknown[];
-      let complete = true;
-      for (let i = 0; i < guilds.length; i++) {
-        const g = guilds[i];
-        if (isObj(g) && isSnowflake(g.id)) listed.push(g.id);
-        else {
-          // An entry without a readable id may be any cached guild: the list is not known whole.
-          complete = false;
-          sink.reject(t, `${isObj(g) ? snowflakeProblem(`guilds[${i}].id`, g.id) : `guilds[${i}]: expected an object, got ${kindOf(g)}`}; no guild removed`);
-        }
-      }
-      const shard = readyShard(d.shard);
-      // Without a readable shard the guilds of this session are unknown: mark, remove nothing.
-      if (shard === null) verdict = refuse(sink, t, `shard: expected [shard_id, num_shards], got ${kindOf(d.shard)}; no guild removed`);
-      sink.ready(listed, shard?.[0] ?? 0, complete ? (shard?.[1] ?? 0) : 0);
-      return verdict;
-    }
-    case 'RESUMED':
-      return NOT_CACHED;
-    default:
-      // Not cached; a payload that is not an object is refused for the typed plugin event (see dispatchProblem).
-      return isObj(d) ? NOT_CACHED : refuse(sink, t, `payload: expected an object, got ${kindOf(d)}`);
   }
+}
+
+function reduceReady(sink: CacheSink, t: string, d: unknown): Reduced {
+  if (!isObj(d) || !Array.isArray(d.guilds)) {
+    return refuse(sink, t, isObj(d) ? `guilds: expected an array, got ${kindOf(d.guilds)}` : `payload: expected an object, got ${kindOf(d)}`);
+  }
+  // A broken `user` or `shard` is refused, the guild list still applied (its entries one by one).
+  let verdict: Reduced = TAKEN;
+  if (isObj(d.user) && isSnowflake(d.user.id)) sink.setSelf(d.user as unknown as APIUser);
+  else verdict = refuse(sink, t, isObj(d.user) ? snowflakeProblem('user.id', d.user.id) : `user: expected a user object, got ${kindOf(d.user)}`);
+  const listed: string[] = [];
+  const guilds = d.guilds as unknown[];
+  let complete = true;
+  for (let i = 0; i < guilds.length; i++) {
+    const g = guilds[i];
+    if (isObj(g) && isSnowflake(g.id)) listed.push(g.id);
+    else {
+      // An entry without a readable id may be any cached guild: the list is not known whole.
+      complete = false;
+      sink.reject(t, `${isObj(g) ? snowflakeProblem(`guilds[${i}].id`, g.id) : `guilds[${i}]: expected an object, got ${kindOf(g)}`}; no guild removed`);
+    }
+  }
+  const shard = readyShard(d.shard);
+  // Without a readable shard the guilds of this session are unknown: mark, remove nothing.
+  if (shard === null) verdict = refuse(sink, t, `shard: expected [shard_id, num_shards], got ${kindOf(d.shard)}; no guild removed`);
+  sink.ready(listed, shard?.[0] ?? 0, complete ? (shard?.[1] ?? 0) : 0);
+  return verdict;
 }
 
 function refuse(sink: CacheSink, t: string, problem: string): typeof REFUSED {

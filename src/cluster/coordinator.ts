@@ -56,7 +56,7 @@ import {
   type CommandSyncRunOptions,
 } from './command-sync-lock.js';
 import { ClusterError, ShardCountMismatchError } from './errors.js';
-import { RedisIdentifyQueue } from './identify-queue.js';
+import { RedisIdentifyQueue } from './redis-identify-queue.js';
 import { ClusterKeys } from './keys.js';
 import { fairShare, newMemberId, ShardLeases } from './leases.js';
 import { RedisSessionStore } from './session-store.js';

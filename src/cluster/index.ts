@@ -7,8 +7,8 @@ export {
   type ShardLossReason,
 } from './coordinator.js';
 export { ShardLeases, fairShare, newMemberId, type ClaimResult, type HeartbeatResult } from './leases.js';
-export { RedisIdentifyQueue, type RedisIdentifyQueueOptions } from './identify-queue.js';
-export { RedisIdentifyBudget, type RedisIdentifyBudgetOptions } from './identify-budget.js';
+export { RedisIdentifyQueue, type RedisIdentifyQueueOptions } from './redis-identify-queue.js';
+export { RedisIdentifyBudget, type RedisIdentifyBudgetOptions } from './redis-identify-budget.js';
 export { RedisSessionStore, type RedisSessionStoreOptions, type SaveOutcome } from './session-store.js';
 export {
   CommandSyncLock,

@@ -20,7 +20,7 @@
  *   <ns>:identify:<bucket>   STRING  Redis server time (ms) before which no shard of the bucket
  *                                    (shard_id % max_concurrency) may identify; PX two windows.
  *   <ns>:identify:budget     HASH    total, remaining, reset (server ms): the day's session starts left for the
- *                                    whole bot (identify-budget.ts); kept a day past the reset.
+ *                                    whole bot (redis-identify-budget.ts); kept a day past the reset.
  *   <ns>:commands:lock       STRING  token of the process syncing commands; PX lock time, renewed while syncing.
  *   <ns>:commands:synced     STRING  fingerprint of the command set the last completed sync wrote; PX a while,
  *                                    so processes starting later with the same commands skip the sync.

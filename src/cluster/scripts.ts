@@ -8,7 +8,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 
 // ---- arguments the scripts read by position, named where a call builds them --------------------------------
 
-/** A yes/no argument: the scripts test `== '1'` (also identify-budget.ts's TAKE and reshard's SWITCH). */
+/** A yes/no argument: the scripts test `== '1'` (also redis-identify-budget.ts's TAKE and reshard's SWITCH). */
 export function luaFlag(on: boolean): '1' | '0' {
   return on ? '1' : '0';
 }

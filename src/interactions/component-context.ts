@@ -26,7 +26,7 @@ import {
   type ModalField,
 } from './component-values.js';
 import type { ResolvedAttachment } from './options.js';
-import type { InteractionTransport } from './transport.js';
+import type { InteractionTransport } from './rest-port.js';
 import { InteractionStateError } from './errors.js';
 
 function toData(input: ReplyInput): Exclude<ReplyInput, string> {

@@ -13,7 +13,7 @@ import {
   type APIUser,
   type APIInteractionGuildMember,
 } from 'discord-api-types/v10';
-import type { InteractionTransport } from './transport.js';
+import type { InteractionTransport } from './rest-port.js';
 import type { FocusedOption, OptionValue } from './options.js';
 import type { Logger } from 'pino';
 import { FollowUpLimitError, InteractionStateError } from './errors.js';

@@ -8,7 +8,7 @@
  * is checked, whatever transport carries the answer.
  */
 import { ComponentType, InteractionResponseType, MessageFlags, type APIInteractionResponse } from 'discord-api-types/v10';
-import type { InteractionTransport } from './transport.js';
+import type { InteractionTransport } from './rest-port.js';
 import { isObject } from '../util/is-object.js';
 
 /** Protocol §S8. */

@@ -23,7 +23,7 @@ import {
 import { compileCustomId, CustomIdTable } from './custom-id.js';
 import { checkingTransport } from './message-limits.js';
 import { parseOptions, type OptionValue } from './options.js';
-import type { InteractionTransport } from './transport.js';
+import type { InteractionTransport } from './rest-port.js';
 import { RateLimitedWarner, warnKeyPattern } from '../util/rate-limited-warner.js';
 import { inSpan, PLUGIN_KEY, SpanKind } from '../util/tracing.js';
 

@@ -798,7 +798,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
   private async attempt(queue: BucketQueue, entry: Entry, grant: Grant, tries: Tries): Promise<Outcome> {
     const { method } = entry;
     const template = entry.route.template;
-    const attempt = tries.retries + tries.rateLimitHits;
+    const attempt = tries.retries + tries.rateLimitHits + (tries.staleRetry ? 1 : 0);
     this.counters.requests++;
     this.emit('request', { method, route: template, bucket: queue.key, attempt });
     entry.trace?.send(attempt);
@@ -869,7 +869,7 @@ export class RestClient extends EventEmitter<RestEvents> implements RestRequeste
     const limited = res.status === 429 ? this.rateLimitOutcome(info, body) : null;
     grant.store.report(entry, grant.ticket, { status: res.status, sent: true, info, at: now, limited });
     if (limited !== null) this.emitRateLimited(queue, entry, limited);
-    const attempt = tries.retries + tries.rateLimitHits;
+    const attempt = tries.retries + tries.rateLimitHits + (tries.staleRetry ? 1 : 0);
     this.emit('response', { method, route: template, bucket: queue.key, attempt, status: res.status, durationMs: now - started });
     this.log?.debug({ method, route: template, status: res.status, ms: Math.round(now - started), bucket: queue.key }, 'response');
 

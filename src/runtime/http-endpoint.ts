@@ -10,7 +10,7 @@
  * the flags the context decides) therefore produces the deferred HTTP response too.
  */
 import type { Logger } from 'pino';
-import type { InteractionTransport } from '../interactions/transport.js';
+import type { InteractionTransport } from '../interactions/rest-port.js';
 import {
   ed25519PublicKey,
   InitialResponses,

@@ -10,7 +10,7 @@ import type {
 } from 'discord-api-types/v10';
 import type { CommandsPort, RegisteredCommand, Scope } from '../commands/index.js';
 import type { GatewayBotPort } from '../gateway/index.js';
-import type { InteractionTransport } from '../interactions/transport.js';
+import type { InteractionTransport } from '../interactions/rest-port.js';
 import {
   bulkOverwriteGlobalCommands,
   bulkOverwriteGuildCommands,

@@ -346,6 +346,10 @@ export interface SandboxChannelVerbs {
   createThread(channelId: string, input: ThreadInputVerb): Record<string, unknown>;
   /** Add (`true`) or remove a member of a thread (THREAD_MEMBERS_UPDATE). */
   setThreadMember(threadId: string, userId: string, member: boolean): void;
+  /** A member reacts to a message of the bot with a unicode emoji (MESSAGE_REACTION_ADD), or (`false`) takes it back. */
+  react(channelId: string, messageId: string, userId: string, emoji: string, on?: boolean): void;
+  /** A member's votes on a poll of the bot become `answerIds` (empty: withdrawn): MESSAGE_POLL_VOTE_ADD / _REMOVE. */
+  vote(channelId: string, messageId: string, userId: string, answerIds: number[]): void;
   /** Rename, re-permission or move a role, the bot's own included (GUILD_ROLE_UPDATE). */
   updateRole(guildId: string, roleId: string, update: RoleUpdate): Record<string, unknown>;
 }

@@ -50,6 +50,8 @@ import { roleRoutes } from './rest/routes/roles.js';
 import { banRoutes } from './rest/routes/bans.js';
 import { channelWriteRoutes } from './rest/routes/channel-writes.js';
 import { threadRoutes } from './rest/routes/threads.js';
+import { reactionRoutes } from './rest/routes/reactions.js';
+import { pinRoutes } from './rest/routes/pins.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
 import { CommandRegistry } from './state/commands.js';
@@ -283,6 +285,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   rest.add(channelRoutes(core));
   rest.add(channelWriteRoutes(core));
   rest.add(threadRoutes(core));
+  rest.add(reactionRoutes(core));
+  rest.add(pinRoutes(core));
 
   const http = new SandboxHttpServer(rest, gateway, o.logger);
   http.admin = new AdminApi(core);

@@ -33,6 +33,7 @@ const flight = (bound: string): Bound => ({ kind: 'in-flight', bound });
 const fixed = (bound: string): Bound => ({ kind: 'fixed', bound });
 
 const BOUNDS: ReadonlyMap<string, Bound> = new Map([
+  ['src/cluster/cooldowns.ts#windows', t('SWEEP_EVERY', 'cooldown windows of users (or members, guilds, channels) with a use in their window')],
   ['src/cache/memory/channels.ts#longNames', state('cached channels with a long name')],
   ['src/cache/memory/channels.ts#manyOverwrites', state('cached channels with many overwrites')],
   ['src/cache/memory/channels.ts#threads', state('cached threads')],
@@ -70,7 +71,7 @@ const BOUNDS: ReadonlyMap<string, Bound> = new Map([
   ['src/cluster/coordinator.ts#cooldown', fixed('shards')],
   ['src/cluster/coordinator.ts#pendingFenced', fixed('shards')],
   ['src/cluster/coordinator.ts#reportedHeld', fixed('shards')],
-  ['src/cluster/identify-queue.ts#tails', fixed('identify buckets (max_concurrency)')],
+  ['src/cluster/redis-identify-queue.ts#tails', fixed('identify buckets (max_concurrency)')],
   ['src/cluster/redis-reshard-coordination.ts#pending', flight('reshard plans under way')],
   ['src/cluster/redis-reshard-coordination.ts#seen', flight('reshard plans under way (removed at their end)')],
   ['src/cluster/session-store.ts#written', fixed('shards')],
@@ -84,6 +85,7 @@ const BOUNDS: ReadonlyMap<string, Bound> = new Map([
   ['src/plugins/command-access.ts#loads', flight('command permission loads under way')],
   ['src/plugins/command-access.ts#lists', t('MAX_LISTS', 'past MAX_LISTS (1,024) guilds the expired lists are swept: the rest were asked for within the ttl')],
   ['src/plugins/fresh-import.ts#versions (module)', fixed('plugin versions loaded by the dev watcher (dev only)')],
+  ['src/plugins/host.ts#refusedNames', fixed('plugins')],
   ['src/plugins/host.ts#listeners', fixed("plugins' event listeners")],
   ['src/plugins/host.ts#disabledNames', fixed('plugins')],
   ['src/rest/client.ts#hashes', fixed('route templates')],
@@ -101,7 +103,11 @@ const BOUNDS: ReadonlyMap<string, Bound> = new Map([
   ['src/rest/redis/wake.ts#recent', c('RECENT_CAP', '4,096 notifications')],
   ['src/rest/redis/wake.ts#set', flight('requests waiting for a wake-up')],
   ['src/rest/route.ts#compiled (module)', c('MAX_CACHED_ROUTES', '2,000 route templates')],
+  ['src/runtime/dev-reloader.ts#toCheck', fixed('plugin source files (dev only)')],
+  ['src/runtime/dev-reloader.ts#withTypeErrors', fixed('plugin source files (dev only)')],
+  ['src/runtime/dir-watcher.ts#watches', c('maxDirs', 'watched folders under plugins/, 2,000 by default (dev only)')],
   ['src/runtime/dev-reloader.ts#known', fixed('plugin source files (dev only)')],
+  ['src/runtime/intake/counters.ts#denials', fixed('preconditions times commands and handlers')],
   ['src/runtime/intake/counters.ts#inFlight', flight('interactions being handled')],
   ['src/runtime/intake/counters.ts#unhandled', fixed('kinds of interaction (command, component, modal, autocomplete)')],
   ['src/runtime/intake/counters.ts#readyShards', fixed('shards')],

@@ -27,8 +27,6 @@ const ALLOWED: ReadonlySet<string> = new Set([
   'src/sandbox/rest/routes/guilds.ts:guildRoutes',
   'src/sandbox/rest/routes/interactions.ts:interactionRoutes',
   'src/sandbox/rest/routes/permissions.ts:permissionRoutes',
-  'src/rest/client.ts:execute',
-  'src/cache/reducer.ts:reduce',
 ]);
 
 export interface LongFunction {

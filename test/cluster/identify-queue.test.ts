@@ -5,7 +5,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { describeWithRedis } from '../helpers/redis.js';
 import { ClusterKeys } from '../../src/cluster/keys.js';
-import { RedisIdentifyQueue } from '../../src/cluster/identify-queue.js';
+import { RedisIdentifyQueue } from '../../src/cluster/redis-identify-queue.js';
 import { IdentifyQueueTimeoutError } from '../../src/cluster/errors.js';
 import { redisScope, type RedisScope } from './helpers.js';
 

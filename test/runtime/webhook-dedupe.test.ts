@@ -15,7 +15,7 @@ import { dropPrefix } from '../cache/redis-cleanup.js';
 import { describeWithRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { LogSink } from '../helpers/log-sink.js';
 import { InteractionRouter } from '../../src/interactions/router.js';
-import type { InteractionTransport } from '../../src/interactions/transport.js';
+import type { InteractionTransport } from '../../src/interactions/rest-port.js';
 import { IntakeCounters } from '../../src/runtime/intake/counters.js';
 import { IntakePipeline } from '../../src/runtime/intake/pipeline.js';
 import { AnomalyLog } from '../../src/util/anomaly-log.js';

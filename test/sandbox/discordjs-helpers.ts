@@ -15,9 +15,9 @@ afterEach(async () => {
 });
 
 /** Log a new Client in to `sb` and resolve once it is ready (15 s at most); it is destroyed after the test. */
-async function loginDiscordjs(sb: Sandbox): Promise<Client<true>> {
+async function loginDiscordjs(sb: Sandbox, extraIntents: readonly GatewayIntentBits[] = []): Promise<Client<true>> {
   const client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages],
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMembers, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, ...extraIntents],
     // @discordjs/rest builds `${api}/v${version}${route}`; one retry keeps a 5xx answer quick.
     rest: { api: sb.restUrl.replace(/\/v10$/, ''), retries: 1, timeout: 10_000 },
   });
@@ -34,10 +34,13 @@ async function loginDiscordjs(sb: Sandbox): Promise<Client<true>> {
   return client as Client<true>;
 }
 
-/** A sandbox (2 guilds x 12 members) with a discord.js Client logged in, and the first guild as it sees it. */
-export async function startDiscordjs(): Promise<{ sb: Sandbox; client: Client<true>; guild: Guild }> {
+/**
+ * A sandbox (2 guilds x 12 members) with a discord.js Client logged in, and the first guild as it sees it.
+ * `extraIntents` go beside the usual ones (moderation, reactions, polls).
+ */
+export async function startDiscordjs(extraIntents: readonly GatewayIntentBits[] = []): Promise<{ sb: Sandbox; client: Client<true>; guild: Guild }> {
   const sb = await createSandbox({ seed: { guilds: 2, membersPerGuild: 12 }, gateway: { identifyWindowMs: 0, heartbeatIntervalMs: 5_000 } });
   sandboxes.push(sb);
-  const client = await loginDiscordjs(sb);
+  const client = await loginDiscordjs(sb, extraIntents);
   return { sb, client, guild: client.guilds.cache.get(sb.state.guildIds[0]!)! };
 }

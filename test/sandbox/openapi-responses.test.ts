@@ -185,7 +185,7 @@ beforeAll(async () => {
     ['all_channels', (BigInt(guild) - 1n).toString()],
     ['channel', sb.state.channelIds(guild)[0]!],
     // Seeded users: 0 owns the guild, 1 is a moderator, the others plain members (one for each use).
-    ...(['owner', 'moderator_user', 'plain2', 'member', 'plain4', 'target', 'kicked', 'banned', 'bulk1', 'bulk2'] as const).map(
+    ...(['owner', 'moderator_user', 'bearer_member', 'member', 'kickee', 'target', 'kicked', 'banned', 'bulk1', 'bulk2'] as const).map(
       (name, i): [string, string] => [name, humans[i]!],
     ),
     // Roles: @everyone first, then the extra ones, Moderator, Admin, the bot's own.

@@ -92,5 +92,33 @@ const threads: Step[] = [
   { name: 'delete a channel', method: 'DELETE', path: '/channels/{new_channel}', status: 200 },
 ];
 
+const THUMBS = encodeURIComponent('👍');
+const poll = { question: { text: 'Lunch?' }, answers: [{ poll_media: { text: 'Pizza' } }, { poll_media: { text: 'Soup' } }], duration: 1 };
+
+const messageExtras: Step[] = [
+  { name: 'a message to react to', method: 'POST', path: '/channels/{channel}/messages', body: { content: 'react' }, status: 200, keep: keepId('target') },
+  { name: 'react', method: 'PUT', path: `/channels/{channel}/messages/{target}/reactions/${THUMBS}/@me`, status: 204 },
+  { name: 'react with an unknown emoji', method: 'PUT', path: `/channels/{channel}/messages/{target}/reactions/${encodeURIComponent('x:123456789012345678')}/@me`, status: 400 },
+  { name: 'a member reacts', method: 'GET', path: '/channels/{channel}/messages/{target}', before: (s) => s.sb.state.channels.react(s.ids.get('channel')!, s.ids.get('target')!, s.ids.get('owner')!, '👍'), status: 200 },
+  { name: 'who reacted', method: 'GET', path: `/channels/{channel}/messages/{target}/reactions/${THUMBS}?limit=10`, status: 200 },
+  { name: "remove a member's reaction", method: 'DELETE', path: `/channels/{channel}/messages/{target}/reactions/${THUMBS}/{owner}`, status: 204 },
+  { name: 'remove the own reaction', method: 'DELETE', path: `/channels/{channel}/messages/{target}/reactions/${THUMBS}/@me`, status: 204 },
+  { name: "remove an emoji's reactions", method: 'DELETE', path: `/channels/{channel}/messages/{target}/reactions/${THUMBS}`, status: 204 },
+  { name: 'remove all reactions', method: 'DELETE', path: '/channels/{channel}/messages/{target}/reactions', status: 204 },
+  { name: 'pin', method: 'PUT', path: '/channels/{channel}/messages/pins/{target}', status: 204 },
+  { name: 'pins', method: 'GET', path: '/channels/{channel}/messages/pins?limit=10', status: 200 },
+  { name: 'unpin', method: 'DELETE', path: '/channels/{channel}/messages/pins/{target}', status: 204 },
+  { name: 'pin (deprecated route)', method: 'PUT', path: '/channels/{channel}/pins/{target}', status: 204 },
+  { name: 'pins (deprecated route)', method: 'GET', path: '/channels/{channel}/pins', status: 200 },
+  { name: 'unpin (deprecated route)', method: 'DELETE', path: '/channels/{channel}/pins/{target}', status: 204 },
+  { name: 'pin an unknown message', method: 'PUT', path: `/channels/{channel}/messages/pins/${UNKNOWN}`, status: 404 },
+  { name: 'a poll', method: 'POST', path: '/channels/{channel}/messages', body: { poll }, status: 200, keep: keepId('poll') },
+  { name: 'voters of an answer', method: 'GET', path: '/channels/{channel}/polls/{poll}/answers/1', before: (s) => s.sb.state.channels.vote(s.ids.get('channel')!, s.ids.get('poll')!, s.ids.get('owner')!, [1]), status: 200 },
+  { name: 'end a poll', method: 'POST', path: '/channels/{channel}/polls/{poll}/expire', status: 200 },
+  { name: 'end it again', method: 'POST', path: '/channels/{channel}/polls/{poll}/expire', status: 400 },
+  { name: 'bulk delete', method: 'POST', path: '/channels/{channel}/messages/bulk-delete', body: { messages: ['{target}', '{poll}'] }, status: 204 },
+  { name: 'bulk delete one message', method: 'POST', path: '/channels/{channel}/messages/bulk-delete', body: { messages: ['{target}'] }, status: 400 },
+];
+
 /** In order: the refused step first, then everything as a bot with Admin. */
-export const GUILD_STEPS: readonly Step[] = [...members, ...roles, ...bans, ...channels, ...threads];
+export const GUILD_STEPS: readonly Step[] = [...members, ...roles, ...bans, ...channels, ...threads, ...messageExtras];

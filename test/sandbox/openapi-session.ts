@@ -109,10 +109,15 @@ function moderatorBot(s: Session): void {
   s.sb.state.updateMember(guild, s.sb.applicationId, { roles: [s.ids.get('bot_role')!, s.ids.get('moderator')!] });
 }
 
+/** Leaves the bot with its own role only, as seeded: the group starts and ends so, whatever ran before. */
+function plainBot(s: Session): void {
+  s.sb.state.updateMember(s.ids.get('guild')!, s.sb.applicationId, { roles: [s.ids.get('bot_role')!] });
+}
+
 const inAnHour = (): string => new Date(Date.now() + 3_600_000).toISOString();
 
 const moderation: Step[] = [
-  { name: 'edit a member without the permission', method: 'PATCH', path: '/guilds/{guild}/members/{target}', body: { nick: 'Quiet' }, status: 403 },
+  { name: 'edit a member without the permission', method: 'PATCH', path: '/guilds/{guild}/members/{target}', before: plainBot, body: { nick: 'Quiet' }, status: 403 },
   { name: 'list bans without the permission', method: 'GET', path: '/guilds/{guild}/bans', status: 403 },
   { name: 'search members', method: 'GET', path: '/guilds/{guild}/members/search?query=&limit=10', before: moderatorBot, status: 200 },
   { name: 'search members without a query', method: 'GET', path: '/guilds/{guild}/members/search', status: 400 },
@@ -141,6 +146,7 @@ const moderation: Step[] = [
   { name: 'a lifted ban', method: 'GET', path: '/guilds/{guild}/bans/{banned}', status: 404 },
   { name: 'bulk ban', method: 'POST', path: '/guilds/{guild}/bulk-ban', body: { user_ids: ['{bulk1}', '{bulk2}', '{owner}'] }, status: 200 },
   { name: 'bulk ban nobody new', method: 'POST', path: '/guilds/{guild}/bulk-ban', body: { user_ids: ['{bulk1}'] }, status: 400 },
+  { name: 'kick without the permission', method: 'DELETE', path: '/guilds/{guild}/members/{target}', before: plainBot, status: 403 },
 ];
 
 const messages: Step[] = [
@@ -190,7 +196,7 @@ const permissions: Step[] = [
     name: 'edit command permissions as a member without Manage Guild',
     method: 'PUT',
     path: '/applications/{app}/guilds/{guild}/commands/{guild_command}/permissions',
-    auth: { bearer: [PERMISSIONS_SCOPE], as: 'member' },
+    auth: { bearer: [PERMISSIONS_SCOPE], as: 'bearer_member' },
     body: { permissions: [] },
     status: 403,
   },

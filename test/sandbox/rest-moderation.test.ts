@@ -133,6 +133,9 @@ describe('roles', () => {
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ name: 'Muted', color: 0x123456, position: 1, permissions: '0', managed: false, hoist: false, mentionable: false });
     expect(created.body.tags).toBeUndefined();
+    // Positions stay distinct: every other role moved up one.
+    const positions = ((await call(sb, 'GET', `/guilds/${g}/roles`)).body as Array<{ position: number }>).map((r) => r.position);
+    expect(new Set(positions).size).toBe(positions.length);
     const id = created.body.id as string;
     expect((await client.nextDispatch('GUILD_ROLE_CREATE')).d).toMatchObject({ guild_id: g, role: { id, name: 'Muted' } });
     // ADMINISTRATOR is not the bot's to give.
@@ -142,7 +145,9 @@ describe('roles', () => {
 
     const edited = await call(sb, 'PATCH', `/guilds/${g}/roles/${id}`, { name: 'Silenced', hoist: true });
     expect(edited.body).toMatchObject({ id, name: 'Silenced', hoist: true, color: 0x123456 });
-    expect((await client.nextDispatch('GUILD_ROLE_UPDATE')).d).toMatchObject({ guild_id: g, role: { id, name: 'Silenced' } });
+    // Creating roles moved the others up (a GUILD_ROLE_UPDATE each, this one too) before this edit's own update.
+    const own = await client.next((p) => p.t === 'GUILD_ROLE_UPDATE' && (p.d as { role: { name: string } }).role.name === 'Silenced');
+    expect(own.d).toMatchObject({ guild_id: g, role: { id, name: 'Silenced' } });
     const moved = await call(sb, 'PATCH', `/guilds/${g}/roles`, [{ id, position: 2 }]);
     expect(moved.status).toBe(200);
     expect(moved.body.find((r: { id: string }) => r.id === id).position).toBe(2);

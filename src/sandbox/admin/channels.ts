@@ -11,6 +11,8 @@
  *   POST   /_sandbox/channels/:channel/threads           { name, type?, ownerId? } -> thread   (THREAD_CREATE)
  *   PUT    /_sandbox/channels/:thread/members/:user      (THREAD_MEMBERS_UPDATE)
  *   DELETE /_sandbox/channels/:thread/members/:user
+ *   POST   /_sandbox/channels/:channel/messages/:message/reactions  { userId, emoji, remove? }  (MESSAGE_REACTION_ADD / _REMOVE)
+ *   POST   /_sandbox/channels/:channel/messages/:message/votes      { userId, answerIds }        (MESSAGE_POLL_VOTE_*)
  *
  * Overwrites are `{id, type, allow, deny}` with bit sets as decimal strings, as on the wire.
  */
@@ -49,6 +51,25 @@ function pick(o: Json, strings: readonly string[], numbers: readonly string[], b
   return out;
 }
 
+/** A member's reaction or poll vote on a message of the bot. */
+function messageVerb(verbs: ChannelVerbs, channelId: string, messageId: string, what: string, o: Json): AdminReply | null {
+  const userId = optString(o, 'userId');
+  if (userId === undefined) throw bad('userId is required');
+  if (what === 'reactions') {
+    const emoji = optString(o, 'emoji');
+    if (emoji === undefined) throw bad('emoji is required');
+    verbs.react(channelId, messageId, userId, emoji, optBool(o, 'remove') !== true);
+    return { status: 204 };
+  }
+  if (what === 'votes') {
+    const ids = o.answerIds;
+    if (!Array.isArray(ids) || !ids.every((x) => Number.isInteger(x))) throw bad('answerIds must be an array of answer ids');
+    verbs.vote(channelId, messageId, userId, ids as number[]);
+    return { status: 204 };
+  }
+  return null;
+}
+
 /** The entries above; null when the path is not one of them. */
 export function channelAdmin(verbs: ChannelVerbs, method: string, parts: readonly string[], body: unknown): AdminReply | null {
   const [a, b, c, d] = parts;
@@ -79,5 +100,6 @@ export function channelAdmin(verbs: ChannelVerbs, method: string, parts: readonl
     return { status: 201, body: verbs.createThread(b, { ...pick(o, ['ownerId'], ['type'], []), name }) };
   }
   if (c === 'members' && (is('PUT', 4) || is('DELETE', 4))) return (verbs.setThreadMember(b, d!, method === 'PUT'), { status: 204 });
+  if (c === 'messages' && is('POST', 5)) return messageVerb(verbs, b, d!, parts[4]!, obj(body));
   return null;
 }

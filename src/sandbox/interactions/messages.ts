@@ -1,5 +1,6 @@
 /** Message bodies of interaction responses and follow-ups: validation (protocol §14.4, §14.5) and message objects. */
 import { storedComponents, storedEmbeds } from './message-parts.js';
+import { storedPoll } from '../state/polls.js';
 import { addTreeError, emptyErrorTree, Errors, invalidFormBody } from '../errors.js';
 import { isObject } from '../../util/is-object.js';
 
@@ -190,7 +191,9 @@ export function baseMessage(base: BaseMessage, data: Json): Json {
     flags: base.flags,
     components: storedComponents(data.components),
   };
-  if (isObject(data.poll)) msg.poll = data.poll;
+  // The service builds the poll (answer ids, expiry, results) from the request's.
+  const poll = storedPoll(data.poll);
+  if (poll !== undefined) msg.poll = poll;
   return msg;
 }
 

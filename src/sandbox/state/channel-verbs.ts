@@ -10,6 +10,9 @@ import type { ChannelRecord, GuildRecord } from './model.js';
 import type { OverwriteRecord } from './permissions.js';
 import { roleObject } from './serialize.js';
 import type { SandboxStore } from './store.js';
+import type { MessageRecord } from './messages.js';
+import { setVotes } from './polls.js';
+import { addReaction, parseEmoji, removeReaction } from './reactions.js';
 import type { ChannelInput, ChannelUpdate, OverwriteInput, RoleUpdate, ThreadInputVerb } from '../contract.js';
 
 export type { ChannelInput, ChannelUpdate, OverwriteInput, RoleUpdate, ThreadInputVerb };
@@ -95,6 +98,34 @@ export class ChannelVerbs {
     if (member && !this.store.isMember(guild, userId)) throw new SandboxError('UNKNOWN_MEMBER', `user ${userId} is not a member of guild ${guild.id}`);
     if (member) addThreadMember(this.store, guild, channel, userId);
     else removeThreadMember(this.store, guild, channel, userId);
+  }
+
+  private message(channelId: string, messageId: string): MessageRecord {
+    const record = this.store.messages.get(channelId, messageId);
+    if (!record) throw new SandboxError('INVALID', `no live message ${messageId} of the bot in channel ${channelId}`);
+    return record;
+  }
+
+  /** Whether the user may act in the message's place: a member of its guild, or the DM's recipient. */
+  private requireParticipant(record: MessageRecord, userId: string): void {
+    const ok = record.guildId !== null ? this.store.member(record.guildId, userId) !== undefined : record.recipientId === userId || userId === this.store.applicationId;
+    if (!ok) throw new SandboxError('UNKNOWN_MEMBER', `user ${userId} cannot see channel ${record.channelId}`);
+  }
+
+  react(channelId: string, messageId: string, userId: string, emoji: string, on = true): void {
+    const record = this.message(channelId, messageId);
+    this.requireParticipant(record, userId);
+    const e = parseEmoji(emoji);
+    if (e === null || e.id !== null) throw new SandboxError('INVALID', 'a reaction is a unicode emoji (the sandbox has no custom emojis)');
+    if (on) addReaction(this.store, record, userId, e);
+    else removeReaction(this.store, record, userId, e);
+  }
+
+  vote(channelId: string, messageId: string, userId: string, answerIds: number[]): void {
+    const record = this.message(channelId, messageId);
+    this.requireParticipant(record, userId);
+    const refusal = setVotes(this.store, record, userId, answerIds);
+    if (refusal !== null) throw new SandboxError('INVALID', refusal);
   }
 
   /** Change a role (the bot's own managed role included, to give the bot permissions): GUILD_ROLE_UPDATE. */

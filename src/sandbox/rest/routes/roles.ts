@@ -50,10 +50,14 @@ export function roleRoutes(core: SandboxCore): RouteDef[] {
     const fields = roleFields(objectBody(ctx));
     if (fields.permissions !== undefined) requireGrantable(store, guild, fields.permissions);
     if (guild.roles.length >= MAX_ROLES) throw maxRoles();
-    // A new role sits at position 1, just above @everyone; its permissions default to @everyone's.
+    // A new role sits at position 1, just above @everyone, and the others move up one (positions stay distinct,
+    // so a client's reordering does not move roles it did not mean to); its permissions default to @everyone's.
     const role: RoleRecord = { id: store.ids.next(), name: 'new role', color: 0, hoist: false, position: 1, permissions: guild.roles[0]!.permissions, managed: false, mentionable: false, ...fields };
+    const shifted = guild.roles.filter((r) => r.id !== guild.id && r.position >= 1);
+    for (const r of shifted) r.position++;
     guild.roles.push(role);
     emitRole(store, guild, 'GUILD_ROLE_CREATE', role);
+    for (const r of shifted) emitRole(store, guild, 'GUILD_ROLE_UPDATE', r);
     return roleObject(role);
   };
 
@@ -88,7 +92,8 @@ export function roleRoutes(core: SandboxCore): RouteDef[] {
     }
     form.throwIfAny();
     const top = store.highestRolePosition(guild, store.applicationId);
-    for (const m of moves) {
+    // Clients send the whole ordering (discord.js does); only the roles that really move are checked.
+    for (const m of moves.filter((x) => x.role.position !== x.position)) {
       if (m.role.id === guild.id) throw invalidRole();
       requireRoleBelow(store, guild, m.role);
       if (guild.ownerId !== store.applicationId && m.position >= top) throw Errors.missingPermissions();

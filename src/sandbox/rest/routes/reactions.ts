@@ -1,0 +1,76 @@
+/**
+ * Reactions (discord-api-docs "Message" resource): add and remove the bot's own, remove a user's, one emoji's or
+ * all (MANAGE_MESSAGES), and list who reacted (`after`, `limit` 1-100, default 25). Adding needs
+ * READ_MESSAGE_HISTORY, and ADD_REACTIONS when nobody has reacted with that emoji yet. The sandbox has no custom
+ * emojis, so a `name:id` emoji is unknown to it (10014), as one the bot cannot use is on the service.
+ */
+import type { SandboxCore } from '../../core.js';
+import { ApiError } from '../../errors.js';
+import { P } from '../../state/permissions.js';
+import { addReaction, clearReactions, parseEmoji, reactionsOf, reactors, removeReaction, emojiKey, type ReactionEmoji } from '../../state/reactions.js';
+import { userObject } from '../../state/serialize.js';
+import { compareSnowflakes, queryParams } from '../params.js';
+import type { RestContext, RouteDef } from '../types.js';
+import { messageAt, requirePerms } from './message-access.js';
+import { memberOf } from './members.js';
+
+const unknownEmoji = (): ApiError => new ApiError(400, 10014, 'Unknown Emoji');
+
+function emojiOf(ctx: RestContext): ReactionEmoji {
+  const emoji = parseEmoji(ctx.params.emoji!);
+  if (emoji === null || emoji.id !== null) throw unknownEmoji();
+  return emoji;
+}
+
+export function reactionRoutes(core: SandboxCore): RouteDef[] {
+  const store = core.store;
+  const botId = store.applicationId;
+
+  const addOwn = (ctx: RestContext): void => {
+    const { place, record } = messageAt(store, ctx);
+    const emoji = emojiOf(ctx);
+    const fresh = !reactionsOf(record).has(emojiKey(emoji));
+    requirePerms(place, P.READ_MESSAGE_HISTORY | (fresh ? P.ADD_REACTIONS : 0n));
+    addReaction(store, record, botId, emoji);
+  };
+
+  const removeOne = (ctx: RestContext, own: boolean): void => {
+    const { place, record } = messageAt(store, ctx);
+    const emoji = emojiOf(ctx);
+    if (!own) {
+      requirePerms(place, P.MANAGE_MESSAGES);
+      if (place.guild) memberOf(store, place.guild, ctx.params.userId!);
+    }
+    removeReaction(store, record, own ? botId : ctx.params.userId!, emoji);
+  };
+
+  const clear = (ctx: RestContext, oneEmoji: boolean): void => {
+    const { place, record } = messageAt(store, ctx);
+    const emoji = oneEmoji ? emojiOf(ctx) : undefined;
+    requirePerms(place, P.MANAGE_MESSAGES);
+    clearReactions(store, record, emoji);
+  };
+
+  const list = (ctx: RestContext): unknown[] => {
+    const { place, record } = messageAt(store, ctx);
+    requirePerms(place, P.READ_MESSAGE_HISTORY);
+    const emoji = emojiOf(ctx);
+    const q = queryParams(ctx, { limit: { min: 1, max: 100, fallback: 25 }, type: { min: 0, max: 1, fallback: 0 } }, ['after']);
+    // Super reactions (type 1) are not modelled: nobody has any.
+    if (q.ints.get('type') === 1) return [];
+    const after = q.snowflakes.get('after') ?? '0';
+    const ids = reactors(record, emoji).filter((id) => compareSnowflakes(id, after) > 0).sort(compareSnowflakes).slice(0, q.ints.get('limit')!);
+    return ids.map((id) => userObject(store.user(id)!));
+  };
+
+  const base = '/channels/:channelId/messages/:messageId/reactions';
+  const r = { major: 'channelId', auth: 'bot' } as const;
+  return [
+    { ...r, method: 'PUT', path: `${base}/:emoji/@me`, bucket: 'reactions', handler: (ctx) => (addOwn(ctx), { status: 204 }) },
+    { ...r, method: 'DELETE', path: `${base}/:emoji/@me`, bucket: 'reactions', handler: (ctx) => (removeOne(ctx, true), { status: 204 }) },
+    { ...r, method: 'DELETE', path: `${base}/:emoji/:userId`, bucket: 'reactions', handler: (ctx) => (removeOne(ctx, false), { status: 204 }) },
+    { ...r, method: 'GET', path: `${base}/:emoji`, bucket: 'reactions.read', handler: (ctx) => ({ status: 200, body: list(ctx) }) },
+    { ...r, method: 'DELETE', path: `${base}/:emoji`, bucket: 'reactions', handler: (ctx) => (clear(ctx, true), { status: 204 }) },
+    { ...r, method: 'DELETE', path: base, bucket: 'reactions', handler: (ctx) => (clear(ctx, false), { status: 204 }) },
+  ];
+}
