@@ -91,3 +91,35 @@ describe('permission preconditions', () => {
     });
   }
 });
+
+describe('permission preconditions when the cache lacks the channel', () => {
+  const ran: string[] = [];
+  const plugin = definePlugin({
+    name: 'perms-fallback',
+    commands: [
+      defineCommand({ name: 'purge', description: 'member needs Manage Messages', preconditions: { permissions: { member: ['ManageMessages'] } }, async run(ctx) { ran.push(`purge ${ctx.user.username}`); await ctx.reply('purged'); } }),
+      defineCommand({ name: 'ban', description: 'the bot needs Ban Members', preconditions: { permissions: { bot: ['BanMembers'] } }, async run(ctx) { ran.push('ban'); await ctx.reply('banned'); } }),
+    ],
+  });
+  let bot: TestBot;
+
+  beforeAll(async () => {
+    // No channels in the cache: the interaction's own member.permissions and app_permissions decide.
+    bot = await startBot({ plugins: [plugin], config: { cache: { channels: false } } });
+  });
+  afterAll(async () => {
+    await bot?.close();
+  });
+
+  it('reads the member and the bot from the interaction', async () => {
+    expect(await bot.runtime.parts.cache!.getChannel(bot.guild.channelId)).toBeUndefined();
+    const plain = await bot.join({ username: 'plain' });
+    const admin = await bot.join({ username: 'boss', roles: ['Admin'] });
+    const denied = await bot.invoke('purge', { user: plain });
+    expect(denied.content).toBe('You need these permissions here: ManageMessages.');
+    expect(denied.ephemeral).toBe(true);
+    expect((await bot.invoke('ban', { user: admin })).content).toBe('I need these permissions here: BanMembers.');
+    expect((await bot.invoke('purge', { user: admin })).content).toBe('purged');
+    expect(ran).toEqual(['purge boss']);
+  });
+});
