@@ -235,9 +235,11 @@ export function acceptanceSuite(variant: TransportVariant): void {
           token: waves.botToken,
           intents: INTENT_BITS.GUILDS,
           gatewayBot: gatewayBotPort(waves),
-          // The sandbox times identifies on arrival; a loaded machine bunches arrivals, hence a wider margin.
+          // The sandbox times identifies on arrival, and a loaded machine delays one wave's arrivals more than the
+          // next one's: the margin is what that jitter may be. 150 ms was exceeded on 2 cores at a load of 28
+          // (the sandbox refused an IDENTIFY); a whole window is twice the worst seen.
           identifyQueue: ({ maxConcurrency, windowMs }) =>
-            new LocalIdentifyQueue({ maxConcurrency, windowMs, marginMs: 150 }),
+            new LocalIdentifyQueue({ maxConcurrency, windowMs, marginMs: window }),
           identifyWindowMs: window,
           compress: variant.compress,
           inflate: variant.inflate,
@@ -266,7 +268,8 @@ export function acceptanceSuite(variant: TransportVariant): void {
           // Per bucket the sandbox enforces a full window (rejected === 0 above); wave starts may differ by the
           // spread inside a wave, hence the tolerance.
           expect(gap).toBeGreaterThanOrEqual(window * 0.75);
-          expect(gap).toBeLessThan(window * 3);
+          // A window and the margin apart as queued; more than twice that means the queue waited for nothing.
+          expect(gap).toBeLessThan(window * 5);
         }
         await manager.close();
       } finally {
