@@ -52,7 +52,7 @@ async function freshIdentify(): Promise<void> {
     sandbox.gatewayEvents.on('dispatch', onDispatch);
   });
   sandbox.faults.invalidateSession(0, false);
-  await Promise.race([ready, new Promise((_, reject) => setTimeout(() => reject(new Error('no READY within 30 s')), 30_000))]);
+  await Promise.race([ready, new Promise((_, reject) => setTimeout(() => reject(new Error(`no READY within 30 s after a fresh IDENTIFY (${sent} sent so far)`)), 30_000))]);
 }
 
 let seed = 33;
@@ -79,6 +79,7 @@ try {
     await Promise.allSettled(records.map((r) => r.firstResponse(30_000)));
     lost += records.filter((r) => r.callbacks.length === 0).length;
     sent += n;
+    if (burst % 10 === 9) console.log(`  ${sent.toLocaleString('en')} sent, ${lost} lost, ${Math.round((Date.now() - started) / 1000)} s`);
   }
 } finally {
   await runtime.stop({ graceMs: 1_000 });
