@@ -58,6 +58,8 @@ async function exercise(server: FakeApi, rest: RestClient): Promise<{ errors: un
   ]);
   server.script('POST', /^\/interactions\//, [
     { status: 404, body: { message: 'Unknown interaction', code: 10062 } },
+    // A callback reset before any answer byte is sent once more (a repeat that arrived is refused 40060): both dropped.
+    { status: 0, destroy: true },
     { status: 0, destroy: true },
     { status: 200, delayMs: 2000 },
   ]);
@@ -81,7 +83,7 @@ async function exercise(server: FakeApi, rest: RestClient): Promise<{ errors: un
     () => api.getCurrentUser(rest), // 502, 502, 200
     () => api.getCurrentUser(rest, { timeoutMs: 100 }), // timeout
     () => api.createInteractionResponse(rest, '444', ITOKEN, { type: 4, data: { content: 'x' } }), // 404
-    () => api.createInteractionResponse(rest, '445', ITOKEN, { type: 4, data: { content: 'x' } }), // dropped -> network error (a POST is not sent twice)
+    () => api.createInteractionResponse(rest, '445', ITOKEN, { type: 4, data: { content: 'x' } }), // dropped twice (a callback is retried once) -> network error
     () => api.getOriginalResponse(rest, APP, ITOKEN), // dropped x3 (retried) -> network error
     () => api.createInteractionResponse(rest, '446', ITOKEN, { type: 5 }, { timeoutMs: 100 }), // timeout
     () => api.editOriginalResponse(rest, APP, ITOKEN, { content: 'x'.repeat(3000) }), // 50035

@@ -4,7 +4,7 @@
  * turned off (exact across the fleet, kept across restarts), in this process's memory otherwise.
  */
 import { clusterNamespace } from '../../cluster/keys.js';
-import { MemoryCooldowns, RedisCooldowns, type CooldownStore } from '../../cluster/cooldowns.js';
+import { MemoryCooldowns, RedisCooldowns, type CooldownStore, type CooldownVerdict } from '../../cluster/cooldowns.js';
 import { ApplicationDirectory } from '../../plugins/preconditions/directory.js';
 import { PreconditionEvaluator } from '../../plugins/preconditions/evaluate.js';
 import { PreconditionGate } from '../../plugins/preconditions/gate.js';
@@ -18,7 +18,22 @@ import type { IntakeCounters } from './counters.js';
 export function cooldownStore(ctx: RuntimeContext, rest: RestService): CooldownStore {
   const { redisUrl, cluster } = ctx.config;
   if (redisUrl === undefined || !cluster.enabled) return new MemoryCooldowns();
-  return new RedisCooldowns(rest.fleetRedis(), `${clusterNamespace(cluster.prefix, rest.namespaceId)}:pre`);
+  return new OpenedOnFirstUse(() => new RedisCooldowns(rest.fleetRedis(), `${clusterNamespace(cluster.prefix, rest.namespaceId)}:pre`));
+}
+
+/**
+ * The Redis store, connected at the first cooldown taken: a bot whose plugins declare none keeps no connection
+ * for them (it had one more, and a Redis outage logged it as a second unreachable connection).
+ */
+class OpenedOnFirstUse implements CooldownStore {
+  private store: CooldownStore | null = null;
+
+  constructor(private readonly open: () => CooldownStore) {}
+
+  take(key: string, limit: number, windowMs: number, now?: number): Promise<CooldownVerdict> {
+    this.store ??= this.open();
+    return this.store.take(key, limit, windowMs, now);
+  }
 }
 
 /** The router's gate; the owners are read now, so the first `owners` check does not wait (a failure is retried then). */
