@@ -184,6 +184,54 @@ function stateView(store: SandboxStore, commands: CommandRegistry): SandboxState
   };
 }
 
+/** The application's flags as the gateway's intents and the options make them. */
+function applicationFlagsOf(o: ReturnType<typeof resolveOptions>): number {
+  let flags = APP_FLAGS.APPLICATION_COMMAND_BADGE;
+  const allowed = o.gateway.allowedIntents;
+  if (allowed & INTENT_BITS.GUILD_PRESENCES) flags |= APP_FLAGS.GATEWAY_PRESENCE_LIMITED;
+  if (allowed & INTENT_BITS.GUILD_MEMBERS) flags |= APP_FLAGS.GATEWAY_GUILD_MEMBERS_LIMITED;
+  if (allowed & INTENT_BITS.MESSAGE_CONTENT) flags |= APP_FLAGS.GATEWAY_MESSAGE_CONTENT_LIMITED;
+  if (o.activities) flags |= APP_FLAGS.EMBEDDED;
+  return flags;
+}
+
+/** Every REST route group, in the order the router tries them. */
+function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery): void {
+  rest.add(gatewayRoutes(core));
+  rest.add(identityRoutes(core));
+  rest.add(commandRoutes(core));
+  rest.add(permissionRoutes(core));
+  const interactionRouteList = interactionRoutes(core);
+  rest.add(interactionRouteList);
+  // An inline answer to an HTTP-delivered interaction is applied exactly as the callback endpoint applies one.
+  const callback = interactionRouteList.find((r) => r.method === 'POST' && r.path.endsWith('/callback'))!;
+  delivery.applyCallback = (record, body) => {
+    const ctx: RestContext = {
+      method: 'POST',
+      path: `/interactions/${record.id}/${record.token}/callback`,
+      params: { interactionId: record.id, token: record.token },
+      query: new URLSearchParams(),
+      headers: {},
+      auth: { kind: 'none' },
+      body: { kind: 'json', value: body },
+      locale: null,
+    };
+    return callback.handler(ctx);
+  };
+  rest.add(monetizationRoutes(core));
+  rest.add(oauth2Routes(core));
+  rest.add(userRoutes(core));
+  rest.add(guildRoutes(core));
+  rest.add(memberRoutes(core));
+  rest.add(roleRoutes(core));
+  rest.add(banRoutes(core));
+  rest.add(channelRoutes(core));
+  rest.add(channelWriteRoutes(core));
+  rest.add(threadRoutes(core));
+  rest.add(reactionRoutes(core));
+  rest.add(pinRoutes(core));
+}
+
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const o = resolveOptions(options);
   const fixture = new Fixture(o.seed, o.applicationId);
@@ -194,15 +242,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const events = new EventEmitter<SandboxGatewayEvents>();
   const counters: SandboxCounters = { identifies: 0, resumes: 0, commandWrites: 0, commandCreates: 0, restRequests: 0, rest429s: 0 };
   const urls: SandboxUrls = { rest: '', gateway: '', resume: '', admin: '' };
-  const applicationFlags = (): number => {
-    let flags = APP_FLAGS.APPLICATION_COMMAND_BADGE;
-    const allowed = o.gateway.allowedIntents;
-    if (allowed & INTENT_BITS.GUILD_PRESENCES) flags |= APP_FLAGS.GATEWAY_PRESENCE_LIMITED;
-    if (allowed & INTENT_BITS.GUILD_MEMBERS) flags |= APP_FLAGS.GATEWAY_GUILD_MEMBERS_LIMITED;
-    if (allowed & INTENT_BITS.MESSAGE_CONTENT) flags |= APP_FLAGS.GATEWAY_MESSAGE_CONTENT_LIMITED;
-    if (o.activities) flags |= APP_FLAGS.EMBEDDED;
-    return flags;
-  };
+  const applicationFlags = (): number => applicationFlagsOf(o);
   const gateway = new GatewayServer({
     store,
     options: o.gateway,
@@ -254,39 +294,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     applicationFlags,
   };
 
-  rest.add(gatewayRoutes(core));
-  rest.add(identityRoutes(core));
-  rest.add(commandRoutes(core));
-  rest.add(permissionRoutes(core));
-  const interactionRouteList = interactionRoutes(core);
-  rest.add(interactionRouteList);
-  // An inline answer to an HTTP-delivered interaction is applied exactly as the callback endpoint applies one.
-  const callback = interactionRouteList.find((r) => r.method === 'POST' && r.path.endsWith('/callback'))!;
-  delivery.applyCallback = (record, body) => {
-    const ctx: RestContext = {
-      method: 'POST',
-      path: `/interactions/${record.id}/${record.token}/callback`,
-      params: { interactionId: record.id, token: record.token },
-      query: new URLSearchParams(),
-      headers: {},
-      auth: { kind: 'none' },
-      body: { kind: 'json', value: body },
-      locale: null,
-    };
-    return callback.handler(ctx);
-  };
-  rest.add(monetizationRoutes(core));
-  rest.add(oauth2Routes(core));
-  rest.add(userRoutes(core));
-  rest.add(guildRoutes(core));
-  rest.add(memberRoutes(core));
-  rest.add(roleRoutes(core));
-  rest.add(banRoutes(core));
-  rest.add(channelRoutes(core));
-  rest.add(channelWriteRoutes(core));
-  rest.add(threadRoutes(core));
-  rest.add(reactionRoutes(core));
-  rest.add(pinRoutes(core));
+  addRoutes(rest, core, delivery);
 
   const http = new SandboxHttpServer(rest, gateway, o.logger);
   http.admin = new AdminApi(core);

@@ -20,8 +20,6 @@ const MAX_LINES = 100;
 
 /** `file:function` of each function allowed over the limit for now (not a table, owned elsewhere this round). */
 const ALLOWED: ReadonlySet<string> = new Set([
-  'src/sandbox/admin/api.ts:route',
-  'src/sandbox/index.ts:createSandbox',
   // Route tables whose helper closures come first, so the table is under two thirds of the function.
   'src/sandbox/rest/routes/channels.ts:channelRoutes',
   'src/sandbox/rest/routes/guilds.ts:guildRoutes',

@@ -113,6 +113,17 @@ function invokeOptions(o: Json): InvokeOptions {
   return out;
 }
 
+/** One admin request, parsed once for the groups of verbs. */
+interface AdminRequest {
+  readonly method: string;
+  readonly url: URL;
+  readonly body: unknown;
+  /** Path segments after the admin prefix. */
+  readonly parts: readonly string[];
+  /** This method, with this many segments. */
+  readonly is: (method: string, segments: number) => boolean;
+}
+
 export class AdminApi implements AdminHandler {
   private readonly channelVerbs: ChannelVerbs;
 
@@ -156,19 +167,11 @@ export class AdminApi implements AdminHandler {
     res.end(json);
   }
 
-  private async route(method: string, url: URL, body: unknown): Promise<HttpResult> {
+  private directoryVerbs(req: AdminRequest): HttpResult | null {
+    const { body, parts, is } = req;
+    const [a, b, c, d] = parts;
     const core = this.core;
     const store = core.store;
-    const parts = url.pathname.split('/').filter((s) => s.length > 0).slice(1);
-    const [a, b, c, d] = parts;
-    const is = (m: string, n: number): boolean => method === m && parts.length === n;
-    if (a === 'webhooks' || a === 'app') {
-      const reply = await webhookAdmin(core, method, parts, body);
-      if (reply !== null) return new HttpResult(reply.status, reply.body);
-    }
-    const channelReply = channelAdmin(this.channelVerbs, method, parts, body);
-    if (channelReply !== null) return new HttpResult(channelReply.status, channelReply.body);
-
     if (is('GET', 0)) {
       return new HttpResult(200, {
         restUrl: core.urls.rest,
@@ -219,6 +222,14 @@ export class AdminApi implements AdminHandler {
         }
       }
     }
+    return null;
+  }
+
+  private stateVerbs(req: AdminRequest): HttpResult | null {
+    const { url, body, parts, is } = req;
+    const [a, b, c] = parts;
+    const core = this.core;
+    const store = core.store;
     if (a === 'skus' && is('GET', 1)) return new HttpResult(200, store.skus.map((s) => skuObject(s, store.applicationId)));
     if (a === 'entitlements') {
       if (is('POST', 1)) {
@@ -255,6 +266,13 @@ export class AdminApi implements AdminHandler {
       if (guildId !== null) filter.guildId = guildId;
       return new HttpResult(200, store.messages.all(filter).map(messageSnapshot));
     }
+    return null;
+  }
+
+  private async interactionVerbs(req: AdminRequest): Promise<HttpResult | null> {
+    const { url, body, parts, is } = req;
+    const [a, b] = parts;
+    const core = this.core;
     if ((a === 'invoke' || a === 'autocomplete') && is('POST', 1)) {
       const o = obj(body);
       const options = invokeOptions(o);
@@ -306,6 +324,14 @@ export class AdminApi implements AdminHandler {
       if (!record) throw new SandboxError('UNKNOWN_INTERACTION', `unknown interaction ${b!}`);
       return new HttpResult(200, recordView(record));
     }
+    return null;
+  }
+
+  private faultVerbs(req: AdminRequest): HttpResult | null {
+    const { body, parts, is } = req;
+    const [a, b] = parts;
+    const core = this.core;
+    const store = core.store;
     if (a === 'rest' && b === 'faults' && is('POST', 2)) {
       const o = obj(body);
       const bucket = optString(o, 'bucket');
@@ -371,6 +397,24 @@ export class AdminApi implements AdminHandler {
       }
       return new HttpResult(201, { code: core.oauth.issueCode(scopes, userId, optString(o, 'redirectUri') ?? null) });
     }
+    return null;
+  }
+
+  private async route(method: string, url: URL, body: unknown): Promise<HttpResult> {
+    const core = this.core;
+    const parts = url.pathname.split('/').filter((s) => s.length > 0).slice(1);
+    const a = parts[0];
+    if (a === 'webhooks' || a === 'app') {
+      const reply = await webhookAdmin(core, method, parts, body);
+      if (reply !== null) return new HttpResult(reply.status, reply.body);
+    }
+    const channelReply = channelAdmin(this.channelVerbs, method, parts, body);
+    if (channelReply !== null) return new HttpResult(channelReply.status, channelReply.body);
+
+    const req: AdminRequest = { method, url, body, parts, is: (m, n) => method === m && parts.length === n };
+    // One group of verbs after another: each answers what it knows and passes on the rest (null).
+    const reply = this.directoryVerbs(req) ?? this.stateVerbs(req) ?? (await this.interactionVerbs(req)) ?? this.faultVerbs(req);
+    if (reply !== null) return reply;
     return new HttpResult(404, { error: 'NOT_FOUND', message: `no admin endpoint ${method} ${url.pathname}` });
   }
 }
