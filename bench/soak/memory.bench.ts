@@ -21,7 +21,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { RestClient, createTestEntitlement, deleteTestEntitlement } from '../../src/rest/index.js';
+import { RestClient, createRole, deleteRole, editRole, listRoles } from '../../src/rest/index.js';
 import { Prng } from '../lib/prng.js';
 import { redisAnswers } from '../lib/redis-probe.js';
 
@@ -38,6 +38,9 @@ const WARMUP = Math.min(arg('warmup', Math.floor(CYCLES / 2)), CYCLES - 2);
 const GUILDS = 10;
 const MEMBERS = 30;
 const MAX_MEMBERS = 45;
+// Churned roles kept per guild: the seed's roles plus these stay far under the service's 250.
+const ROLES_KEPT = 5;
+const MANAGE_ROLES = 1n << 28n;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MiB = 1_048_576;
 
@@ -111,17 +114,24 @@ async function soak(backend: 'memory' | 'redis'): Promise<{ samples: Sample[]; a
     activities: true,
     seed: { guilds: GUILDS, membersPerGuild: MEMBERS, seed: 33 },
     gateway: { identifyWindowMs: 50, heartbeatIntervalMs: 20_000 },
-    rest: { globalPerSecond: 1_000_000, buckets: { entitlements: { limit: 1_000_000, windowMs: 1_000 }, 'interaction.callback': { limit: 1_000_000, windowMs: 1_000 } } },
+    rest: { globalPerSecond: 1_000_000, buckets: { 'guilds.roles.edit': { limit: 1_000_000, windowMs: 1_000 }, 'interaction.callback': { limit: 1_000_000, windowMs: 1_000 } } },
   });
   const rest = new RestClient({ baseUrl: sandbox.restUrl, token: sandbox.botToken });
-  const child = await startChild(sandbox, backend);
   const guilds = sandbox.state.guildIds;
+  // The bot manages roles in this soak: its own role gets MANAGE_ROLES (it is the highest, so it may change the rest).
+  for (const g of guilds) {
+    const own = (await listRoles(rest, g)).find((role) => role.tags?.bot_id === sandbox.applicationId)!;
+    sandbox.state.channels.updateRole(g, own.id, { permissions: (BigInt(own.permissions) | MANAGE_ROLES).toString() });
+  }
+  const child = await startChild(sandbox, backend);
   const skus = sandbox.state.skuIds;
   const prng = new Prng(33);
   const rand = (n: number): number => prng.int(n);
-  // Entitlements alive: id -> owner slot (a user may hold one test entitlement per SKU).
-  const live = new Map<string, string>();
-  const taken = new Set<string>();
+  // Entitlements alive, oldest first: each deletion takes the oldest, each creation adds one, so the live set stays
+  // near its size at the start instead of wandering (its growth would be the cache's rightful growth, not a leak).
+  const live = new Set<string>();
+  // Roles the churn created per guild, oldest first; at most ROLES_KEPT stay.
+  const churnRoles = new Map<string, string[]>(guilds.map((g) => [g, []]));
   const samples: Sample[] = [];
   // The seed's entitlements, alive for the whole run (the cache holds them too).
   const seededEntitlements = (await child.ask('view')).view as { entitlements: number };
@@ -129,6 +139,10 @@ async function soak(backend: 'memory' | 'redis'): Promise<{ samples: Sample[]; a
   let invoked = 0;
   const unanswered: string[] = [];
   let answered = 0;
+  const grant = (g: string): void => {
+    const users = sandbox.state.memberIds(g).filter((u) => u !== sandbox.applicationId);
+    live.add(sandbox.state.grantEntitlement({ skuId: skus[rand(skus.length)]!, userId: users[rand(users.length)]! }));
+  };
   try {
     for (let cycle = 0; cycle < CYCLES; cycle++) {
       const pendingAnswers: Array<Promise<unknown>> = [];
@@ -136,29 +150,19 @@ async function soak(backend: 'memory' | 'redis'): Promise<{ samples: Sample[]; a
         const g = guilds[rand(GUILDS)]!;
         const r = rand(100);
         if (r < 3) {
-          // 3%: an entitlement deletion (a create first when none is alive).
-          const first = live.keys().next();
-          if (!first.done) {
-            const id = first.value;
-            await deleteTestEntitlement(rest, sandbox.applicationId, id);
-            taken.delete(live.get(id)!);
-            live.delete(id);
-          }
+          // 3%: an entitlement deletion (ENTITLEMENT_DELETE: the cache keeps a tombstone).
+          if (live.size === 0) grant(g);
+          const id = live.values().next().value!;
+          live.delete(id);
+          sandbox.state.deleteEntitlement(id);
         } else if (r < 6) {
-          // 3%: an entitlement creation, so that the live ones stay about as many as at the start.
-          const users = sandbox.state.memberIds(g).filter((u) => u !== sandbox.applicationId);
-          const userId = users[rand(users.length)]!;
-          const skuId = skus[rand(skus.length)]!;
-          const slot = `${userId}:${skuId}`;
-          if (!taken.has(slot)) {
-            taken.add(slot);
-            // 40074: the seed granted this one already; the slot stays taken.
-            const e = await createTestEntitlement(rest, sandbox.applicationId, { sku_id: skuId, owner_id: userId, owner_type: 2 }).catch((err: unknown) => {
-              if ((err as { code?: number }).code === 40074) return null;
-              throw err;
-            });
-            if (e !== null) live.set(String(e.id), slot);
-          }
+          grant(g);
+        } else if (r < 7) {
+          // 1%: a role created, or the oldest churned one changed or deleted (GUILD_ROLE_*), over REST.
+          const mine = churnRoles.get(g)!;
+          if (mine.length < ROLES_KEPT) mine.push(String((await createRole(rest, g, { name: `r${events}` })).id));
+          else if (rand(2) === 0) await editRole(rest, g, mine[rand(mine.length)]!, { name: `e${events}` });
+          else await deleteRole(rest, g, mine.shift()!);
         } else if (r < 35) {
           if (sandbox.state.memberIds(g).length < MAX_MEMBERS) sandbox.state.addMember(g);
         } else if (r < 63) {
@@ -180,7 +184,7 @@ async function soak(backend: 'memory' | 'redis'): Promise<{ samples: Sample[]; a
         }
         events++;
         // Let the sockets drain now and then, so the sandbox's send buffers stay small.
-        if (i % 2_000 === 1_999) await new Promise((res) => setImmediate(res));
+        if (i % 500 === 499) await new Promise((res) => setImmediate(res));
       }
       await Promise.all(pendingAnswers);
       if (cycle % 3 === 2) sandbox.faults.invalidateSession(0, false);

@@ -280,6 +280,8 @@ export interface SandboxState {
   grantEntitlement(e: { skuId: string; userId?: string; guildId?: string; subscription?: boolean }): string;
   /** Set ends_at (ENTITLEMENT_UPDATE). A cancellation without end emits nothing (protocol §S3). */
   endEntitlement(entitlementId: string, endsAt?: Date): void;
+  /** Delete an entitlement, as a refund or a test entitlement's removal does (ENTITLEMENT_DELETE). */
+  deleteEntitlement(entitlementId: string): void;
   readonly skuIds: readonly string[];
   /** Extension: the channel ids of a guild (the first is its text channel `general`). */
   channelIds(guildId: string): string[];

@@ -174,6 +174,7 @@ function stateView(store: SandboxStore, commands: CommandRegistry): SandboxState
     removeMember: (guildId, userId) => store.removeMember(guildId, userId),
     grantEntitlement: (e) => store.grantEntitlement(e).id,
     endEntitlement: (id, endsAt) => store.endEntitlement(id, endsAt),
+    deleteEntitlement: (id) => store.deleteEntitlement(id),
     get skuIds() {
       return store.skus.map((s) => s.id);
     },
