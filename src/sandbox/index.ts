@@ -66,7 +66,7 @@ import type { SandboxWebhooks } from './delivery/contract.js';
 import type { RestContext } from './rest/types.js';
 
 export type * from './contract.js';
-export { SandboxError, ApiError } from './errors.js';
+export { SandboxError, SandboxApiError } from './errors.js';
 export { DEFAULT_BUCKETS, type BucketName } from './options.js';
 
 class SandboxInstance implements Sandbox {

@@ -5,7 +5,7 @@
  * emojis, so a `name:id` emoji is unknown to it (10014), as one the bot cannot use is on the service.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError } from '../../errors.js';
+import { SandboxApiError } from '../../errors.js';
 import { P } from '../../state/permissions.js';
 import { addReaction, clearReactions, parseEmoji, reactionsOf, reactors, removeReaction, emojiKey, type ReactionEmoji } from '../../state/reactions.js';
 import { userObject } from '../../state/serialize.js';
@@ -14,7 +14,7 @@ import type { RestContext, RouteDef } from '../types.js';
 import { messageAt, requirePerms } from './message-access.js';
 import { memberOf } from './members.js';
 
-const unknownEmoji = (): ApiError => new ApiError(400, 10014, 'Unknown Emoji');
+const unknownEmoji = (): SandboxApiError => new SandboxApiError(400, 10014, 'Unknown Emoji');
 
 function emojiOf(ctx: RestContext): ReactionEmoji {
   const emoji = parseEmoji(ctx.params.emoji!);
