@@ -67,6 +67,12 @@ export const DEFAULT_BUCKETS = {
   'oauth2.token': { limit: 5, windowMs: 5_000 },
   'interaction.callback': { limit: 5, windowMs: 5_000 },
   'webhook': { limit: 5, windowMs: 2_000 },
+  'webhooks.read': { limit: 30, windowMs: 5_000 },
+  'webhooks.edit': { limit: 5, windowMs: 5_000 },
+  'messages.crosspost': { limit: 10, windowMs: 60_000 },
+  'invites.read': { limit: 30, windowMs: 5_000 },
+  'invites.edit': { limit: 5, windowMs: 5_000 },
+  'audit-log': { limit: 10, windowMs: 5_000 },
   'entitlements': { limit: 10, windowMs: 5_000 },
   'skus': { limit: 10, windowMs: 5_000 },
 } satisfies Record<string, BucketLimit>;
