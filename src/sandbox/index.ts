@@ -52,6 +52,7 @@ import { channelWriteRoutes } from './rest/routes/channel-writes.js';
 import { threadRoutes } from './rest/routes/threads.js';
 import { reactionRoutes } from './rest/routes/reactions.js';
 import { pinRoutes } from './rest/routes/pins.js';
+import { crosspostRoutes } from './rest/routes/crosspost.js';
 import { incomingWebhookRoutes } from './rest/routes/webhook-messages.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
@@ -233,6 +234,7 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(threadRoutes(core));
   rest.add(reactionRoutes(core));
   rest.add(pinRoutes(core));
+  rest.add(crosspostRoutes(core));
 }
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

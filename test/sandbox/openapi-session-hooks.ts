@@ -51,5 +51,13 @@ const webhooks: Step[] = [
   { name: 'delete a deleted webhook', method: 'DELETE', path: '/webhooks/{hook}', status: 404 },
 ];
 
+const crosspost: Step[] = [
+  { name: 'an announcement channel', method: 'POST', path: '/guilds/{guild}/channels', body: { name: 'news', type: 5 }, status: 201, keep: keepId('news') },
+  { name: 'a message to publish', method: 'POST', path: '/channels/{news}/messages', body: { content: 'release notes' }, status: 200, keep: keepId('news_message') },
+  { name: 'publish a message', method: 'POST', path: '/channels/{news}/messages/{news_message}/crosspost', status: 200 },
+  { name: 'publish it again', method: 'POST', path: '/channels/{news}/messages/{news_message}/crosspost', status: 400 },
+  { name: 'publish an unknown message', method: 'POST', path: `/channels/{news}/messages/${UNKNOWN}/crosspost`, status: 404 },
+];
+
 /** In order: the refused step first, then everything as a bot with Admin. */
-export const HOOK_STEPS: readonly Step[] = [...webhooks];
+export const HOOK_STEPS: readonly Step[] = [...webhooks, ...crosspost];
