@@ -52,6 +52,8 @@ import { channelWriteRoutes } from './rest/routes/channel-writes.js';
 import { threadRoutes } from './rest/routes/threads.js';
 import { reactionRoutes } from './rest/routes/reactions.js';
 import { pinRoutes } from './rest/routes/pins.js';
+import { crosspostRoutes } from './rest/routes/crosspost.js';
+import { incomingWebhookRoutes } from './rest/routes/webhook-messages.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
 import { CommandRegistry } from './state/commands.js';
@@ -203,6 +205,7 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(commandRoutes(core));
   rest.add(permissionRoutes(core));
   const interactionRouteList = interactionRoutes(core);
+  rest.add(incomingWebhookRoutes(core, interactionRouteList));
   rest.add(interactionRouteList);
   // An inline answer to an HTTP-delivered interaction is applied exactly as the callback endpoint applies one.
   const callback = interactionRouteList.find((r) => r.method === 'POST' && r.path.endsWith('/callback'))!;
@@ -231,6 +234,7 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(threadRoutes(core));
   rest.add(reactionRoutes(core));
   rest.add(pinRoutes(core));
+  rest.add(crosspostRoutes(core));
 }
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
