@@ -52,6 +52,7 @@ import { channelWriteRoutes } from './rest/routes/channel-writes.js';
 import { threadRoutes } from './rest/routes/threads.js';
 import { reactionRoutes } from './rest/routes/reactions.js';
 import { pinRoutes } from './rest/routes/pins.js';
+import { assetRoutes } from './rest/routes/assets.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
 import { CommandRegistry } from './state/commands.js';
@@ -231,6 +232,7 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(threadRoutes(core));
   rest.add(reactionRoutes(core));
   rest.add(pinRoutes(core));
+  rest.add(assetRoutes(core));
 }
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

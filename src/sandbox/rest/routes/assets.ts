@@ -1,0 +1,8 @@
+/** The expression, event, stage and voice routes (emojis, stickers, scheduled events, ...), as one table. */
+import type { SandboxCore } from '../../core.js';
+import type { RouteDef } from '../types.js';
+import { emojiRoutes } from './emojis.js';
+
+export function assetRoutes(core: SandboxCore): RouteDef[] {
+  return [...emojiRoutes(core)];
+}
