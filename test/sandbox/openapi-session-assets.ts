@@ -42,5 +42,21 @@ const emojis: Step[] = [
   { name: 'a deleted application emoji', method: 'GET', path: '/applications/{app}/emojis/{app_emoji}', status: 404 },
 ];
 
+const stickerFile = { field: 'file', name: 'wave.png', type: 'image/png', bytes: 64 };
+
+const stickers: Step[] = [
+  { name: 'upload a sticker without the permission', method: 'POST', path: '/guilds/{guild}/stickers', before: ownRoleOnly, multipart: { fields: { name: 'wave', tags: 'wave', description: '' }, file: stickerFile }, status: 403 },
+  { name: 'upload a sticker', method: 'POST', path: '/guilds/{guild}/stickers', before: withAdmin, multipart: { fields: { name: 'wave', tags: 'wave', description: 'Waves hello' }, file: stickerFile }, status: 201, keep: keepId('sticker') },
+  { name: 'upload a sticker without tags or file', method: 'POST', path: '/guilds/{guild}/stickers', multipart: { fields: { name: 'x' }, file: { ...stickerFile, field: 'other' } }, status: 400 },
+  { name: "a guild's stickers", method: 'GET', path: '/guilds/{guild}/stickers', status: 200 },
+  { name: 'a guild sticker', method: 'GET', path: '/guilds/{guild}/stickers/{sticker}', status: 200 },
+  { name: 'a sticker', method: 'GET', path: '/stickers/{sticker}', status: 200 },
+  { name: 'an unknown sticker', method: 'GET', path: `/stickers/${UNKNOWN}`, status: 404 },
+  { name: 'edit a sticker', method: 'PATCH', path: '/guilds/{guild}/stickers/{sticker}', body: { name: 'waving', description: null }, status: 200 },
+  { name: 'edit a sticker, badly', method: 'PATCH', path: '/guilds/{guild}/stickers/{sticker}', body: { name: 'w' }, status: 400 },
+  { name: 'delete a sticker', method: 'DELETE', path: '/guilds/{guild}/stickers/{sticker}', status: 204 },
+  { name: 'a deleted guild sticker', method: 'GET', path: '/guilds/{guild}/stickers/{sticker}', status: 404 },
+];
+
 /** In order; the bot is left with its own role only. */
-export const ASSET_STEPS: readonly Step[] = [...emojis, { name: 'back to the own role', method: 'GET', path: '/guilds/{guild}/emojis', before: ownRoleOnly, status: 200 }];
+export const ASSET_STEPS: readonly Step[] = [...emojis, ...stickers, { name: 'back to the own role', method: 'GET', path: '/guilds/{guild}/emojis', before: ownRoleOnly, status: 200 }];

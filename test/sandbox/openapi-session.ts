@@ -43,6 +43,8 @@ export interface Step {
   readonly body?: Value;
   /** A form-encoded body instead (the OAuth2 token endpoint). */
   readonly form?: Readonly<Record<string, string>>;
+  /** A multipart body instead: plain fields and one file (sticker uploads). */
+  readonly multipart?: { readonly fields: Readonly<Record<string, string>>; readonly file: { readonly field: string; readonly name: string; readonly type: string; readonly bytes: number } };
   readonly status: number;
   /** Runs before the request (invoke a command, force a rate limit). */
   readonly before?: (s: Session) => Promise<void> | void;

@@ -18,6 +18,12 @@ import {
   getGuildEmoji,
   listApplicationEmojis,
   listGuildEmojis,
+  createGuildSticker,
+  deleteGuildSticker,
+  editGuildSticker,
+  getGuildSticker,
+  getSticker,
+  listGuildStickers,
 } from '../../src/rest/index.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { identified, type RawGatewayClient } from './helpers.js';
@@ -46,7 +52,7 @@ export async function start(opts: { admin?: boolean; fast?: boolean } = {}) {
   const botRole = roles.at(-1)!;
   const admin = roles.at(-2)!;
   if (opts.admin !== false) sb.state.updateMember(g, sb.applicationId, { roles: [botRole, admin] });
-  const client = new RestClient({ baseUrl: sb.restUrl, token: sb.botToken, maxRetries: 0 });
+  const client = new RestClient({ baseUrl: sb.restUrl, token: sb.botToken, retries: 0 });
   rests.push(client);
   return { sb, rest: client, g, roles, botRole, admin, channel: sb.state.channelIds(g)[0]! };
 }
@@ -173,5 +179,45 @@ describe('application emojis', () => {
     expect((await refusal(getApplicationEmoji(rest, app, made.id!))).code).toBe(10014);
     const other = await refusal(listApplicationEmojis(rest, '100000000000000001'));
     expect([other.status, other.code]).toEqual([403, 20012]);
+  });
+});
+
+describe('stickers', () => {
+  const png = (bytes = 64) => ({ name: 'wave.png', data: new Uint8Array(bytes), contentType: 'image/png' });
+
+  it('upload (multipart), list, get, GET /stickers/{id}, modify, delete; GUILD_STICKERS_UPDATE each time', async () => {
+    const { sb, rest, g } = await start();
+    const gw = await connect(sb, GUILDS | GUILD_EXPRESSIONS);
+    const made = await createGuildSticker(rest, g, { name: 'wave', tags: 'wave', description: 'Waves hello', file: png() });
+    expect(made).toMatchObject({ name: 'wave', tags: 'wave', description: 'Waves hello', type: 2, format_type: 1, available: true, guild_id: g, user: { id: sb.applicationId } });
+    expect((await gw.nextDispatch('GUILD_STICKERS_UPDATE')).d).toEqual({ guild_id: g, stickers: [expect.objectContaining({ id: made.id })] });
+    expect((await listGuildStickers(rest, g)).map((s) => s.id)).toEqual([made.id]);
+    expect((await getGuildSticker(rest, g, made.id)).name).toBe('wave');
+    expect(await getSticker(rest, made.id)).toMatchObject({ id: made.id, guild_id: g });
+    expect(await editGuildSticker(rest, g, made.id, { name: 'waving', description: null })).toMatchObject({ name: 'waving', description: null });
+    expect(((await gw.nextDispatch('GUILD_STICKERS_UPDATE')).d as { stickers: Array<{ name: string }> }).stickers[0]!.name).toBe('waving');
+    await deleteGuildSticker(rest, g, made.id);
+    expect((await gw.nextDispatch('GUILD_STICKERS_UPDATE')).d).toEqual({ guild_id: g, stickers: [] });
+    expect((await refusal(getSticker(rest, made.id))).code).toBe(10060);
+  });
+
+  it('validates fields and the file (512 KiB, PNG/APNG/GIF), needs the permission, holds 5 at tier 0', async () => {
+    const { sb, rest, g, botRole, admin } = await start({ fast: true });
+    const bad = await refusal(createGuildSticker(rest, g, { name: 'w', tags: '', description: 'x', file: png() }));
+    expect(bad.fieldErrors.map((f) => [f.path, f.code])).toEqual([
+      ['name', 'BASE_TYPE_BAD_LENGTH'],
+      ['tags', 'BASE_TYPE_BAD_LENGTH'],
+      ['description', 'BASE_TYPE_BAD_LENGTH'],
+    ]);
+    const big = await refusal(createGuildSticker(rest, g, { name: 'big', tags: 'big', file: png(512 * 1024 + 1) }));
+    expect(big.fieldErrors.map((f) => [f.path, f.code])).toEqual([['file', 'BINARY_TYPE_MAX_SIZE']]);
+    const jpeg = await refusal(createGuildSticker(rest, g, { name: 'photo', tags: 'photo', file: { name: 'a.jpg', data: new Uint8Array(8), contentType: 'image/jpeg' } }));
+    expect([jpeg.status, jpeg.code]).toEqual([400, 50046]);
+    sb.state.updateMember(g, sb.applicationId, { roles: [botRole] });
+    expect((await refusal(createGuildSticker(rest, g, { name: 'wave', tags: 'wave', file: png() }))).code).toBe(50013);
+    sb.state.updateMember(g, sb.applicationId, { roles: [botRole, admin] });
+    for (let i = 0; i < 5; i++) await createGuildSticker(rest, g, { name: `s${i}x`, tags: 'x', file: png() });
+    const full = await refusal(createGuildSticker(rest, g, { name: 'sixth', tags: 'x', file: png() }));
+    expect([full.status, full.code]).toEqual([400, 30039]);
   });
 });

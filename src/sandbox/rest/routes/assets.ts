@@ -2,7 +2,8 @@
 import type { SandboxCore } from '../../core.js';
 import type { RouteDef } from '../types.js';
 import { emojiRoutes } from './emojis.js';
+import { stickerRoutes } from './stickers.js';
 
 export function assetRoutes(core: SandboxCore): RouteDef[] {
-  return [...emojiRoutes(core)];
+  return [...emojiRoutes(core), ...stickerRoutes(core)];
 }
