@@ -54,6 +54,7 @@ import { reactionRoutes } from './rest/routes/reactions.js';
 import { pinRoutes } from './rest/routes/pins.js';
 import { crosspostRoutes } from './rest/routes/crosspost.js';
 import { incomingWebhookRoutes } from './rest/routes/webhook-messages.js';
+import { assetRoutes } from './rest/routes/assets.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
 import { CommandRegistry } from './state/commands.js';
@@ -235,6 +236,7 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(reactionRoutes(core));
   rest.add(pinRoutes(core));
   rest.add(crosspostRoutes(core));
+  rest.add(assetRoutes(core));
 }
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
