@@ -134,4 +134,6 @@ export const Errors = {
   wrongChannelType: () => new ApiError(400, 50024, 'Cannot execute action on this channel type'),
   invalidWebhookToken: () => new ApiError(401, 50027, 'Invalid Webhook Token'),
   invalidRecipients: () => new ApiError(400, 50033, 'Invalid Recipient(s)'),
+  bannedFromGuild: () => new ApiError(403, 40007, 'The user is banned from this guild.'),
+  invalidOAuthToken: () => new ApiError(403, 50025, 'Invalid OAuth2 access token'),
 } as const;

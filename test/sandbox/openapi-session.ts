@@ -12,6 +12,7 @@
 import type { Sandbox } from '../../src/sandbox/index.js';
 import type { RawGatewayClient } from './helpers.js';
 import { GUILD_STEPS } from './openapi-session-guild.js';
+import { APP_STEPS } from './openapi-session-app.js';
 
 export type StepAuth =
   | 'bot'
@@ -265,4 +266,4 @@ const limits: Step[] = [
 ];
 
 /** The session, in order (later groups use what earlier ones created). */
-export const STEPS: readonly Step[] = [...gateway, ...identity, ...guilds, ...moderation, ...messages, ...commands, ...permissions, ...monetization, ...oauth2, ...interactions, ...GUILD_STEPS, ...refusals, ...limits];
+export const STEPS: readonly Step[] = [...gateway, ...identity, ...guilds, ...moderation, ...messages, ...commands, ...permissions, ...monetization, ...oauth2, ...interactions, ...GUILD_STEPS, ...APP_STEPS, ...refusals, ...limits];
