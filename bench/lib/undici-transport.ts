@@ -9,8 +9,8 @@
  * - undici does not say whether a socket was reused, so every reset before a response byte is marked as a
  *   possibly stale socket; RestClient then repeats it once only when repeating is harmless (idempotent
  *   requests, interaction callbacks), the same requests HttpTransport's stale retry covers.
- * - the timeout is undici's own: `timeoutMs` until the headers, then `timeoutMs` between body chunks (not one
- *   timer for the whole exchange).
+ * The timeout is HttpTransport's: one timer from `send` to the end of the body, waiting for a socket included
+ * (undici's own headers and body timeouts start only once the request is on a socket).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { Client, Pool, errors } from 'undici';
@@ -31,6 +31,9 @@ const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETU
 /** A socket closed or reset under the request: undici's "other side closed" and the raw socket errors. */
 const RESET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 const TIMEOUT_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+/** The reasons `send` aborts undici's request with. */
+const TIMED_OUT = new Error('timed out');
+const ABORTED = new Error('aborted');
 
 type RequestOptions = Parameters<Pool['request']>[0];
 
@@ -57,14 +60,17 @@ export class UndiciTransport implements RestTransport {
   }
 
   async send(req: TransportRequest): Promise<TransportResponse> {
+    if (req.signal?.aborted === true) throw new TransportFailure('aborted', null, 'aborted');
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(TIMED_OUT), req.timeoutMs);
+    const onAbort = (): void => abort.abort(ABORTED);
+    req.signal?.addEventListener('abort', onAbort, { once: true });
     const options: RequestOptions = {
       method: req.method as RequestOptions['method'],
       path: this.basePath + req.path,
       headers: req.headers as Record<string, string>,
       body: req.body,
-      headersTimeout: req.timeoutMs,
-      bodyTimeout: req.timeoutMs,
-      ...(req.signal !== undefined ? { signal: req.signal } : {}),
+      signal: abort.signal,
     };
     // The retry after a stale socket goes out on a connection of its own, closed after the response.
     const dispatcher: Pool | Client = req.freshConnection === true ? new Client(this.origin, this.clientOptions) : this.pool;
@@ -75,8 +81,15 @@ export class UndiciTransport implements RestTransport {
       const body = Buffer.from(await res.body.arrayBuffer());
       return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body };
     } catch (err) {
+      if (abort.signal.aborted) {
+        throw abort.signal.reason === TIMED_OUT
+          ? new TransportFailure('timeout', null, `no response within ${req.timeoutMs} ms`)
+          : new TransportFailure('aborted', null, 'aborted');
+      }
       throw failureOf(err, responded);
     } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
       if (dispatcher !== this.pool) void dispatcher.close();
     }
   }
