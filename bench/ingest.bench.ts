@@ -35,6 +35,7 @@
  *          once more with these node flags; NAME=value words set, NAME= unsets, an environment variable)  --compiled (tsc output run by plain node, as the Docker image does)
  *          --rest-transport=undici (the Runtime once more, its REST client on undici: CPU per answered interaction of
  *          each)  --interaction-share=P (P percent of the live events are slash commands to answer; default 1)
+ *          --answer-window=N (with --interaction-share=100: at most N events sent and not yet answered)
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -187,6 +188,12 @@ if (restTransport !== undefined && restTransport !== 'undici') throw new Error('
 if (restTransport === 'undici') addVariants('undici', 'REST over undici', { restTransport: 'undici' });
 /** --interaction-share=P: P percent of the live events are slash commands to answer (default 1; 100: nothing else). */
 const interactionShare = arg('interaction-share');
+/**
+ * --answer-window=N (with --interaction-share=100): the service sends a live event only while fewer than N are
+ * unanswered, so the answers are measured at the subject's pace rather than thousands behind (see server.ts).
+ */
+const answerWindow = arg('answer-window') === undefined ? null : Number(arg('answer-window'));
+if (answerWindow !== null && (interactionShare !== '100' || !(answerWindow >= 1))) throw new Error('--answer-window=N (N >= 1) needs --interaction-share=100');
 /** --channels-per-guild=N, --threads-per-guild=N: the guilds' channel lists (default 6 and 2). */
 const channelsPerGuild = arg('channels-per-guild');
 const threadsPerGuild = arg('threads-per-guild');
@@ -517,7 +524,7 @@ async function main(): Promise<void> {
   const tamper = process.env.INGEST_BENCH_TAMPER === '1';
   console.log(
     `- workload: ${o.guilds} guilds x ${fmtInt(o.membersPerGuild)} members in GUILD_CREATE, then ${fmtInt(liveEventsPlanned)} live events ` +
-      `(member update/add/remove, entitlement create/update, slash commands answered over REST${interactionShare !== undefined ? `: ${interactionShare}% of them` : ''}); ${rounds} interleaved round(s), medians`,
+      `(member update/add/remove, entitlement create/update, slash commands answered over REST${interactionShare !== undefined ? `: ${interactionShare}% of them` : ''}${answerWindow !== null ? `, at most ${answerWindow} unanswered at a time` : ''}); ${rounds} interleaved round(s), medians`,
   );
   console.log(
     compiled
@@ -546,7 +553,7 @@ async function main(): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   const dir = workloadDir(workload);
   const frames = new Map<Transport, TransportFrames>(transports.map((t) => [t, load(dir, t)]));
-  const server = new IngestServer();
+  const server = new IngestServer(answerWindow);
   await server.listen();
 
   const results: RunResult[] = [];
