@@ -17,12 +17,13 @@
  *   undici raw           undici Pool.request (keepAliveTimeout 4 s, hint less 1 s), no retry
  *   RestClient node:http the REST client as gatehouse runs it (stale-socket retry of callbacks)
  *   RestClient undici    the same client on bench/lib/undici-transport.ts
- *   ... idle 60 s        the raw transports with an idle time above the server's: the control, which must lose
- *                        answers on the silent server (else this script could not see a loss at all)
+ *   ... idle 60 s        an idle time above the server's: the raw transports are the control, which must lose
+ *                        answers on the silent server (else this script could not see a loss at all); the
+ *                        RestClients show what their stale-socket retry alone saves
  *
  * Every scenario runs at once (one process, own server each), on the same seeded gaps.
  *
- *   npx tsx --conditions=gatehouse-source bench/rest-keepalive-race.ts [--bursts=12] [--burst=20] [--seed=33]
+ *   npx tsx --conditions=gatehouse-source bench/rest-keepalive-race.ts [--bursts=12] [--burst=20] [--seed=33] [--gaps=4000-6000]
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -40,6 +41,9 @@ function arg(name: string, fallback: number): number {
 const BURSTS = Math.max(1, Math.min(200, arg('bursts', 12)));
 const BURST = Math.max(1, Math.min(128, arg('burst', 20)));
 const SEED = arg('seed', 33);
+/** --gaps=MIN-MAX in ms (default 4000-6000, issue 33's acceptance). */
+const [GAP_MIN, GAP_MAX] = (process.argv.find((a) => a.startsWith('--gaps='))?.slice(7) ?? '4000-6000').split('-').map(Number) as [number, number];
+if (!(GAP_MIN >= 0 && GAP_MAX >= GAP_MIN && GAP_MAX <= 60_000)) throw new Error('--gaps=MIN-MAX (ms, at most 60000)');
 const SERVER_IDLE_MS = 5_000;
 const CLIENT_IDLE_MS = 4_000;
 const CONTROL_IDLE_MS = 60_000;
@@ -149,13 +153,13 @@ function rawUndici(base: string, idleMs: number): Client {
   };
 }
 
-function restClient(base: string, transport: 'node:http' | 'undici'): Client {
-  const rest = new RestClient({ baseUrl: base, token: 'bench-token', keepAliveIdleMs: CLIENT_IDLE_MS, retryBaseDelayMs: 10 });
+function restClient(base: string, transport: 'node:http' | 'undici', idleMs: number): Client {
+  const rest = new RestClient({ baseUrl: base, token: 'bench-token', keepAliveIdleMs: idleMs, retryBaseDelayMs: 10 });
   if (transport === 'undici') {
     // As bench/ingest/subjects/gatehouse.ts does: RestClient builds its transport itself.
     const fields = rest as unknown as { transport: RestTransport };
     fields.transport.close();
-    fields.transport = new UndiciTransport(base, { keepAliveIdleMs: CLIENT_IDLE_MS });
+    fields.transport = new UndiciTransport(base, { keepAliveIdleMs: idleMs });
   }
   return {
     send: async (id) => {
@@ -182,10 +186,12 @@ for (const server of ['fin', 'silent'] as const) {
   SCENARIOS.push(
     { name: 'node:http raw', server, make: (b) => rawHttp(b, CLIENT_IDLE_MS) },
     { name: 'undici raw', server, make: (b) => rawUndici(b, CLIENT_IDLE_MS) },
-    { name: 'RestClient node:http', server, make: (b) => restClient(b, 'node:http') },
-    { name: 'RestClient undici', server, make: (b) => restClient(b, 'undici') },
+    { name: 'RestClient node:http', server, make: (b) => restClient(b, 'node:http', CLIENT_IDLE_MS) },
+    { name: 'RestClient undici', server, make: (b) => restClient(b, 'undici', CLIENT_IDLE_MS) },
     { name: `node:http raw, idle ${CONTROL_IDLE_MS / 1000} s (control)`, server, make: (b) => rawHttp(b, CONTROL_IDLE_MS) },
     { name: `undici raw, idle ${CONTROL_IDLE_MS / 1000} s (control)`, server, make: (b) => rawUndici(b, CONTROL_IDLE_MS) },
+    { name: `RestClient node:http, idle ${CONTROL_IDLE_MS / 1000} s (retry only)`, server, make: (b) => restClient(b, 'node:http', CONTROL_IDLE_MS) },
+    { name: `RestClient undici, idle ${CONTROL_IDLE_MS / 1000} s (retry only)`, server, make: (b) => restClient(b, 'undici', CONTROL_IDLE_MS) },
   );
 }
 
@@ -208,7 +214,7 @@ async function burst(client: Client, ids: string[], out: Outcome): Promise<void>
 
 async function main(): Promise<void> {
   const rng = new Prng(SEED);
-  const gaps = Array.from({ length: BURSTS - 1 }, () => 4_000 + rng.int(2_001));
+  const gaps = Array.from({ length: BURSTS - 1 }, () => GAP_MIN + rng.int(GAP_MAX - GAP_MIN + 1));
   console.log(
     `rest-keepalive-race: ${BURSTS} bursts of ${BURST} interaction callbacks, gaps ${gaps.map((g) => (g / 1000).toFixed(3)).join(', ')} s; ` +
       `server idle close ${SERVER_IDLE_MS / 1000} s; ${SCENARIOS.length} scenarios at once\n`,
