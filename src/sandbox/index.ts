@@ -52,6 +52,10 @@ import { channelWriteRoutes } from './rest/routes/channel-writes.js';
 import { threadRoutes } from './rest/routes/threads.js';
 import { reactionRoutes } from './rest/routes/reactions.js';
 import { pinRoutes } from './rest/routes/pins.js';
+import { crosspostRoutes } from './rest/routes/crosspost.js';
+import { incomingWebhookRoutes } from './rest/routes/webhook-messages.js';
+import { assetRoutes } from './rest/routes/assets.js';
+import { appGuildAdminRoutes } from './rest/routes/app-guild-admin.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
 import { CommandRegistry } from './state/commands.js';
@@ -182,6 +186,11 @@ function stateView(store: SandboxStore, commands: CommandRegistry): SandboxState
     roleIds: (guildId) => store.requireGuild(guildId).roles.map((r) => r.id),
     commands: (guildId) => commands.list(guildId ?? null),
     channels: new ChannelVerbs(store),
+    leaveGuild: (guildId) => store.leaveGuild(guildId),
+    joinGuild: (guildId) => store.joinGuild(guildId),
+    get leftGuildIds() {
+      return store.leftGuildIds;
+    },
   };
 }
 
@@ -203,6 +212,7 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(commandRoutes(core));
   rest.add(permissionRoutes(core));
   const interactionRouteList = interactionRoutes(core);
+  rest.add(incomingWebhookRoutes(core, interactionRouteList));
   rest.add(interactionRouteList);
   // An inline answer to an HTTP-delivered interaction is applied exactly as the callback endpoint applies one.
   const callback = interactionRouteList.find((r) => r.method === 'POST' && r.path.endsWith('/callback'))!;
@@ -231,6 +241,9 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(threadRoutes(core));
   rest.add(reactionRoutes(core));
   rest.add(pinRoutes(core));
+  rest.add(crosspostRoutes(core));
+  rest.add(assetRoutes(core));
+  rest.add(appGuildAdminRoutes(core));
 }
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

@@ -82,9 +82,11 @@ export async function parseBody(raw: Buffer, contentType: string | undefined): P
     }
     let value: unknown = undefined;
     const files: Array<{ field: string; filename: string; size: number; contentType: string }> = [];
+    const fields = new Map<string, string>();
     for (const [field, entry] of form.entries()) {
       if (typeof entry === 'string') {
-        if (field === 'payload_json') {
+        if (field !== 'payload_json') fields.set(field, entry);
+        else {
           try {
             value = JSON.parse(entry) as unknown;
           } catch {
@@ -95,7 +97,7 @@ export async function parseBody(raw: Buffer, contentType: string | undefined): P
         files.push({ field, filename: entry.name, size: entry.size, contentType: entry.type });
       }
     }
-    return { kind: 'multipart', value, files };
+    return { kind: 'multipart', value, files, fields };
   }
   // A body the service cannot read: invalid Content-Type (protocol §2.2).
   throw new SandboxApiError(400, 50035, 'Invalid Form Body', {
