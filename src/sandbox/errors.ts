@@ -135,4 +135,6 @@ export const Errors = {
   wrongChannelType: () => new SandboxApiError(400, 50024, 'Cannot execute action on this channel type'),
   invalidWebhookToken: () => new SandboxApiError(401, 50027, 'Invalid Webhook Token'),
   invalidRecipients: () => new SandboxApiError(400, 50033, 'Invalid Recipient(s)'),
+  bannedFromGuild: () => new SandboxApiError(403, 40007, 'The user is banned from this guild.'),
+  invalidOAuthToken: () => new SandboxApiError(403, 50025, 'Invalid OAuth2 access token'),
 } as const;

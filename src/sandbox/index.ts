@@ -55,6 +55,7 @@ import { pinRoutes } from './rest/routes/pins.js';
 import { crosspostRoutes } from './rest/routes/crosspost.js';
 import { incomingWebhookRoutes } from './rest/routes/webhook-messages.js';
 import { assetRoutes } from './rest/routes/assets.js';
+import { appGuildAdminRoutes } from './rest/routes/app-guild-admin.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
 import { CommandRegistry } from './state/commands.js';
@@ -185,6 +186,11 @@ function stateView(store: SandboxStore, commands: CommandRegistry): SandboxState
     roleIds: (guildId) => store.requireGuild(guildId).roles.map((r) => r.id),
     commands: (guildId) => commands.list(guildId ?? null),
     channels: new ChannelVerbs(store),
+    leaveGuild: (guildId) => store.leaveGuild(guildId),
+    joinGuild: (guildId) => store.joinGuild(guildId),
+    get leftGuildIds() {
+      return store.leftGuildIds;
+    },
   };
 }
 
@@ -237,6 +243,7 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(pinRoutes(core));
   rest.add(crosspostRoutes(core));
   rest.add(assetRoutes(core));
+  rest.add(appGuildAdminRoutes(core));
 }
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

@@ -84,6 +84,12 @@ export const DEFAULT_BUCKETS = {
   'events.edit': { limit: 5, windowMs: 5_000 },
   'stage-instances': { limit: 5, windowMs: 5_000 },
   'voice-states': { limit: 5, windowMs: 5_000 },
+  'users.guilds.leave': { limit: 5, windowMs: 5_000 },
+  'users.oauth2': { limit: 5, windowMs: 5_000 },
+  'guilds.edit': { limit: 5, windowMs: 5_000 },
+  'guilds.members.add': { limit: 10, windowMs: 10_000 },
+  'automod.read': { limit: 10, windowMs: 5_000 },
+  'automod.edit': { limit: 5, windowMs: 5_000 },
 } satisfies Record<string, BucketLimit>;
 
 export type BucketName = keyof typeof DEFAULT_BUCKETS;

@@ -417,6 +417,7 @@ export class WebhookDelivery implements SandboxWebhooks {
   tee(gateway: DispatchSink): DispatchSink {
     return {
       guild: (guildId, t, d, userId) => gateway.guild(guildId, t, d, userId),
+      guildCreate: (guildId) => gateway.guildCreate?.(guildId),
       global: (t, d) => {
         gateway.global(t, d);
         if (ENTITLEMENT_EVENTS.has(t) && this.eventsUrlValue !== null) this.sendEvent(t, JSON.parse(d.toString()) as unknown);
