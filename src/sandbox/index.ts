@@ -53,6 +53,7 @@ import { threadRoutes } from './rest/routes/threads.js';
 import { reactionRoutes } from './rest/routes/reactions.js';
 import { pinRoutes } from './rest/routes/pins.js';
 import { assetRoutes } from './rest/routes/assets.js';
+import { setEventInterest } from './state/scheduled-events.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
 import { CommandRegistry } from './state/commands.js';
@@ -183,6 +184,7 @@ function stateView(store: SandboxStore, commands: CommandRegistry): SandboxState
     roleIds: (guildId) => store.requireGuild(guildId).roles.map((r) => r.id),
     commands: (guildId) => commands.list(guildId ?? null),
     channels: new ChannelVerbs(store),
+    setEventInterest: (guildId, eventId, userId, interested = true) => setEventInterest(store, guildId, eventId, userId, interested),
   };
 }
 
