@@ -52,8 +52,11 @@ import { channelWriteRoutes } from './rest/routes/channel-writes.js';
 import { threadRoutes } from './rest/routes/threads.js';
 import { reactionRoutes } from './rest/routes/reactions.js';
 import { pinRoutes } from './rest/routes/pins.js';
+import { crosspostRoutes } from './rest/routes/crosspost.js';
+import { incomingWebhookRoutes } from './rest/routes/webhook-messages.js';
 import { assetRoutes } from './rest/routes/assets.js';
 import { setEventInterest } from './state/scheduled-events.js';
+import { appGuildAdminRoutes } from './rest/routes/app-guild-admin.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
 import { CommandRegistry } from './state/commands.js';
@@ -68,7 +71,7 @@ import type { SandboxWebhooks } from './delivery/contract.js';
 import type { RestContext } from './rest/types.js';
 
 export type * from './contract.js';
-export { SandboxError, ApiError } from './errors.js';
+export { SandboxError, SandboxApiError } from './errors.js';
 export { DEFAULT_BUCKETS, type BucketName } from './options.js';
 
 class SandboxInstance implements Sandbox {
@@ -185,6 +188,11 @@ function stateView(store: SandboxStore, commands: CommandRegistry): SandboxState
     commands: (guildId) => commands.list(guildId ?? null),
     channels: new ChannelVerbs(store),
     setEventInterest: (guildId, eventId, userId, interested = true) => setEventInterest(store, guildId, eventId, userId, interested),
+    leaveGuild: (guildId) => store.leaveGuild(guildId),
+    joinGuild: (guildId) => store.joinGuild(guildId),
+    get leftGuildIds() {
+      return store.leftGuildIds;
+    },
   };
 }
 
@@ -206,6 +214,7 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(commandRoutes(core));
   rest.add(permissionRoutes(core));
   const interactionRouteList = interactionRoutes(core);
+  rest.add(incomingWebhookRoutes(core, interactionRouteList));
   rest.add(interactionRouteList);
   // An inline answer to an HTTP-delivered interaction is applied exactly as the callback endpoint applies one.
   const callback = interactionRouteList.find((r) => r.method === 'POST' && r.path.endsWith('/callback'))!;
@@ -234,7 +243,9 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(threadRoutes(core));
   rest.add(reactionRoutes(core));
   rest.add(pinRoutes(core));
+  rest.add(crosspostRoutes(core));
   rest.add(assetRoutes(core));
+  rest.add(appGuildAdminRoutes(core));
 }
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

@@ -67,6 +67,13 @@ export const DEFAULT_BUCKETS = {
   'oauth2.token': { limit: 5, windowMs: 5_000 },
   'interaction.callback': { limit: 5, windowMs: 5_000 },
   'webhook': { limit: 5, windowMs: 2_000 },
+  'webhooks.read': { limit: 30, windowMs: 5_000 },
+  'webhooks.edit': { limit: 5, windowMs: 5_000 },
+  // Ten publications per channel per hour (discord-api-docs "Crosspost Message" is limited per channel).
+  'messages.crosspost': { limit: 10, windowMs: 3_600_000 },
+  'invites.read': { limit: 30, windowMs: 5_000 },
+  'invites.edit': { limit: 5, windowMs: 5_000 },
+  'audit-log': { limit: 10, windowMs: 5_000 },
   'entitlements': { limit: 10, windowMs: 5_000 },
   'skus': { limit: 10, windowMs: 5_000 },
   'emojis.read': { limit: 30, windowMs: 5_000 },
@@ -77,6 +84,12 @@ export const DEFAULT_BUCKETS = {
   'events.edit': { limit: 5, windowMs: 5_000 },
   'stage-instances': { limit: 5, windowMs: 5_000 },
   'voice-states': { limit: 5, windowMs: 5_000 },
+  'users.guilds.leave': { limit: 5, windowMs: 5_000 },
+  'users.oauth2': { limit: 5, windowMs: 5_000 },
+  'guilds.edit': { limit: 5, windowMs: 5_000 },
+  'guilds.members.add': { limit: 10, windowMs: 10_000 },
+  'automod.read': { limit: 10, windowMs: 5_000 },
+  'automod.edit': { limit: 5, windowMs: 5_000 },
 } satisfies Record<string, BucketLimit>;
 
 export type BucketName = keyof typeof DEFAULT_BUCKETS;

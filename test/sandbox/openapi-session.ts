@@ -12,7 +12,9 @@
 import type { Sandbox } from '../../src/sandbox/index.js';
 import type { RawGatewayClient } from './helpers.js';
 import { GUILD_STEPS } from './openapi-session-guild.js';
+import { HOOK_STEPS } from './openapi-session-hooks.js';
 import { ASSET_STEPS } from './openapi-session-assets.js';
+import { APP_STEPS } from './openapi-session-app.js';
 
 export type StepAuth =
   | 'bot'
@@ -268,4 +270,4 @@ const limits: Step[] = [
 ];
 
 /** The session, in order (later groups use what earlier ones created). */
-export const STEPS: readonly Step[] = [...gateway, ...identity, ...guilds, ...moderation, ...messages, ...commands, ...permissions, ...monetization, ...oauth2, ...interactions, ...GUILD_STEPS, ...ASSET_STEPS, ...refusals, ...limits];
+export const STEPS: readonly Step[] = [...gateway, ...identity, ...guilds, ...moderation, ...messages, ...commands, ...permissions, ...monetization, ...oauth2, ...interactions, ...GUILD_STEPS, ...HOOK_STEPS, ...ASSET_STEPS, ...APP_STEPS, ...refusals, ...limits];

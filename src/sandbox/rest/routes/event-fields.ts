@@ -5,7 +5,7 @@
  * and carry no metadata; 3 external needs `entity_metadata.location` (1-100) and `scheduled_end_time`, and no
  * channel. Cover images and recurrence rules are not modelled (the unmodelled marker answers them).
  */
-import { ApiError, Errors, unmodelled } from '../../errors.js';
+import { SandboxApiError, Errors, unmodelled } from '../../errors.js';
 import type { ScheduledEventRecord } from '../../state/assets-model.js';
 import type { GuildRecord } from '../../state/model.js';
 import type { RestContext } from '../types.js';
@@ -111,7 +111,7 @@ export function checkEventShape(form: FormErrors, guild: GuildRecord, ev: Schedu
 
 /** Status changes the service allows: scheduled to active or canceled, active to completed; finished ones none. */
 export function checkTransition(ev: ScheduledEventRecord, next: number | undefined): void {
-  if (ev.status === 3 || ev.status === 4) throw new ApiError(400, 180000, 'Cannot update a finished event');
+  if (ev.status === 3 || ev.status === 4) throw new SandboxApiError(400, 180000, 'Cannot update a finished event');
   if (next === undefined || next === ev.status) return;
   const ok = (ev.status === 1 && (next === 2 || next === 4)) || (ev.status === 2 && next === 3);
   if (!ok) {

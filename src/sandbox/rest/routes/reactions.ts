@@ -6,7 +6,7 @@
  * on the message; any other is unknown (10014), as one the bot cannot use is on the service.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError } from '../../errors.js';
+import { SandboxApiError } from '../../errors.js';
 import { P } from '../../state/permissions.js';
 import { addReaction, clearReactions, parseEmoji, reactionsOf, reactors, removeReaction, emojiKey, type ReactionEmoji } from '../../state/reactions.js';
 import { userObject } from '../../state/serialize.js';
@@ -18,7 +18,7 @@ import type { RestContext, RouteDef } from '../types.js';
 import { messageAt, requirePerms } from './message-access.js';
 import { memberOf } from './members.js';
 
-const unknownEmoji = (): ApiError => new ApiError(400, 10014, 'Unknown Emoji');
+const unknownEmoji = (): SandboxApiError => new SandboxApiError(400, 10014, 'Unknown Emoji');
 
 function emojiOf(store: SandboxStore, ctx: RestContext, record: MessageRecord): ReactionEmoji {
   const emoji = parseEmoji(ctx.params.emoji!);

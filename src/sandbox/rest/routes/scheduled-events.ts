@@ -9,7 +9,7 @@
  * Dispatches GUILD_SCHEDULED_EVENT_CREATE / _UPDATE / _DELETE with the event (GUILD_SCHEDULED_EVENTS intent).
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, Errors } from '../../errors.js';
+import { SandboxApiError, Errors } from '../../errors.js';
 import type { ScheduledEventRecord } from '../../state/assets-model.js';
 import { scheduledEventObject } from '../../state/assets-serialize.js';
 import type { GuildRecord } from '../../state/model.js';
@@ -31,7 +31,7 @@ const CHANNEL_NEEDS = new Map([
   [2, P.VIEW_CHANNEL | P.CONNECT],
 ]);
 
-const unknownEvent = (): ApiError => new ApiError(404, 10070, 'Unknown Guild Scheduled Event');
+const unknownEvent = (): SandboxApiError => new SandboxApiError(404, 10070, 'Unknown Guild Scheduled Event');
 
 /** The bot's permissions where the event happens: its channel's for stage and voice, the guild's for external. */
 function permsAt(store: SandboxStore, guild: GuildRecord, ev: Pick<ScheduledEventRecord, 'entityType' | 'channelId'>): bigint {
@@ -83,7 +83,7 @@ export function scheduledEventRoutes(core: SandboxCore): RouteDef[] {
     checkEventShape(form, guild, ev, fields);
     requireEventPerms(store, guild, ev, CREATE_EVENTS);
     const open = [...eventsOf(guild).values()].filter((e) => e.status <= 2).length;
-    if (open >= MAX_OPEN_EVENTS) throw new ApiError(400, 30038, `Maximum number of uncompleted guild scheduled events reached (${MAX_OPEN_EVENTS})`);
+    if (open >= MAX_OPEN_EVENTS) throw new SandboxApiError(400, 30038, `Maximum number of uncompleted guild scheduled events reached (${MAX_OPEN_EVENTS})`);
     eventsOf(guild).set(ev.id, ev);
     emitEvent(store, guild, 'GUILD_SCHEDULED_EVENT_CREATE', ev);
     return shown(ev, ctx);
