@@ -17,7 +17,7 @@ export async function cleanup(): Promise<void> {
 
 /** A sandbox with one guild; `admin` gives the bot the seeded Admin role besides its own. */
 export async function start(opts: { admin?: boolean; fast?: boolean } = {}) {
-  const rest = opts.fast === true ? { buckets: { 'emojis.edit': { limit: 1000, windowMs: 1000 }, 'stickers.edit': { limit: 1000, windowMs: 1000 }, 'events.edit': { limit: 1000, windowMs: 1000 } } } : {};
+  const rest = opts.fast === true ? { buckets: { 'emojis.edit': { limit: 1000, windowMs: 1000 }, 'stickers.edit': { limit: 1000, windowMs: 1000 }, 'events.edit': { limit: 1000, windowMs: 1000 }, 'voice-states': { limit: 1000, windowMs: 1000 } } } : {};
   const sb = await createSandbox({ seed: { guilds: 1, membersPerGuild: 6 }, gateway: { identifyWindowMs: 0 }, rest });
   sandboxes.push(sb);
   const g = sb.state.guildIds[0]!;

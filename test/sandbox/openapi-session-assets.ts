@@ -87,5 +87,27 @@ const events: Step[] = [
   { name: 'delete an event', method: 'DELETE', path: '/guilds/{guild}/scheduled-events/{event}', status: 204 },
 ];
 
+const stages: Step[] = [
+  { name: 'a stage channel', method: 'POST', path: '/guilds/{guild}/channels', body: { name: 'Town hall', type: 13 }, status: 201, keep: keepId('stage_channel') },
+  { name: 'open a stage without the permission', method: 'POST', path: '/stage-instances', before: ownRoleOnly, body: { channel_id: '{stage_channel}', topic: 'Q&A' }, status: 403 },
+  { name: 'open a stage', method: 'POST', path: '/stage-instances', before: withAdmin, body: { channel_id: '{stage_channel}', topic: 'Q&A', privacy_level: 2 }, status: 200 },
+  { name: 'open it again', method: 'POST', path: '/stage-instances', body: { channel_id: '{stage_channel}', topic: 'Q&A' }, status: 400 },
+  { name: 'a stage instance', method: 'GET', path: '/stage-instances/{stage_channel}', status: 200 },
+  { name: 'change the topic', method: 'PATCH', path: '/stage-instances/{stage_channel}', body: { topic: 'AMA' }, status: 200 },
+  { name: 'change the topic, badly', method: 'PATCH', path: '/stage-instances/{stage_channel}', body: { topic: '' }, status: 400 },
+  { name: 'close the stage', method: 'DELETE', path: '/stage-instances/{stage_channel}', status: 204 },
+  { name: 'a closed stage', method: 'GET', path: '/stage-instances/{stage_channel}', status: 404 },
+];
+
+const voice: Step[] = [
+  { name: "the bot's voice state (not in voice)", method: 'GET', path: '/guilds/{guild}/voice-states/@me', status: 404 },
+  { name: "a member's voice state (not in voice)", method: 'GET', path: '/guilds/{guild}/voice-states/{owner}', status: 404 },
+  { name: 'suppress the bot (not in voice)', method: 'PATCH', path: '/guilds/{guild}/voice-states/@me', body: { channel_id: '{stage_channel}', suppress: true }, status: 404 },
+  { name: 'suppress the bot, badly', method: 'PATCH', path: '/guilds/{guild}/voice-states/@me', body: { suppress: 'yes' }, status: 400 },
+  { name: 'suppress a member (not in voice)', method: 'PATCH', path: '/guilds/{guild}/voice-states/{owner}', body: { channel_id: '{stage_channel}', suppress: true }, status: 404 },
+  { name: 'set a voice channel status', method: 'PUT', path: '/channels/{voice}/voice-status', body: { status: 'Playing chess' }, status: 204 },
+  { name: 'set a text channel status', method: 'PUT', path: '/channels/{channel}/voice-status', body: { status: 'x' }, status: 400 },
+];
+
 /** In order; the bot is left with its own role only. */
-export const ASSET_STEPS: readonly Step[] = [...emojis, ...stickers, ...events, { name: 'back to the own role', method: 'GET', path: '/guilds/{guild}/emojis', before: ownRoleOnly, status: 200 }];
+export const ASSET_STEPS: readonly Step[] = [...emojis, ...stickers, ...events, ...stages, ...voice, { name: 'back to the own role', method: 'GET', path: '/guilds/{guild}/emojis', before: ownRoleOnly, status: 200 }];
