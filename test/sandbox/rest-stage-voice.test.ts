@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createGuildChannel,
+  deleteChannel,
   createStageInstance,
   deleteStageInstance,
   editCurrentUserVoiceState,
@@ -39,6 +40,16 @@ describe('stage instances', () => {
     await deleteStageInstance(rest, stage.id);
     expect((await gw.nextDispatch('STAGE_INSTANCE_DELETE')).d).toMatchObject({ id: opened.id });
     expect((await refusal(getStageInstance(rest, stage.id))).code).toBe(10067);
+  });
+
+  it('deleting the stage channel ends its stage instance (STAGE_INSTANCE_DELETE)', async () => {
+    const { sb, rest, g } = await start();
+    const gw = await connect(sb, GUILDS);
+    const stage = await createGuildChannel(rest, g, { name: 'Town hall', type: 13 });
+    const opened = await createStageInstance(rest, { channel_id: stage.id, topic: 'Q&A' });
+    await deleteChannel(rest, stage.id);
+    expect((await gw.nextDispatch('STAGE_INSTANCE_DELETE')).d).toMatchObject({ id: opened.id, channel_id: stage.id });
+    expect((await refusal(getStageInstance(rest, stage.id))).code).toBe(10003);
   });
 
   it('needs a stage channel the bot moderates, and a topic of 1-120 characters', async () => {
