@@ -1,11 +1,15 @@
 /**
  * Guild scheduled events of the sandbox through gatehouse's RestClient: the fields each entity type requires,
  * the permission rules, status transitions, subscribers with paging, and GUILD_SCHEDULED_EVENT_* dispatches
- * behind the GUILD_SCHEDULED_EVENTS intent.
+ * behind the GUILD_SCHEDULED_EVENTS intent; and GUILD_CREATE / GET /guilds/{id} carrying what was made.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  createGuildChannel,
+  createGuildEmoji,
+  createGuildSticker,
   createScheduledEvent,
+  createStageInstance,
   deleteScheduledEvent,
   editScheduledEvent,
   getScheduledEvent,
@@ -14,6 +18,7 @@ import {
   listScheduledEvents,
 } from '../../src/rest/index.js';
 import { cleanup, connect, refusal, start } from './assets-helpers.js';
+import { PNG_DATA_URI } from './openapi-session-assets.js';
 
 afterEach(cleanup);
 
@@ -111,5 +116,26 @@ describe('scheduled events', () => {
     await rest.request({ method: 'POST', route: '/guilds/{guild_id}/roles', params: { guild_id: g }, body: { name: 'x' } });
     await gw.nextDispatch('GUILD_ROLE_CREATE');
     expect(gw.dispatches().filter((p) => p.t?.startsWith('GUILD_SCHEDULED_EVENT'))).toEqual([]);
+  });
+});
+
+describe('GUILD_CREATE and GET /guilds/{id}', () => {
+  it('carry what was made: emojis, stickers, scheduled events, stage instances', async () => {
+    const { sb, rest, g } = await start();
+    const emoji = await createGuildEmoji(rest, g, { name: 'gate', image: PNG_DATA_URI });
+    const sticker = await createGuildSticker(rest, g, { name: 'wave', tags: 'wave', file: { name: 'w.png', data: new Uint8Array(8), contentType: 'image/png' } });
+    const ev = await createScheduledEvent(rest, g, external());
+    const stage = await createGuildChannel(rest, g, { name: 'Town hall', type: 13 });
+    const open = await createStageInstance(rest, { channel_id: stage.id, topic: 'Q&A' });
+    const gw = await connect(sb, GUILDS);
+    const created = gw.dispatches('GUILD_CREATE')[0] ?? (await gw.nextDispatch('GUILD_CREATE'));
+    const d = created.d as Record<string, Array<{ id: string }>>;
+    expect(d.emojis!.map((e) => e.id)).toEqual([emoji.id]);
+    expect(d.stickers!.map((s) => s.id)).toEqual([sticker.id]);
+    expect(d.guild_scheduled_events!.map((e) => e.id)).toEqual([ev.id]);
+    expect(d.stage_instances!.map((s) => s.id)).toEqual([open.id]);
+    const guild = (await rest.request({ method: 'GET', route: '/guilds/{guild_id}', params: { guild_id: g } })) as Record<string, Array<{ id: string }>>;
+    expect(guild.emojis!.map((e) => e.id)).toEqual([emoji.id]);
+    expect(guild.stickers!.map((s) => s.id)).toEqual([sticker.id]);
   });
 });
