@@ -55,6 +55,7 @@ import { pinRoutes } from './rest/routes/pins.js';
 import { crosspostRoutes } from './rest/routes/crosspost.js';
 import { incomingWebhookRoutes } from './rest/routes/webhook-messages.js';
 import { assetRoutes } from './rest/routes/assets.js';
+import { setEventInterest } from './state/scheduled-events.js';
 import { appGuildAdminRoutes } from './rest/routes/app-guild-admin.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
@@ -186,6 +187,7 @@ function stateView(store: SandboxStore, commands: CommandRegistry): SandboxState
     roleIds: (guildId) => store.requireGuild(guildId).roles.map((r) => r.id),
     commands: (guildId) => commands.list(guildId ?? null),
     channels: new ChannelVerbs(store),
+    setEventInterest: (guildId, eventId, userId, interested = true) => setEventInterest(store, guildId, eventId, userId, interested),
     leaveGuild: (guildId) => store.leaveGuild(guildId),
     joinGuild: (guildId) => store.joinGuild(guildId),
     get leftGuildIds() {
