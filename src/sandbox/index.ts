@@ -53,6 +53,7 @@ import { threadRoutes } from './rest/routes/threads.js';
 import { reactionRoutes } from './rest/routes/reactions.js';
 import { pinRoutes } from './rest/routes/pins.js';
 import { crosspostRoutes } from './rest/routes/crosspost.js';
+import { inviteRoutes } from './rest/routes/invites.js';
 import { incomingWebhookRoutes } from './rest/routes/webhook-messages.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
@@ -235,6 +236,7 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(reactionRoutes(core));
   rest.add(pinRoutes(core));
   rest.add(crosspostRoutes(core));
+  rest.add(inviteRoutes(core));
 }
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
