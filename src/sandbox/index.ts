@@ -54,6 +54,7 @@ import { reactionRoutes } from './rest/routes/reactions.js';
 import { pinRoutes } from './rest/routes/pins.js';
 import { crosspostRoutes } from './rest/routes/crosspost.js';
 import { inviteRoutes } from './rest/routes/invites.js';
+import { auditLogRoutes } from './rest/routes/audit-logs.js';
 import { incomingWebhookRoutes } from './rest/routes/webhook-messages.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
@@ -237,6 +238,7 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(pinRoutes(core));
   rest.add(crosspostRoutes(core));
   rest.add(inviteRoutes(core));
+  rest.add(auditLogRoutes(core));
 }
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

@@ -1,6 +1,7 @@
 /**
  * Steps of the scripted session (openapi-session.ts) for incoming webhooks, crossposting, invites and the audit
- * log. The first step is refused (the bot has only its own role); then the bot is given the seeded Admin role.
+ * log. The first step is refused (the bot has only its own role); then the bot is given the seeded Admin role,
+ * which the last step takes away again.
  */
 import type { Session, Step } from './openapi-session.js';
 
@@ -75,5 +76,12 @@ const invites: Step[] = [
   { name: 'revoke it again', method: 'DELETE', path: '/invites/{invite}', status: 404 },
 ];
 
+const auditLog: Step[] = [
+  { name: 'the audit log', method: 'GET', path: '/guilds/{guild}/audit-logs', status: 200 },
+  { name: 'the audit log, filtered', method: 'GET', path: '/guilds/{guild}/audit-logs?action_type=50&limit=5', status: 200 },
+  { name: 'the audit log with too high a limit', method: 'GET', path: '/guilds/{guild}/audit-logs?limit=500', status: 400 },
+  { name: 'the audit log without the permission', method: 'GET', path: '/guilds/{guild}/audit-logs', before: (s) => botRoles(s, false), status: 403 },
+];
+
 /** In order: the refused step first, then everything as a bot with Admin. */
-export const HOOK_STEPS: readonly Step[] = [...webhooks, ...crosspost, ...invites];
+export const HOOK_STEPS: readonly Step[] = [...webhooks, ...crosspost, ...invites, ...auditLog];

@@ -4,6 +4,7 @@
  * GUILD_AUDIT_LOG_ENTRY_CREATE (intent GUILD_MODERATION, protocol §9). Bounded: the newest MAX_AUDIT_ENTRIES per
  * guild are kept (the service keeps 45 days; a sandbox that runs for long keeps the last ones).
  */
+import type { GuildRecord } from './model.js';
 import type { SandboxStore } from './store.js';
 
 export const MAX_AUDIT_ENTRIES = 1000;
@@ -102,5 +103,16 @@ export function changesOf(before: Record<string, unknown> | null, after: Record<
     if (now !== undefined) change.new_value = now;
     out.push(change);
   }
+  return out;
+}
+
+/** MEMBER_ROLE_UPDATE changes: `$add` / `$remove` with the roles' ids and names (only the keys that apply). */
+export function roleChanges(guild: GuildRecord, before: readonly string[], after: readonly string[]): AuditChange[] {
+  const named = (ids: string[]): Array<{ id: string; name: string }> => ids.map((id) => ({ id, name: guild.roles.find((r) => r.id === id)?.name ?? '' }));
+  const added = after.filter((id) => !before.includes(id));
+  const removed = before.filter((id) => !after.includes(id));
+  const out: AuditChange[] = [];
+  if (added.length > 0) out.push({ key: '$add', new_value: named(added) });
+  if (removed.length > 0) out.push({ key: '$remove', new_value: named(removed) });
   return out;
 }
