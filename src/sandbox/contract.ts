@@ -294,6 +294,15 @@ export interface SandboxState {
    * (to set a scene), each with the gateway event the service sends (CHANNEL_*, THREAD_*, GUILD_ROLE_UPDATE).
    */
   readonly channels: SandboxChannelVerbs;
+  /**
+   * Extension: the bot leaves a guild, or is removed from it (GUILD_DELETE without `unavailable`); the guild is
+   * then unknown to REST (10004) and to new sessions until `joinGuild`.
+   */
+  leaveGuild(guildId: string): void;
+  /** Extension: the bot joins a guild it left again, with its managed role (GUILD_CREATE as on a join). */
+  joinGuild(guildId: string): void;
+  /** Extension: the guilds the bot has left and may join again. */
+  readonly leftGuildIds: readonly string[];
 }
 
 /** An overwrite as the verbs take it: bit sets as decimal strings or bigints. */

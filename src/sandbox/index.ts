@@ -56,6 +56,8 @@ import { crosspostRoutes } from './rest/routes/crosspost.js';
 import { inviteRoutes } from './rest/routes/invites.js';
 import { auditLogRoutes } from './rest/routes/audit-logs.js';
 import { incomingWebhookRoutes } from './rest/routes/webhook-messages.js';
+import { assetRoutes } from './rest/routes/assets.js';
+import { appGuildAdminRoutes } from './rest/routes/app-guild-admin.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
 import { CommandRegistry } from './state/commands.js';
@@ -70,7 +72,7 @@ import type { SandboxWebhooks } from './delivery/contract.js';
 import type { RestContext } from './rest/types.js';
 
 export type * from './contract.js';
-export { SandboxError, ApiError } from './errors.js';
+export { SandboxError, SandboxApiError } from './errors.js';
 export { DEFAULT_BUCKETS, type BucketName } from './options.js';
 
 class SandboxInstance implements Sandbox {
@@ -186,6 +188,11 @@ function stateView(store: SandboxStore, commands: CommandRegistry): SandboxState
     roleIds: (guildId) => store.requireGuild(guildId).roles.map((r) => r.id),
     commands: (guildId) => commands.list(guildId ?? null),
     channels: new ChannelVerbs(store),
+    leaveGuild: (guildId) => store.leaveGuild(guildId),
+    joinGuild: (guildId) => store.joinGuild(guildId),
+    get leftGuildIds() {
+      return store.leftGuildIds;
+    },
   };
 }
 
@@ -237,6 +244,8 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(reactionRoutes(core));
   rest.add(pinRoutes(core));
   rest.add(crosspostRoutes(core));
+  rest.add(assetRoutes(core));
+  rest.add(appGuildAdminRoutes(core));
   rest.add(inviteRoutes(core));
   rest.add(auditLogRoutes(core));
 }

@@ -76,6 +76,20 @@ export const DEFAULT_BUCKETS = {
   'audit-log': { limit: 10, windowMs: 5_000 },
   'entitlements': { limit: 10, windowMs: 5_000 },
   'skus': { limit: 10, windowMs: 5_000 },
+  'emojis.read': { limit: 30, windowMs: 5_000 },
+  'emojis.edit': { limit: 5, windowMs: 5_000 },
+  'stickers.read': { limit: 30, windowMs: 5_000 },
+  'stickers.edit': { limit: 5, windowMs: 5_000 },
+  'events.read': { limit: 30, windowMs: 5_000 },
+  'events.edit': { limit: 5, windowMs: 5_000 },
+  'stage-instances': { limit: 5, windowMs: 5_000 },
+  'voice-states': { limit: 5, windowMs: 5_000 },
+  'users.guilds.leave': { limit: 5, windowMs: 5_000 },
+  'users.oauth2': { limit: 5, windowMs: 5_000 },
+  'guilds.edit': { limit: 5, windowMs: 5_000 },
+  'guilds.members.add': { limit: 10, windowMs: 10_000 },
+  'automod.read': { limit: 10, windowMs: 5_000 },
+  'automod.edit': { limit: 5, windowMs: 5_000 },
 } satisfies Record<string, BucketLimit>;
 
 export type BucketName = keyof typeof DEFAULT_BUCKETS;

@@ -44,7 +44,7 @@ export interface WebhookDeliveryDeps {
   options?: SandboxWebhookOptions;
 }
 
-/** Applies an inline interaction response as the callback endpoint would; throws the service's ApiError. */
+/** Applies an inline interaction response as the callback endpoint would; throws the service's SandboxApiError. */
 export type CallbackApplier = (record: SandboxInteraction, body: unknown) => Promise<unknown> | unknown;
 
 class DeliveryRecord implements WebhookDeliveryRecord {
@@ -417,6 +417,7 @@ export class WebhookDelivery implements SandboxWebhooks {
   tee(gateway: DispatchSink): DispatchSink {
     return {
       guild: (guildId, t, d, userId) => gateway.guild(guildId, t, d, userId),
+      guildCreate: (guildId) => gateway.guildCreate?.(guildId),
       global: (t, d) => {
         gateway.global(t, d);
         if (ENTITLEMENT_EVENTS.has(t) && this.eventsUrlValue !== null) this.sendEvent(t, JSON.parse(d.toString()) as unknown);

@@ -232,14 +232,16 @@ export class GatewayServer implements DispatchSink {
 
     const guildIds = this.shardGuildIds(shardId, shardCount);
     session.dispatch('READY', this.readyJson(session, guildIds));
-    if ((intents & INTENT_BITS.GUILDS) !== 0) {
-      const kind: MemberListKind = (intents & INTENT_BITS.GUILD_PRESENCES) === 0 ? 'bot' : 'large';
-      for (const id of guildIds) {
-        const guild = this.deps.store.guild(id)!;
-        const k = kind === 'large' && this.deps.store.memberCount(guild) <= largeThreshold ? 'all' : kind;
-        session.dispatch('GUILD_CREATE', this.deps.store.guildCreatePayload(guild, k, largeThreshold));
-      }
-    }
+    for (const id of guildIds) this.sendGuildCreate(session, id);
+  }
+
+  /** GUILD_CREATE of a guild to a session with GUILDS, its member list as the session's intents make it. */
+  private sendGuildCreate(session: GatewaySession, guildId: string): void {
+    if ((session.intents & INTENT_BITS.GUILDS) === 0) return;
+    const guild = this.deps.store.guild(guildId)!;
+    const kind: MemberListKind = (session.intents & INTENT_BITS.GUILD_PRESENCES) === 0 ? 'bot' : 'large';
+    const k = kind === 'large' && this.deps.store.memberCount(guild) <= session.largeThreshold ? 'all' : kind;
+    session.dispatch('GUILD_CREATE', this.deps.store.guildCreatePayload(guild, k, session.largeThreshold));
   }
 
   private emitIdentifyRejected(conn: Connection, shardId: number, shardCount: number, reason: 'max_concurrency' | 'session_start_limit'): void {
@@ -383,6 +385,13 @@ export class GatewayServer implements DispatchSink {
       if (this.shardOf(guildId, session.shardCount) !== session.shardId) continue;
       if (!receives(t, session.intents, userId, botId)) continue;
       session.dispatch(t, d);
+    }
+  }
+
+  /** The bot joined a guild: every session of its shard gets GUILD_CREATE, as on IDENTIFY. */
+  guildCreate(guildId: string): void {
+    for (const session of this.sessions.values()) {
+      if (this.shardOf(guildId, session.shardCount) === session.shardId) this.sendGuildCreate(session, guildId);
     }
   }
 

@@ -19,6 +19,7 @@ import {
   userJson,
   userObject,
 } from './serialize.js';
+import { scheduledEventObject, stageInstanceObject } from './assets-serialize.js';
 
 /** Where state changes go out as gateway dispatches. `d` is serialized JSON. */
 export interface DispatchSink {
@@ -26,6 +27,8 @@ export interface DispatchSink {
   guild(guildId: string, t: string, d: string | Buffer, userId?: string): void;
   /** An event without a guild (entitlements...): shard 0 only. */
   global(t: string, d: string | Buffer): void;
+  /** The bot joined a guild: GUILD_CREATE to its shard, each session's member list as on IDENTIFY. */
+  guildCreate?(guildId: string): void;
 }
 
 /** What PATCH /guilds/{id}/members/{user} (and the admin API) may change on a member. */
@@ -48,6 +51,8 @@ export class SandboxStore {
   readonly ids = new SnowflakeGenerator(20, 1);
   private readonly guildList: GuildRecord[] = [];
   private readonly guildById = new Map<string, FixtureGuild>();
+  /** Guilds the bot has left (or was removed from), kept so that it can join them again. */
+  private readonly departed = new Map<string, FixtureGuild>();
   readonly users = new Map<string, UserRecord>();
   readonly skus: SkuRecord[];
   readonly entitlements = new Map<string, EntitlementRecord>();
@@ -216,9 +221,51 @@ export class SandboxStore {
     return top;
   }
 
+  // ---- the bot's guilds -------------------------------------------------------------------------------
+
+  /** Ids of the guilds the bot has left, in the order it left them. */
+  get leftGuildIds(): string[] {
+    return [...this.departed.keys()];
+  }
+
+  /**
+   * The bot leaves a guild, or is removed from it: the guild is unknown to every route from now on (the
+   * service answers 10004 for a guild the bot is not in, discord-api-docs#5840), its members' events stop, and
+   * GUILD_DELETE without `unavailable` goes to its shard. Its state is kept for `joinGuild`.
+   */
+  leaveGuild(id: string): void {
+    const fg = this.guildById.get(id);
+    if (fg === undefined) throw new SandboxError('UNKNOWN_GUILD', `the bot is not in guild ${id}`);
+    this.guildById.delete(id);
+    this.guildList.splice(this.guildList.indexOf(fg.guild), 1);
+    this.departed.set(id, fg);
+    fg.guild.members?.delete(this.applicationId);
+    this.channelsChanged(fg.guild);
+    this.sink.guild(id, 'GUILD_DELETE', `{"id":"${id}"}`);
+  }
+
+  /** The bot joins a guild it left again, with its managed role: GUILD_CREATE as on a join. */
+  joinGuild(id: string): void {
+    const fg = this.departed.get(id);
+    if (fg === undefined) {
+      const why = this.guildById.has(id) ? 'the bot is in guild' : 'the bot never left guild';
+      throw new SandboxError(this.guildById.has(id) ? 'CONFLICT' : 'UNKNOWN_GUILD', `${why} ${id}`);
+    }
+    this.departed.delete(id);
+    const guild = fg.guild;
+    guild.joinedAt = new Date().toISOString();
+    if (guild.members !== null) guild.members.set(this.applicationId, this.fixture.botMember(fg));
+    // Fixture order (ids ascending), so READY lists a rejoined guild where it was.
+    const at = this.guildList.findIndex((g) => BigInt(g.id) > BigInt(id));
+    this.guildList.splice(at < 0 ? this.guildList.length : at, 0, guild);
+    this.guildById.set(id, fg);
+    this.channelsChanged(guild);
+    this.sink.guildCreate?.(id);
+  }
+
   // ---- members ----------------------------------------------------------------------------------------
 
-  addMember(guildId: string, input: { id?: string; username?: string; roles?: string[]; nick?: string } = {}): string {
+  addMember(guildId: string, input: { id?: string; username?: string; roles?: string[]; nick?: string; mute?: boolean; deaf?: boolean } = {}): string {
     const guild = this.requireGuild(guildId);
     const members = this.members(guild);
     const roles = input.roles ?? [];
@@ -234,6 +281,8 @@ export class SandboxStore {
     }
     if (members.has(user.id)) throw new SandboxError('CONFLICT', `user ${user.id} is already a member of guild ${guildId}`);
     const member: MemberRecord = { userId: user.id, userIndex, nick: input.nick ?? null, roles: [...roles], joinedAt: Date.now(), flags: 0 };
+    if (input.mute === true) member.mute = true;
+    if (input.deaf === true) member.deaf = true;
     members.set(user.id, member);
     guild.payloadCache.clear();
     this.sink.guild(guildId, 'GUILD_MEMBER_ADD', memberJsonWithGuild(guildId, memberJson(member, userJson(user))), user.id);
@@ -366,11 +415,13 @@ export class SandboxStore {
     });
     // Active threads only, as GUILD_CREATE lists them (archived ones are fetched with the archived-thread routes).
     const threads = (guild.threads ?? []).filter((t) => t.thread?.archived === false).map((t) => channelObject(t, guild.id));
+    const stages = JSON.stringify([...(guild.stageInstances?.values() ?? [])].map(stageInstanceObject));
+    const events = JSON.stringify([...(guild.scheduledEvents?.values() ?? [])].map((e) => scheduledEventObject(e, undefined)));
     const json =
       `${base.slice(0, -1)},"joined_at":"${guild.joinedAt}","large":${large},"unavailable":false,` +
       `"member_count":${count},"voice_states":[],"members":[${parts.join(',')}],` +
-      `"channels":${JSON.stringify(channels)},"threads":${JSON.stringify(threads)},"presences":[],"stage_instances":[],` +
-      `"guild_scheduled_events":[],"soundboard_sounds":[],"lazy":true,"application_command_counts":{}}`;
+      `"channels":${JSON.stringify(channels)},"threads":${JSON.stringify(threads)},"presences":[],"stage_instances":${stages},` +
+      `"guild_scheduled_events":${events},"soundboard_sounds":[],"lazy":true,"application_command_counts":{}}`;
     const payload = Buffer.from(json);
     guild.payloadCache.set(key, payload);
     return payload;

@@ -6,7 +6,7 @@
  * thread (and it is not locked). State changes and their dispatches live in state/channels.ts.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, Errors, SandboxError } from '../../errors.js';
+import { SandboxApiError, Errors, SandboxError } from '../../errors.js';
 import { createChannel, CREATABLE_TYPES, deleteChannel, deleteOverwrite, MAX_GUILD_CHANNELS, setOverwrite, updateChannel, channelJson, type ChannelPatch } from '../../state/channels.js';
 import type { ChannelRecord, GuildRecord } from '../../state/model.js';
 import { AuditAction, changesOf, recordAudit } from '../../state/audit-log.js';
@@ -19,8 +19,8 @@ import { auditReason, FormErrors, guildChannelOf, guildOf, objectBody, requireCh
 
 /** Channel fields an audit entry shows the change of. */
 const AUDITED_CHANNEL_KEYS = ['name', 'type', 'topic', 'nsfw', 'rate_limit_per_user', 'parent_id', 'bitrate', 'user_limit'] as const;
-const unknownOverwrite = (): ApiError => new ApiError(404, 10009, 'Unknown Overwrite');
-const maxChannels = (): ApiError => new ApiError(400, 30013, `Maximum number of guild channels reached (${MAX_GUILD_CHANNELS})`);
+const unknownOverwrite = (): SandboxApiError => new SandboxApiError(404, 10009, 'Unknown Overwrite');
+const maxChannels = (): SandboxApiError => new SandboxApiError(400, 30013, `Maximum number of guild channels reached (${MAX_GUILD_CHANNELS})`);
 
 /** Overwrites in a body need MANAGE_ROLES, and only bits the bot holds may be allowed or denied. */
 function checkOverwrites(store: SandboxStore, guild: GuildRecord, channel: ChannelRecord | null, patch: ChannelPatch): void {

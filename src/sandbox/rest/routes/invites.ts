@@ -8,7 +8,7 @@
  * Invites aimed at a stream, an activity or listed users (`target_*`, `role_ids`) are not modelled.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, Errors, unmodelled } from '../../errors.js';
+import { SandboxApiError, Errors, unmodelled } from '../../errors.js';
 import { AuditAction, changesOf, recordAudit } from '../../state/audit-log.js';
 import { inviteCreateEvent, inviteObject, invitesOf, MAX_INVITES_PER_GUILD, type InviteRecord } from '../../state/invites.js';
 import { P } from '../../state/permissions.js';
@@ -20,7 +20,7 @@ import { auditReason, FormErrors, guildChannelOf, guildOf, objectBody, requireCh
 const INVITE_CHANNEL_TYPES = new Set([0, 2, 5, 13, 15, 16]);
 const DEFAULT_MAX_AGE = 86_400;
 const TARGETED = ['target_type', 'target_user_id', 'target_application_id', 'role_ids', 'target_user_ids'] as const;
-const unknownInvite = (): ApiError => new ApiError(404, 10006, 'Unknown Invite');
+const unknownInvite = (): SandboxApiError => new SandboxApiError(404, 10006, 'Unknown Invite');
 
 interface InviteSettings {
   maxAge: number;
@@ -62,7 +62,7 @@ export function inviteRoutes(core: SandboxCore): RouteDef[] {
       const same = invites.list({ channelId: channel.id }).find((i) => i.inviterId === store.applicationId && i.maxAge === s.maxAge && i.maxUses === s.maxUses && i.temporary === s.temporary);
       if (same !== undefined) return inviteObject(store, same, withMeta);
     }
-    if (invites.list({ guildId: guild.id }).length >= MAX_INVITES_PER_GUILD) throw new ApiError(400, 30016, `Maximum number of invites reached (${MAX_INVITES_PER_GUILD})`);
+    if (invites.list({ guildId: guild.id }).length >= MAX_INVITES_PER_GUILD) throw new SandboxApiError(400, 30016, `Maximum number of invites reached (${MAX_INVITES_PER_GUILD})`);
     const inv = invites.create({ guildId: guild.id, channelId: channel.id, inviterId: store.applicationId, maxAge: s.maxAge, maxUses: s.maxUses, temporary: s.temporary });
     store.emit(guild.id, 'INVITE_CREATE', JSON.stringify(inviteCreateEvent(store, inv)));
     const audited = { code: inv.code, channel_id: inv.channelId, inviter_id: inv.inviterId, uses: 0, max_uses: inv.maxUses, max_age: inv.maxAge, temporary: inv.temporary };

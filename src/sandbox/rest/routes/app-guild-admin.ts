@@ -1,0 +1,12 @@
+/**
+ * The route tables of the guild-administration and application routes added together (membership, guild
+ * settings, the application by id, auto moderation, OAuth2-user routes, SKU subscriptions), in one entry so
+ * that `addRoutes` registers them with one line.
+ */
+import type { SandboxCore } from '../../core.js';
+import type { RouteDef } from '../types.js';
+import { guildMembershipRoutes } from './guild-membership.js';
+
+export function appGuildAdminRoutes(core: SandboxCore): RouteDef[] {
+  return [...guildMembershipRoutes(core)];
+}

@@ -1,0 +1,35 @@
+/**
+ * Steps of the scripted session (openapi-session.ts) for guild membership (the bot leaving a guild, a user
+ * added with their access token, a user's own member), guild settings, the application by id, auto moderation,
+ * the OAuth2-user routes and SKU subscriptions. The bot leaves the session's second guild only, and joins it
+ * again before the group ends.
+ */
+import type { Session, Step } from './openapi-session.js';
+
+const UNKNOWN = '100000000000000001';
+
+/** The second guild, and a user of it who is not in the first (to be added there with their token). */
+function secondGuild(s: Session): void {
+  const [first, second] = s.sb.state.guildIds as [string, string];
+  const inFirst = new Set(s.sb.state.memberIds(first));
+  s.ids.set('guild2', second);
+  const joiner = s.sb.state.memberIds(second).filter((id) => !inFirst.has(id)).at(-1)!;
+  s.ids.set('joiner', joiner);
+  s.ids.set('join_token', s.sb.issueBearerToken(['identify', 'guilds.join'], joiner));
+  s.ids.set('no_join_token', s.sb.issueBearerToken(['identify'], joiner));
+}
+
+const membership: Step[] = [
+  { name: 'leave a guild', method: 'DELETE', path: '/users/@me/guilds/{guild2}', before: secondGuild, status: 204 },
+  { name: 'leave a guild already left', method: 'DELETE', path: '/users/@me/guilds/{guild2}', status: 404 },
+  { name: 'leave an unknown guild', method: 'DELETE', path: `/users/@me/guilds/${UNKNOWN}`, before: (s) => s.sb.state.joinGuild(s.ids.get('guild2')!), status: 404 },
+  { name: 'add a member with a token without guilds.join', method: 'PUT', path: '/guilds/{guild}/members/{joiner}', body: { access_token: '{no_join_token}' }, status: 403 },
+  { name: 'add a member without a token', method: 'PUT', path: '/guilds/{guild}/members/{joiner}', body: {}, status: 400 },
+  { name: 'add a member with their token', method: 'PUT', path: '/guilds/{guild}/members/{joiner}', body: { access_token: '{join_token}' }, status: 201 },
+  { name: 'add a member already there', method: 'PUT', path: '/guilds/{guild}/members/{joiner}', body: { access_token: '{join_token}' }, status: 204 },
+  { name: "a user's own member", method: 'GET', path: '/users/@me/guilds/{guild}/member', auth: { bearer: ['guilds.members.read'] }, status: 200 },
+  { name: "a user's own member without the scope", method: 'GET', path: '/users/@me/guilds/{guild}/member', auth: { bearer: ['identify'] }, status: 401 },
+  { name: "a user's own member with the bot token", method: 'GET', path: '/users/@me/guilds/{guild}/member', status: 403 },
+];
+
+export const APP_STEPS: readonly Step[] = [...membership];
