@@ -20,6 +20,7 @@ import {
   editRole,
   editWebhook,
   getAuditLog,
+  getRole,
   kickMember,
   RestClient,
   unbanMember,
@@ -61,6 +62,21 @@ describe('the audit log', () => {
     const err = await getAuditLog(rest, g).then(() => null, (e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect([(err as ApiError).status, (err as ApiError).code]).toEqual([403, 50013]);
+  });
+
+  it('GUILD_AUDIT_LOG_ENTRY_CREATE reaches only a bot with VIEW_AUDIT_LOG; the entry is kept either way', async () => {
+    const { sb, g, rest, client } = await start(false);
+    const botRole = sb.state.roleIds(g).at(-1)!;
+    const MANAGE_ROLES = 1n << 28n;
+    const VIEW_AUDIT_LOG = 1n << 7n;
+    const base = BigInt((await getRole(rest, g, botRole)).permissions);
+    sb.state.channels.updateRole(g, botRole, { permissions: (base | MANAGE_ROLES).toString() });
+    const unseen = await createRole(rest, g, { name: 'unseen' });
+    sb.state.channels.updateRole(g, botRole, { permissions: (base | MANAGE_ROLES | VIEW_AUDIT_LOG).toString() });
+    const seen = await createRole(rest, g, { name: 'seen' });
+    expect((await client.nextDispatch('GUILD_AUDIT_LOG_ENTRY_CREATE')).d).toMatchObject({ target_id: seen.id });
+    expect(client.dispatches('GUILD_AUDIT_LOG_ENTRY_CREATE').map((p) => (p.d as { target_id: string }).target_id)).toEqual([seen.id]);
+    expect((await getAuditLog(rest, g, { action_type: 30 })).audit_log_entries.map((e) => e.target_id)).toEqual([seen.id, unseen.id]);
   });
 
   it('records the modelled changes, newest first, with the reason and an event for each', async () => {

@@ -49,7 +49,8 @@ async function refusal(p: Promise<unknown>): Promise<ApiError> {
 
 describe('invites', () => {
   it('creates with the defaults, sends INVITE_CREATE, resolves by code, with counts on request', async () => {
-    const { sb, g, channel, rest, client } = await start();
+    const { sb, g, channel, rest, client, botRole, setBits, permsOf } = await start();
+    setBits(botRole, (await permsOf(botRole)) | MANAGE_CHANNELS);
     const inv = await createChannelInvite(rest, channel);
     expect(inv).toMatchObject({ type: 0, guild_id: g, channel: { id: channel }, inviter: { id: sb.applicationId }, uses: 0, max_uses: 0, max_age: 86_400, temporary: false });
     expect(inv.code).toMatch(/^[A-Za-z0-9]{10}$/);
@@ -96,7 +97,7 @@ describe('invites', () => {
   });
 
   it('permissions: CREATE_INSTANT_INVITE to create, MANAGE_CHANNELS / MANAGE_GUILD to list and revoke', async () => {
-    const { g, everyone, botRole, setBits, permsOf, channel, other, rest, client } = await start();
+    const { g, everyone, botRole, setBits, permsOf, channel, other, rest } = await start();
     const inv = await createChannelInvite(rest, channel);
     expect((await refusal(listChannelInvites(rest, channel))).code).toBe(50013);
     expect((await refusal(listGuildInvites(rest, g))).code).toBe(50013);
@@ -108,17 +109,26 @@ describe('invites', () => {
     expect((await listGuildInvites(rest, g)).map((i) => i.code)).toEqual([inv.code]);
     const revoked = await deleteInvite(rest, inv.code, { reason: 'leaked' });
     expect(revoked.code).toBe(inv.code);
-    expect((await client.nextDispatch('INVITE_DELETE')).d).toEqual({ channel_id: channel, guild_id: g, code: inv.code });
     expect((await refusal(getInvite(rest, inv.code))).code).toBe(10006);
     setBits(everyone, (await permsOf(everyone)) & ~CREATE_INSTANT_INVITE);
     const denied = await refusal(createChannelInvite(rest, other));
     expect([denied.status, denied.code]).toEqual([403, 50013]);
   });
 
-  it('without GUILD_INVITES no invite events arrive', async () => {
-    const { channel, rest, client } = await start(GUILDS);
-    await createChannelInvite(rest, channel);
+  it('INVITE_DELETE on revoking; no invite events without GUILD_INVITES, or without MANAGE_CHANNELS', async () => {
+    const { g, channel, rest, client, botRole, setBits, permsOf } = await start();
+    const base = await permsOf(botRole);
+    const unseen = await createChannelInvite(rest, channel, { unique: true });
+    setBits(botRole, base | MANAGE_CHANNELS);
+    const seen = await createChannelInvite(rest, channel, { unique: true });
+    expect((await client.nextDispatch('INVITE_CREATE')).d).toMatchObject({ code: seen.code });
+    expect(client.dispatches('INVITE_CREATE').map((p) => (p.d as { code: string }).code)).toEqual([seen.code]);
+    await deleteInvite(rest, unseen.code);
+    expect((await client.nextDispatch('INVITE_DELETE')).d).toEqual({ channel_id: channel, guild_id: g, code: unseen.code });
+    const quiet = await start(GUILDS);
+    quiet.setBits(quiet.botRole, (await quiet.permsOf(quiet.botRole)) | MANAGE_CHANNELS);
+    await createChannelInvite(quiet.rest, quiet.channel);
     await sleep(200);
-    expect(client.dispatches('INVITE_CREATE')).toEqual([]);
+    expect(quiet.client.dispatches('INVITE_CREATE')).toEqual([]);
   });
 });

@@ -4,7 +4,8 @@
  * false gives back a live invite of the bot's with the same settings), list a channel's (MANAGE_CHANNELS) or a
  * guild's (MANAGE_GUILD), resolve one by code (no permission; `with_counts`), and revoke one (MANAGE_CHANNELS on
  * its channel, or MANAGE_GUILD). An unknown or expired code is 404 / 10006. Dispatches INVITE_CREATE and
- * INVITE_DELETE `{channel_id, guild_id, code}` (intent GUILD_INVITES, protocol §9); changes are audited.
+ * INVITE_DELETE `{channel_id, guild_id, code}` (intent GUILD_INVITES, and only to a bot with MANAGE_CHANNELS in
+ * the invite's channel: protocol §9); changes are audited.
  * Invites aimed at a stream, an activity or listed users (`target_*`, `role_ids`) are not modelled.
  */
 import type { SandboxCore } from '../../core.js';
@@ -48,6 +49,13 @@ function requireRevoke(store: SandboxStore, inv: InviteRecord): void {
   requireChannelPermission(store, guild, channel, P.MANAGE_CHANNELS);
 }
 
+/** Invite events reach the bot only where it holds MANAGE_CHANNELS (protocol §9). */
+function emitInvite(store: SandboxStore, inv: InviteRecord, t: 'INVITE_CREATE' | 'INVITE_DELETE', d: Json): void {
+  const { guild, channel } = store.guildChannel(inv.channelId)!;
+  if ((store.channelPermissionsOf(guild, channel, store.applicationId) & P.MANAGE_CHANNELS) === 0n) return;
+  store.emit(guild.id, t, JSON.stringify(d));
+}
+
 export function inviteRoutes(core: SandboxCore): RouteDef[] {
   const store = core.store;
   const invites = invitesOf(store);
@@ -64,7 +72,7 @@ export function inviteRoutes(core: SandboxCore): RouteDef[] {
     }
     if (invites.list({ guildId: guild.id }).length >= MAX_INVITES_PER_GUILD) throw new SandboxApiError(400, 30016, `Maximum number of invites reached (${MAX_INVITES_PER_GUILD})`);
     const inv = invites.create({ guildId: guild.id, channelId: channel.id, inviterId: store.applicationId, maxAge: s.maxAge, maxUses: s.maxUses, temporary: s.temporary });
-    store.emit(guild.id, 'INVITE_CREATE', JSON.stringify(inviteCreateEvent(store, inv)));
+    emitInvite(store, inv, 'INVITE_CREATE', inviteCreateEvent(store, inv));
     const audited = { code: inv.code, channel_id: inv.channelId, inviter_id: inv.inviterId, uses: 0, max_uses: inv.maxUses, max_age: inv.maxAge, temporary: inv.temporary };
     recordAudit(store, guild.id, { action: AuditAction.INVITE_CREATE, targetId: null, reason: auditReason(ctx), changes: changesOf(null, audited, Object.keys(audited)) });
     return inviteObject(store, inv, withMeta);
@@ -75,8 +83,8 @@ export function inviteRoutes(core: SandboxCore): RouteDef[] {
     if (inv === undefined) throw unknownInvite();
     requireRevoke(store, inv);
     const body = inviteObject(store, inv, { metadata: false, counts: false });
+    emitInvite(store, inv, 'INVITE_DELETE', { channel_id: inv.channelId, guild_id: inv.guildId, code: inv.code });
     invites.delete(inv.code);
-    store.emit(inv.guildId, 'INVITE_DELETE', JSON.stringify({ channel_id: inv.channelId, guild_id: inv.guildId, code: inv.code }));
     const audited = { code: inv.code, channel_id: inv.channelId, inviter_id: inv.inviterId, uses: inv.uses, max_uses: inv.maxUses, max_age: inv.maxAge, temporary: inv.temporary };
     recordAudit(store, inv.guildId, { action: AuditAction.INVITE_DELETE, targetId: null, reason: auditReason(ctx), changes: changesOf(audited, null, Object.keys(audited)) });
     return body;
