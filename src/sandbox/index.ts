@@ -53,6 +53,8 @@ import { threadRoutes } from './rest/routes/threads.js';
 import { reactionRoutes } from './rest/routes/reactions.js';
 import { pinRoutes } from './rest/routes/pins.js';
 import { crosspostRoutes } from './rest/routes/crosspost.js';
+import { inviteRoutes } from './rest/routes/invites.js';
+import { auditLogRoutes } from './rest/routes/audit-logs.js';
 import { incomingWebhookRoutes } from './rest/routes/webhook-messages.js';
 import { assetRoutes } from './rest/routes/assets.js';
 import { setEventInterest } from './state/scheduled-events.js';
@@ -246,6 +248,8 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(crosspostRoutes(core));
   rest.add(assetRoutes(core));
   rest.add(appGuildAdminRoutes(core));
+  rest.add(inviteRoutes(core));
+  rest.add(auditLogRoutes(core));
 }
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
