@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   ApiError,
   createWebhook,
+  deleteMessage,
   deleteWebhook,
   deleteWebhookMessage,
   deleteWebhookWithToken,
@@ -40,6 +41,7 @@ const GUILDS = 1;
 const GUILD_WEBHOOKS = 1 << 5;
 const GUILD_MESSAGES = 1 << 9;
 const MANAGE_WEBHOOKS = 1n << 29n;
+const MANAGE_MESSAGES = 1n << 13n;
 const PNG = 'data:image/png;base64,iVBORw0KGgo=';
 
 async function start(intents = GUILDS | GUILD_WEBHOOKS | GUILD_MESSAGES) {
@@ -187,6 +189,19 @@ describe('executing a webhook', () => {
     const clyde = await refusal(executeWebhook(anon, hook.id, hook.token!, { content: 'x', username: 'clyde' }));
     expect(clyde.fieldErrors[0]).toMatchObject({ path: 'username', code: 'USERNAME_INVALID_CONTAINS' });
     expect((await refusal(executeWebhook(anon, hook.id, 'y'.repeat(68), { content: 'x' }))).code).toBe(50027);
+  });
+
+  it("the bot deletes a webhook's message in the channel only with MANAGE_MESSAGES (403 / 50013 before)", async () => {
+    const { sb, channel, grant, rest } = await start();
+    await grant(MANAGE_WEBHOOKS);
+    const hook = await createWebhook(rest, channel, { name: 'Relay' });
+    const msg = await executeWebhook(rest, hook.id, hook.token!, { content: 'posted by the webhook' }, { wait: true });
+    const denied = await refusal(deleteMessage(rest, channel, msg.id));
+    expect([denied.status, denied.code]).toEqual([403, 50013]);
+    await grant(MANAGE_MESSAGES);
+    await deleteMessage(rest, channel, msg.id);
+    const listed = (await api(sb.restUrl, 'GET', `/channels/${channel}/messages`, { token: sb.botToken })).body as Array<{ id: string }>;
+    expect(listed.map((m) => m.id)).not.toContain(msg.id);
   });
 
   it('thread_id posts in a thread of the webhook channel; another channel is 10003', async () => {

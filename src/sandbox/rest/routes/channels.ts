@@ -152,6 +152,8 @@ export function channelRoutes(core: SandboxCore): RouteDef[] {
 
   const remove = (ctx: RestContext): void => {
     const { place, record } = found(ctx);
+    // Another author's message (a webhook's) needs MANAGE_MESSAGES (discord-api-docs, Delete Message).
+    if ((record.message.author as { id?: unknown } | undefined)?.id !== botId) requirePermission(place, P.MANAGE_MESSAGES);
     messages.delete(record);
     const d: Json = { id: record.id, channel_id: record.channelId };
     if (place.kind === 'guild') d.guild_id = place.guild.id;
