@@ -32,4 +32,22 @@ const membership: Step[] = [
   { name: "a user's own member with the bot token", method: 'GET', path: '/users/@me/guilds/{guild}/member', status: 403 },
 ];
 
-export const APP_STEPS: readonly Step[] = [...membership];
+/** The bot with the seeded Moderator role (MANAGE_GUILD) besides its own, or its own role alone. */
+function withModerator(on: boolean): (s: Session) => void {
+  return (s) => {
+    const roles = s.sb.state.roleIds(s.ids.get('guild')!);
+    s.sb.state.updateMember(s.ids.get('guild')!, s.sb.applicationId, { roles: on ? [roles.at(-1)!, roles.at(-3)!] : [roles.at(-1)!] });
+  };
+}
+
+const settings: Step[] = [
+  { name: 'edit the guild without the permission', method: 'PATCH', path: '/guilds/{guild}', before: withModerator(false), body: { name: 'Renamed' }, status: 403 },
+  { name: 'edit the guild', method: 'PATCH', path: '/guilds/{guild}', before: withModerator(true), body: { name: 'Renamed', verification_level: 2, afk_timeout: 900, premium_progress_bar_enabled: true }, status: 200 },
+  { name: 'edit the guild, badly', method: 'PATCH', path: '/guilds/{guild}', body: { name: 'x', afk_timeout: 61 }, status: 400 },
+  { name: 'the application by id', method: 'GET', path: '/applications/{app}', status: 200 },
+  { name: 'another application', method: 'GET', path: `/applications/${UNKNOWN}`, status: 403 },
+  { name: 'edit the application by id', method: 'PATCH', path: '/applications/{app}', body: { description: 'Moderation', explicit_content_filter: 1 }, status: 200 },
+  { name: 'edit the application by id, badly', method: 'PATCH', path: '/applications/{app}', body: { explicit_content_filter: 7 }, status: 400 },
+];
+
+export const APP_STEPS: readonly Step[] = [...membership, ...settings];

@@ -107,6 +107,8 @@ export interface GuildRecord {
   threads?: ChannelRecord[];
   /** Bans by user id, made on first ban. */
   bans?: Map<string, BanRecord>;
+  /** Guild fields PATCH /guilds/{id} set (keys as the service writes them), over the defaults of a guild object. */
+  settings?: Map<string, unknown>;
 }
 
 export interface SkuRecord {
