@@ -129,5 +129,5 @@ export { PluginTimeoutError } from './plugins/host.js';
 export { ConfigError } from './runtime/config.js';
 export { StartupError } from './runtime/startup-error.js';
 export { PublicKeyError } from './transports/http/signature.js';
-export { SandboxError } from './sandbox/errors.js';
+export { SandboxError, SandboxApiError } from './sandbox/errors.js';
 export { SandboxOptionsError } from './sandbox/options.js';

@@ -6,6 +6,7 @@
 import { loadConfig } from '../../src/runtime/config.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Runtime } from '../../src/runtime/runtime.js';
+import { cacheView } from './churn.js';
 
 interface Start {
   restUrl: string;
@@ -30,7 +31,7 @@ const config = loadConfig({
     applicationId: start.applicationId,
     ...(start.backend === 'redis' ? { redisUrl: start.redisUrl, cluster: { enabled: false } } : {}),
     cache: { backend: start.backend, redisPrefix: start.redisPrefix },
-    intents: ['GUILDS', 'GUILD_MEMBERS'],
+    intents: ['GUILDS', 'GUILD_MEMBERS', 'GUILD_PRESENCES'],
     plugins: { dirs: ['plugins'] },
     http: { enabled: false },
     log: { level: 'warn' },
@@ -40,25 +41,11 @@ const runtime = new Runtime({
   config,
   cwd: process.cwd(),
   log: createLogger({ level: 'warn', pretty: false }),
-  gateway: { identifyWindowMs: 50, timing: { invalidSessionDelayMs: () => 60 } },
+  // The churn ends a session on purpose every third cycle: without a cap the shard would double its wait before each
+  // new IDENTIFY (sessions ended again and again within a minute), which protects a real bot's session starts.
+  gateway: { identifyWindowMs: 50, timing: { invalidSessionDelayMs: () => 60, invalidSessionMaxDelayMs: 60 } },
 });
 await runtime.start();
-
-async function view(): Promise<{ members: Record<string, string[]>; entitlements: number }> {
-  const members: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
-  for (const guildId of start.guildIds) {
-    const ids: string[] = [];
-    let after: string | undefined;
-    for (let page = 0; page < 1_000; page++) {
-      const got = await runtime.cache.getMembers(guildId, { limit: 1_000, ...(after !== undefined ? { after } : {}) });
-      for (const m of got.members) ids.push(m.userId);
-      if (got.next === null) break;
-      after = got.next;
-    }
-    members[guildId] = ids;
-  }
-  return { members, entitlements: (await runtime.cache.sizes()).entitlements };
-}
 
 process.on('message', (raw: unknown) => {
   const msg = raw as { cmd: string; id: number };
@@ -70,7 +57,7 @@ process.on('message', (raw: unknown) => {
       const m = process.memoryUsage();
       process.send!({ id: msg.id, heap: m.heapUsed, arrayBuffers: m.arrayBuffers, rss: m.rss });
     } else if (msg.cmd === 'view') {
-      process.send!({ id: msg.id, view: await view() });
+      process.send!({ id: msg.id, view: await cacheView(runtime.cache, start.guildIds) });
     } else if (msg.cmd === 'stop') {
       await runtime.stop({ graceMs: 500 });
       process.send!({ id: msg.id, stopped: true });

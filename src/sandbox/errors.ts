@@ -1,6 +1,7 @@
 /**
- * Errors of the sandbox. `ApiError` is what the REST surface answers (status + the service's JSON error
- * shape, protocol §2.5); `SandboxError` is what the programmatic and admin APIs throw for bad control input.
+ * Errors of the sandbox. `SandboxApiError` is what the REST surface answers (status + the service's JSON
+ * error shape, protocol §2.5); named apart from the REST client's `ApiError`, which a bot receives when the
+ * service refuses. `SandboxError` is what the programmatic and admin APIs throw for bad control input.
  */
 // The 50035 `errors` tree is the commands model's: the sandbox answers with the shape it validates into, and
 // builds every tree with the same prototype-free nodes (paths carry keys from the request).
@@ -37,7 +38,7 @@ export class SandboxError extends Error {
 }
 
 
-export class ApiError extends Error {
+export class SandboxApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: number,
@@ -48,7 +49,7 @@ export class ApiError extends Error {
     readonly extraBody?: Record<string, unknown>,
   ) {
     super(message);
-    this.name = 'ApiError';
+    this.name = 'SandboxApiError';
   }
 
   body(): Record<string, unknown> {
@@ -73,9 +74,9 @@ export const UNMODELLED = {
   reason: 'Not Modelled By The Gatehouse Sandbox',
 } as const;
 
-export function unmodelled(method: string, path: string, detail?: string): ApiError {
+export function unmodelled(method: string, path: string, detail?: string): SandboxApiError {
   const what = `${method} ${path}`;
-  return new ApiError(
+  return new SandboxApiError(
     UNMODELLED.status,
     UNMODELLED.code,
     `The gatehouse sandbox does not model ${detail ?? what}; see "Not modelled" in src/sandbox/README.md`,
@@ -85,12 +86,12 @@ export function unmodelled(method: string, path: string, detail?: string): ApiEr
   );
 }
 
-export function invalidFormBody(errors: ErrorTree): ApiError {
-  return new ApiError(400, 50035, 'Invalid Form Body', errors);
+export function invalidFormBody(errors: ErrorTree): SandboxApiError {
+  return new SandboxApiError(400, 50035, 'Invalid Form Body', errors);
 }
 
 /** One-problem form error at a path. */
-export function formError(path: ReadonlyArray<string | number>, code: string, message: string): ApiError {
+export function formError(path: ReadonlyArray<string | number>, code: string, message: string): SandboxApiError {
   const tree = emptyErrorTree();
   addTreeError(tree, path, { code, message });
   return invalidFormBody(tree);
@@ -98,42 +99,42 @@ export function formError(path: ReadonlyArray<string | number>, code: string, me
 
 /** The service's messages for the codes the sandbox answers with (protocol §2.6). */
 export const Errors = {
-  unauthorized: () => new ApiError(401, 0, '401: Unauthorized'),
-  notFound: () => new ApiError(404, 0, '404: Not Found'),
-  methodNotAllowed: () => new ApiError(405, 0, '405: Method Not Allowed'),
-  invalidVersion: () => new ApiError(400, 50041, 'Invalid API version'),
-  invalidJson: () => new ApiError(400, 50109, 'The request body contains invalid JSON.'),
-  unknownChannel: () => new ApiError(404, 10003, 'Unknown Channel'),
-  unknownGuild: () => new ApiError(404, 10004, 'Unknown Guild'),
-  unknownMember: () => new ApiError(404, 10007, 'Unknown Member'),
-  unknownRole: () => new ApiError(404, 10011, 'Unknown Role'),
-  unknownMessage: () => new ApiError(404, 10008, 'Unknown Message'),
-  unknownUser: () => new ApiError(404, 10013, 'Unknown User'),
-  unknownWebhook: () => new ApiError(404, 10015, 'Unknown Webhook'),
-  unknownSku: () => new ApiError(404, 10027, 'Unknown SKU'),
-  unknownEntitlement: () => new ApiError(404, 10029, 'Unknown Entitlement'),
-  unknownInteraction: () => new ApiError(404, 10062, 'Unknown interaction'),
-  unknownCommand: () => new ApiError(404, 10063, 'Unknown application command'),
-  unknownCommandPermissions: () => new ApiError(404, 10066, 'Unknown application command permissions'),
-  botsCannotUse: () => new ApiError(403, 20001, 'Bots cannot use this endpoint'),
-  notAuthorizedForApplication: () => new ApiError(403, 20012, 'You are not authorized to perform this action on this application'),
-  maxCommands: (limit: number) => new ApiError(400, 30032, `Maximum number of application commands reached (${limit})`),
-  maxDailyCreates: (limit: number) => new ApiError(400, 30034, `Max number of daily application command creates has been reached (${limit})`),
-  unauthorizedToken: () => new ApiError(401, 40001, 'Unauthorized. Provide a valid token and try again'),
-  notConsumable: () => new ApiError(400, 40018, 'Only consumable SKUs can be consumed'),
-  notTestEntitlement: () => new ApiError(400, 40019, 'Only test entitlements can be deleted'),
-  commandNameExists: () => new ApiError(400, 40041, 'An application command with that name already exists'),
-  alreadyAcknowledged: () => new ApiError(400, 40060, 'Interaction has already been acknowledged.'),
-  entitlementAlreadyGranted: () => new ApiError(400, 40074, 'Entitlement already granted for this resource'),
-  maxFollowups: () => new ApiError(400, 40094, 'This interaction has hit the maximum number of follow up messages'),
-  missingAccess: () => new ApiError(403, 50001, 'Missing Access'),
-  cannotEditOthersMessage: () => new ApiError(403, 50005, 'Cannot edit a message authored by another user'),
-  emptyMessage: () => new ApiError(400, 50006, 'Cannot send an empty message'),
-  cannotMessageUser: () => new ApiError(400, 50007, 'Cannot send messages to this user'),
-  missingPermissions: () => new ApiError(403, 50013, 'Missing Permissions'),
-  wrongChannelType: () => new ApiError(400, 50024, 'Cannot execute action on this channel type'),
-  invalidWebhookToken: () => new ApiError(401, 50027, 'Invalid Webhook Token'),
-  invalidRecipients: () => new ApiError(400, 50033, 'Invalid Recipient(s)'),
-  bannedFromGuild: () => new ApiError(403, 40007, 'The user is banned from this guild.'),
-  invalidOAuthToken: () => new ApiError(403, 50025, 'Invalid OAuth2 access token'),
+  unauthorized: () => new SandboxApiError(401, 0, '401: Unauthorized'),
+  notFound: () => new SandboxApiError(404, 0, '404: Not Found'),
+  methodNotAllowed: () => new SandboxApiError(405, 0, '405: Method Not Allowed'),
+  invalidVersion: () => new SandboxApiError(400, 50041, 'Invalid API version'),
+  invalidJson: () => new SandboxApiError(400, 50109, 'The request body contains invalid JSON.'),
+  unknownChannel: () => new SandboxApiError(404, 10003, 'Unknown Channel'),
+  unknownGuild: () => new SandboxApiError(404, 10004, 'Unknown Guild'),
+  unknownMember: () => new SandboxApiError(404, 10007, 'Unknown Member'),
+  unknownRole: () => new SandboxApiError(404, 10011, 'Unknown Role'),
+  unknownMessage: () => new SandboxApiError(404, 10008, 'Unknown Message'),
+  unknownUser: () => new SandboxApiError(404, 10013, 'Unknown User'),
+  unknownWebhook: () => new SandboxApiError(404, 10015, 'Unknown Webhook'),
+  unknownSku: () => new SandboxApiError(404, 10027, 'Unknown SKU'),
+  unknownEntitlement: () => new SandboxApiError(404, 10029, 'Unknown Entitlement'),
+  unknownInteraction: () => new SandboxApiError(404, 10062, 'Unknown interaction'),
+  unknownCommand: () => new SandboxApiError(404, 10063, 'Unknown application command'),
+  unknownCommandPermissions: () => new SandboxApiError(404, 10066, 'Unknown application command permissions'),
+  botsCannotUse: () => new SandboxApiError(403, 20001, 'Bots cannot use this endpoint'),
+  notAuthorizedForApplication: () => new SandboxApiError(403, 20012, 'You are not authorized to perform this action on this application'),
+  maxCommands: (limit: number) => new SandboxApiError(400, 30032, `Maximum number of application commands reached (${limit})`),
+  maxDailyCreates: (limit: number) => new SandboxApiError(400, 30034, `Max number of daily application command creates has been reached (${limit})`),
+  unauthorizedToken: () => new SandboxApiError(401, 40001, 'Unauthorized. Provide a valid token and try again'),
+  notConsumable: () => new SandboxApiError(400, 40018, 'Only consumable SKUs can be consumed'),
+  notTestEntitlement: () => new SandboxApiError(400, 40019, 'Only test entitlements can be deleted'),
+  commandNameExists: () => new SandboxApiError(400, 40041, 'An application command with that name already exists'),
+  alreadyAcknowledged: () => new SandboxApiError(400, 40060, 'Interaction has already been acknowledged.'),
+  entitlementAlreadyGranted: () => new SandboxApiError(400, 40074, 'Entitlement already granted for this resource'),
+  maxFollowups: () => new SandboxApiError(400, 40094, 'This interaction has hit the maximum number of follow up messages'),
+  missingAccess: () => new SandboxApiError(403, 50001, 'Missing Access'),
+  cannotEditOthersMessage: () => new SandboxApiError(403, 50005, 'Cannot edit a message authored by another user'),
+  emptyMessage: () => new SandboxApiError(400, 50006, 'Cannot send an empty message'),
+  cannotMessageUser: () => new SandboxApiError(400, 50007, 'Cannot send messages to this user'),
+  missingPermissions: () => new SandboxApiError(403, 50013, 'Missing Permissions'),
+  wrongChannelType: () => new SandboxApiError(400, 50024, 'Cannot execute action on this channel type'),
+  invalidWebhookToken: () => new SandboxApiError(401, 50027, 'Invalid Webhook Token'),
+  invalidRecipients: () => new SandboxApiError(400, 50033, 'Invalid Recipient(s)'),
+  bannedFromGuild: () => new SandboxApiError(403, 40007, 'The user is banned from this guild.'),
+  invalidOAuthToken: () => new SandboxApiError(403, 50025, 'Invalid OAuth2 access token'),
 } as const;

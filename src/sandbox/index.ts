@@ -52,6 +52,9 @@ import { channelWriteRoutes } from './rest/routes/channel-writes.js';
 import { threadRoutes } from './rest/routes/threads.js';
 import { reactionRoutes } from './rest/routes/reactions.js';
 import { pinRoutes } from './rest/routes/pins.js';
+import { crosspostRoutes } from './rest/routes/crosspost.js';
+import { incomingWebhookRoutes } from './rest/routes/webhook-messages.js';
+import { assetRoutes } from './rest/routes/assets.js';
 import { appGuildAdminRoutes } from './rest/routes/app-guild-admin.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
@@ -67,7 +70,7 @@ import type { SandboxWebhooks } from './delivery/contract.js';
 import type { RestContext } from './rest/types.js';
 
 export type * from './contract.js';
-export { SandboxError, ApiError } from './errors.js';
+export { SandboxError, SandboxApiError } from './errors.js';
 export { DEFAULT_BUCKETS, type BucketName } from './options.js';
 
 class SandboxInstance implements Sandbox {
@@ -209,6 +212,7 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(commandRoutes(core));
   rest.add(permissionRoutes(core));
   const interactionRouteList = interactionRoutes(core);
+  rest.add(incomingWebhookRoutes(core, interactionRouteList));
   rest.add(interactionRouteList);
   // An inline answer to an HTTP-delivered interaction is applied exactly as the callback endpoint applies one.
   const callback = interactionRouteList.find((r) => r.method === 'POST' && r.path.endsWith('/callback'))!;
@@ -237,6 +241,8 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(threadRoutes(core));
   rest.add(reactionRoutes(core));
   rest.add(pinRoutes(core));
+  rest.add(crosspostRoutes(core));
+  rest.add(assetRoutes(core));
   rest.add(appGuildAdminRoutes(core));
 }
 

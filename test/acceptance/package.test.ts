@@ -5,7 +5,7 @@
  * until ready (no token), and `tsc --noEmit` on a TypeScript plugin and its test importing `gatehouse` and
  * `gatehouse/testing`. Then TypeScript 7 in place of 5: check either works or says the supported range in one
  * line. A project from `gatehouse init`, installed from the tarball: its test passes and it starts. The tarball
- * ships no example plugins and no source maps.
+ * ships the LICENSE package.json names, and no example plugins and no source maps.
  *
  * Slow by nature (a build and two installs, minutes each on a busy machine); every bound is at least twice what
  * was measured, see packed.ts.
@@ -67,10 +67,10 @@ function run(cwd: string, command: string, args: string[], timeoutMs = 120_000) 
 }
 
 describe('the tarball', () => {
-  it('ships the compiled sources with their types, config/default.json, and no example plugins or source maps', async () => {
+  it('ships the compiled sources with their types, config/default.json, the LICENSE, and no example plugins or source maps', async () => {
     const listed = await run(parent, 'tar', ['tzf', tarball]);
     const files = listed.stdout.split('\n').filter((f) => f.length > 0);
-    for (const f of ['package/dist/src/cli.js', 'package/dist/src/index.d.ts', 'package/dist/src/entries/runtime.d.ts', 'package/dist/src/testing/index.js', 'package/config/default.json']) {
+    for (const f of ['package/dist/src/cli.js', 'package/dist/src/index.d.ts', 'package/dist/src/entries/runtime.d.ts', 'package/dist/src/testing/index.js', 'package/config/default.json', 'package/LICENSE']) {
       expect(files).toContain(f);
     }
     expect(files.filter((f) => f.endsWith('.map') || f.startsWith('package/dist/plugins/') || f.startsWith('package/src/'))).toEqual([]);

@@ -1,7 +1,7 @@
 /**
  * The package as npm would publish it, for acceptance tests: src/ compiled as `prepack` compiles it
- * (tsconfig.package.json), staged beside package.json, README.md and config/default.json in a temporary folder,
- * and packed there, so that the checkout's own dist/ (which other suites build) is never touched. And
+ * (tsconfig.package.json), staged beside package.json, README.md, LICENSE and config/default.json in a temporary
+ * folder, and packed there, so that the checkout's own dist/ (which other suites build) is never touched. And
  * installs of the tarball into fresh projects, from npm's cache where it can (`--prefer-offline`).
  */
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
@@ -27,7 +27,7 @@ export function cleanEnv(): NodeJS.ProcessEnv {
 export async function packInto(dir: string, env: NodeJS.ProcessEnv): Promise<string> {
   const stage = join(dir, 'stage');
   mkdirSync(join(stage, 'config'), { recursive: true });
-  for (const f of ['package.json', 'README.md', join('config', 'default.json')]) copyFileSync(join(ROOT, f), join(stage, f));
+  for (const f of ['package.json', 'README.md', 'LICENSE', join('config', 'default.json')]) copyFileSync(join(ROOT, f), join(stage, f));
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   const built = await runToEnd(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.package.json'), '--outDir', join(stage, 'dist')], { cwd: ROOT, env, timeoutMs: BUILD_TIMEOUT_MS });
   expect(built.code, built.stdout + built.stderr).toBe(0);

@@ -20,7 +20,6 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { ex
 /** Error classes that never leave their module (or the CLI), with why. */
 const INTERNAL_ERRORS: ReadonlyMap<string, string> = new Map([
   ['src/rest/transport.ts TransportFailure', 'becomes a NetworkError, TimeoutError or RequestAbortedError (its cause)'],
-  ['src/sandbox/errors.ts ApiError', 'the sandbox answers it as an HTTP error response; never thrown to a caller'],
   ['src/cli/sandbox-client.ts AdminError', 'printed by the CLI'],
   ['src/cli/args.ts UsageError', 'printed by the CLI'],
   ['src/cli/commands-access.ts CannotTell', 'printed by the CLI'],
@@ -79,6 +78,10 @@ describe('the entry points', () => {
 
   it('gatehouse/sandbox and gatehouse/testing', () => {
     expect(typeof sandbox.createSandbox).toBe('function');
+    // The sandbox's error answer and the REST client's are different classes, so they carry different names.
+    expect(sandbox.SandboxApiError).toBe(root.SandboxApiError);
+    expect(sandbox.SandboxApiError).not.toBe(root.ApiError);
+    expect(new sandbox.SandboxApiError(404, 10003, 'Unknown Channel').name).toBe('SandboxApiError');
     expect(typeof testing.startBot).toBe('function');
     expect(typeof testing.testKit).toBe('function');
   });

@@ -12,13 +12,12 @@
  * Leases, windows and heartbeats are shortened through configuration; every wait is bounded; every child
  * process is SIGKILLed in afterEach whatever happened.
  */
-import { afterEach, expect, it } from 'vitest';
-import { createSandbox } from '../../src/sandbox/index.js';
+import { expect, it } from 'vitest';
 import type { InteractionRecord, Sandbox, SandboxOptions } from '../../src/sandbox/contract.js';
 import { shardForGuild } from '../../src/api/snowflake.js';
-import { describeWithRedis, REDIS_URL } from '../helpers/redis.js';
-import { BotProcess, killAll } from './bot-process.js';
-import { redisScope, sleep, waitUntil, type RedisScope } from './helpers.js';
+import { describeWithRedis } from '../helpers/redis.js';
+import { BotProcess } from './bot-process.js';
+import { sleep, useClusterFixture, waitUntil } from './helpers.js';
 
 const LEASE_MS = 2_000;
 const RENEW_MS = 400;
@@ -34,28 +33,18 @@ interface Recorded {
 }
 
 describeWithRedis('cluster mode: processes sharing one bot', () => {
-  let sandbox: Sandbox | null = null;
-  let scope: RedisScope | null = null;
-  afterEach(async () => {
-    await killAll();
-    await sandbox?.close();
-    sandbox = null;
-    await scope?.close();
-    scope = null;
-  });
+  const fixture = useClusterFixture();
 
   async function setup(
     options: SandboxOptions['gateway'],
     guilds = 16,
     rest: SandboxOptions['rest'] = {},
   ): Promise<{ sandbox: Sandbox; seen: Recorded }> {
-    const s = await createSandbox({
+    const s = await fixture.start('cluster-acceptance', {
       seed: { guilds, membersPerGuild: 2, seed: 11 },
       gateway: { heartbeatIntervalMs: 5_000, ...options },
       rest,
     });
-    sandbox = s;
-    scope = redisScope('cluster-acceptance');
     const seen: Recorded = { identifies: [], resumes: [], rejected: [], sent: new Map() };
     s.gatewayEvents.on('identify', (e) => seen.identifies.push({ shard: e.shard[0], at: e.at, connectionId: e.connectionId }));
     s.gatewayEvents.on('resume', (e) => seen.resumes.push({ shard: e.shard[0], at: e.at, seq: e.seq }));
@@ -69,20 +58,16 @@ describeWithRedis('cluster mode: processes sharing one bot', () => {
   }
 
   function bot(name: string, extra: Record<string, string> = {}): BotProcess {
-    const s = sandbox!;
-    return new BotProcess(name, {
-      DISCORD_TOKEN: s.botToken,
-      DISCORD_API_URL: s.restUrl,
-      REDIS_URL,
-      GATEHOUSE_CLUSTER_PREFIX: scope!.prefix,
-      FIXTURE_CACHE_PREFIX: `${scope!.prefix}:cache`,
-      GATEHOUSE_CLUSTER_LEASE_MS: String(LEASE_MS),
-      GATEHOUSE_CLUSTER_RENEW_MS: String(RENEW_MS),
-      GATEHOUSE_CLUSTER_CHECKPOINT_MS: '100',
-      FIXTURE_IDENTIFY_WINDOW_MS: '300',
-      LOG_LEVEL: 'warn',
-      ...extra,
-    });
+    return new BotProcess(
+      name,
+      fixture.botEnv({
+        GATEHOUSE_CLUSTER_LEASE_MS: String(LEASE_MS),
+        GATEHOUSE_CLUSTER_RENEW_MS: String(RENEW_MS),
+        GATEHOUSE_CLUSTER_CHECKPOINT_MS: '100',
+        FIXTURE_IDENTIFY_WINDOW_MS: '300',
+        ...extra,
+      }),
+    );
   }
 
   /** Add members to guilds of every shard, one every `everyMs`, until stopped (bounded by count). */

@@ -8,14 +8,13 @@
  * The processes' precondition clock stands still (FIXTURE_CLOCK_MS) and is moved forward by a command, so that
  * "the window still holds after a restart" does not depend on how fast three processes restart on a busy machine.
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { createSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/contract.js';
 import { shardForGuild } from '../../src/api/snowflake.js';
-import { describeWithRedis, REDIS_URL } from '../helpers/redis.js';
-import { BotProcess, killAll } from './bot-process.js';
-import { redisScope, waitUntil, type RedisScope } from './helpers.js';
+import { describeWithRedis } from '../helpers/redis.js';
+import { BotProcess } from './bot-process.js';
+import { useClusterFixture, waitUntil } from './helpers.js';
 
 const SHARDS = 3;
 /** Three processes compiling with tsx on a busy 2-core machine can take a minute to start. */
@@ -24,34 +23,23 @@ const PLUGINS = fileURLToPath(new URL('./fixtures/cooldown-plugins', import.meta
 const COOLDOWN = /^You are doing that too often\. Try again <t:\d+:R>\.$/;
 
 describeWithRedis('cooldown across a fleet (issue 31)', () => {
-  let sandbox: Sandbox | null = null;
-  let scope: RedisScope | null = null;
-  afterEach(async () => {
-    await killAll();
-    await sandbox?.close();
-    sandbox = null;
-    await scope?.close();
-    scope = null;
-  });
+  const fixture = useClusterFixture();
 
-  function fleet(s: Sandbox, names: string[], clockMs: number): BotProcess[] {
+  function fleet(names: string[], clockMs: number): BotProcess[] {
     return names.map(
       (name) =>
-        new BotProcess(name, {
-          DISCORD_TOKEN: s.botToken,
-          DISCORD_API_URL: s.restUrl,
-          REDIS_URL,
-          GATEHOUSE_CLUSTER_PREFIX: scope!.prefix,
-          FIXTURE_CACHE_PREFIX: `${scope!.prefix}:cache`,
-          GATEHOUSE_CLUSTER_LEASE_MS: '2000',
-          GATEHOUSE_CLUSTER_RENEW_MS: '400',
-          GATEHOUSE_CLUSTER_SETTLE_MS: '1500',
-          GATEHOUSE_CLUSTER_MAX_SHARDS: '1',
-          FIXTURE_IDENTIFY_WINDOW_MS: '300',
-          FIXTURE_PLUGINS_DIR: PLUGINS,
-          FIXTURE_CLOCK_MS: String(clockMs),
-          LOG_LEVEL: 'warn',
-        }),
+        new BotProcess(
+          name,
+          fixture.botEnv({
+            GATEHOUSE_CLUSTER_LEASE_MS: '2000',
+            GATEHOUSE_CLUSTER_RENEW_MS: '400',
+            GATEHOUSE_CLUSTER_SETTLE_MS: '1500',
+            GATEHOUSE_CLUSTER_MAX_SHARDS: '1',
+            FIXTURE_IDENTIFY_WINDOW_MS: '300',
+            FIXTURE_PLUGINS_DIR: PLUGINS,
+            FIXTURE_CLOCK_MS: String(clockMs),
+          }),
+        ),
     );
   }
 
@@ -74,11 +62,9 @@ describeWithRedis('cooldown across a fleet (issue 31)', () => {
   it(
     'exactly one use per window fleet-wide; the window survives a restart of every process',
     async () => {
-      const s = await createSandbox({ seed: { guilds: 12, membersPerGuild: 2, seed: 31 }, gateway: { recommendedShards: SHARDS, heartbeatIntervalMs: 5_000 } });
-      sandbox = s;
-      scope = redisScope('cooldown-fleet');
+      const s = await fixture.start('cooldown-fleet', { seed: { guilds: 12, membersPerGuild: 2, seed: 31 }, gateway: { recommendedShards: SHARDS, heartbeatIntervalMs: 5_000 } });
       const t0 = Date.now();
-      let processes = fleet(s, ['a', 'b', 'c'], t0);
+      let processes = fleet(['a', 'b', 'c'], t0);
       let guilds = await guildPerProcess(s, processes);
       // One user, member of a guild on every shard.
       const userId = s.state.addMember(guilds[0]!, { username: 'dana' });
@@ -93,7 +79,7 @@ describeWithRedis('cooldown across a fleet (issue 31)', () => {
       // Restart all three: the window is in Redis, not in any process.
       for (const p of processes) p.kill('SIGTERM');
       await Promise.all(processes.map((p) => p.exited));
-      processes = fleet(s, ['d', 'e', 'f'], t0 + 5_000);
+      processes = fleet(['d', 'e', 'f'], t0 + 5_000);
       guilds = await guildPerProcess(s, processes);
       const afterRestart = await round(s, guilds, userId);
       expect(afterRestart.filter((c) => COOLDOWN.test(c))).toHaveLength(afterRestart.length);

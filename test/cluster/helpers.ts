@@ -1,9 +1,16 @@
-/** Shared pieces of the cluster suites: real Redis connections under a unique prefix, cleaned up after. */
+/**
+ * Shared pieces of the cluster suites: real Redis connections under a unique prefix, cleaned up after; and the
+ * fixture of the suites that run real bot processes (./bot-process.ts) against one sandbox and one Redis.
+ */
 import { once } from 'node:events';
 import { connect as tcpConnect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
+import { afterEach } from 'vitest';
+import { createSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox, SandboxOptions } from '../../src/sandbox/contract.js';
 import { REDIS_URL, redisUrlVia, uniquePrefix } from '../helpers/redis.js';
 import { dropPrefix } from '../cache/redis-cleanup.js';
+import { killAll } from './bot-process.js';
 
 export interface RedisScope {
   prefix: string;
@@ -33,6 +40,72 @@ export function redisScope(name: string): RedisScope {
       for (const r of connections) r.disconnect();
     },
   };
+}
+
+/** A sandbox and a Redis scope for one test of bot processes; see useClusterFixture. */
+export interface ClusterFixture {
+  /** The sandbox start() made (throws before it). */
+  readonly sandbox: Sandbox;
+  /** The scope start() or openScope() opened (throws before either). */
+  readonly scope: RedisScope;
+  /** A sandbox with `options` and a Redis scope named `scopeName`, for this test. */
+  start(scopeName: string, options: SandboxOptions): Promise<Sandbox>;
+  /** Only a Redis scope, for a test of the Redis stores on their own. */
+  openScope(scopeName: string): RedisScope;
+  /**
+   * The environment of a bot process (fixtures/bot.ts) on the sandbox and the scope: token, API URL, Redis URL,
+   * cluster and cache prefixes, LOG_LEVEL warn; `extra` on top.
+   */
+  botEnv(extra?: Record<string, string>): Record<string, string>;
+}
+
+/**
+ * The cluster fixture of a describe block: after each test, every bot process is SIGKILLed first (whatever
+ * happened in the test), then the sandbox is closed and the scope's keys dropped.
+ */
+export function useClusterFixture(): ClusterFixture {
+  let sandbox: Sandbox | null = null;
+  let scope: RedisScope | null = null;
+  afterEach(async () => {
+    await killAll();
+    await sandbox?.close();
+    sandbox = null;
+    await scope?.close();
+    scope = null;
+  });
+  const fixture: ClusterFixture = {
+    get sandbox(): Sandbox {
+      if (sandbox === null) throw new Error('the cluster fixture has no sandbox: call start() first');
+      return sandbox;
+    },
+    get scope(): RedisScope {
+      if (scope === null) throw new Error('the cluster fixture has no Redis scope: call start() or openScope() first');
+      return scope;
+    },
+    async start(scopeName, options) {
+      sandbox = await createSandbox(options);
+      fixture.openScope(scopeName);
+      return sandbox;
+    },
+    openScope(scopeName) {
+      scope = redisScope(scopeName);
+      return scope;
+    },
+    botEnv(extra = {}) {
+      const s = fixture.sandbox;
+      const prefix = fixture.scope.prefix;
+      return {
+        DISCORD_TOKEN: s.botToken,
+        DISCORD_API_URL: s.restUrl,
+        REDIS_URL,
+        GATEHOUSE_CLUSTER_PREFIX: prefix,
+        FIXTURE_CACHE_PREFIX: `${prefix}:cache`,
+        LOG_LEVEL: 'warn',
+        ...extra,
+      };
+    },
+  };
+  return fixture;
 }
 
 /** Poll `check` every 20 ms until it holds; throw after `timeoutMs` naming `what`. */

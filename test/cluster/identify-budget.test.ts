@@ -3,30 +3,20 @@
  * instances standing for two processes), then three bot processes against a sandbox whose sessions keep
  * being ended, until the budget's reserve is reached.
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { RedisIdentifyBudget } from '../../src/cluster/index.js';
 import { IdentifyBudgetExhaustedError } from '../../src/gateway/errors.js';
-import { createSandbox } from '../../src/sandbox/index.js';
-import type { Sandbox } from '../../src/sandbox/contract.js';
-import { describeWithRedis, REDIS_URL } from '../helpers/redis.js';
-import { BotProcess, killAll } from './bot-process.js';
-import { redisScope, sleep, waitUntil, type RedisScope } from './helpers.js';
+import { describeWithRedis } from '../helpers/redis.js';
+import { BotProcess } from './bot-process.js';
+import { sleep, useClusterFixture, waitUntil } from './helpers.js';
 
 const limit = (remaining: number, resetAfter = 3_600_000, total = 1000) => ({ total, remaining, reset_after: resetAfter, max_concurrency: 1 });
 
 describeWithRedis('the identify budget of every process of a bot, in Redis', () => {
-  let scope: RedisScope | null = null;
-  let sandbox: Sandbox | null = null;
-  afterEach(async () => {
-    await killAll();
-    await sandbox?.close();
-    sandbox = null;
-    await scope?.close();
-    scope = null;
-  });
+  const fixture = useClusterFixture();
 
   it('two processes take from one budget and both stop at the reserve', async () => {
-    scope = redisScope('identify-budget');
+    const scope = fixture.openScope('identify-budget');
     const key = `${scope.prefix}:identify:budget`;
     const a = new RedisIdentifyBudget({ redis: scope.connect(), key });
     const b = new RedisIdentifyBudget({ redis: scope.connect(), key });
@@ -48,7 +38,7 @@ describeWithRedis('the identify budget of every process of a bot, in Redis', () 
   });
 
   it('figures of the same window never raise what is left; a newer window replaces them; a refresh is asked before refusing', async () => {
-    scope = redisScope('identify-budget');
+    const scope = fixture.openScope('identify-budget');
     const key = `${scope.prefix}:identify:budget`;
     let asked = 0;
     const a = new RedisIdentifyBudget({ redis: scope.connect(), key, reserve: 0, refresh: async () => (asked++, limit(900, 86_000_000)) });
@@ -68,26 +58,18 @@ describeWithRedis('the identify budget of every process of a bot, in Redis', () 
   it('three processes whose sessions keep ending stop identifying at the reserve, before the service refuses one', async () => {
     // 24 session starts for the day; 5% reserve = 1. Three shards, one per process, identify at start (3),
     // then every session is ended again and again: the fleet may identify 23 times in all.
-    const s = await createSandbox({
+    const s = await fixture.start('identify-budget-fleet', {
       seed: { guilds: 6, membersPerGuild: 1, seed: 3 },
       gateway: { heartbeatIntervalMs: 5_000, recommendedShards: 3, maxConcurrency: 3, identifyWindowMs: 100, sessionStartLimit: 24 },
     });
-    sandbox = s;
-    scope = redisScope('identify-budget-fleet');
     const rejected: string[] = [];
     s.gatewayEvents.on('identifyRejected', (e) => rejected.push(e.reason));
-    const env = {
-      DISCORD_TOKEN: s.botToken,
-      DISCORD_API_URL: s.restUrl,
-      REDIS_URL,
-      GATEHOUSE_CLUSTER_PREFIX: scope.prefix,
-      FIXTURE_CACHE_PREFIX: `${scope.prefix}:cache`,
+    const env = fixture.botEnv({
       GATEHOUSE_CLUSTER_LEASE_MS: '3000',
       GATEHOUSE_CLUSTER_SETTLE_MS: '1000',
       FIXTURE_IDENTIFY_WINDOW_MS: '150',
       FIXTURE_INVALID_SESSION_MAX_MS: '200',
-      LOG_LEVEL: 'warn',
-    };
+    });
     const bots = ['a', 'b', 'c'].map((name) => new BotProcess(name, env));
     await waitUntil(() => bots.every((b) => b.readyShards().length === 1), 'one live shard per process', 60_000);
 

@@ -5,45 +5,29 @@
  * through Redis, and afterwards: the (Redis) cache equals the sandbox's state, every member event reached
  * exactly one process exactly once, the sandbox refused no identify, and no process restarted.
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { createSandbox } from '../../src/sandbox/index.js';
-import type { Sandbox } from '../../src/sandbox/contract.js';
 import { createCache } from '../../src/cache/index.js';
 import { describeWithRedis, REDIS_URL } from '../helpers/redis.js';
-import { BotProcess, killAll, type Report } from './bot-process.js';
-import { redisScope, sleep, waitUntil, type RedisScope } from './helpers.js';
+import { BotProcess, type Report } from './bot-process.js';
+import { sleep, useClusterFixture, waitUntil } from './helpers.js';
 
 const START_TIMEOUT = 60_000;
 
 describeWithRedis('live resharding of a fleet (three processes, 2 -> 4 shards)', () => {
-  let sandbox: Sandbox | null = null;
-  let scope: RedisScope | null = null;
-  afterEach(async () => {
-    await killAll();
-    await sandbox?.close();
-    sandbox = null;
-    await scope?.close();
-    scope = null;
-  });
+  const fixture = useClusterFixture();
 
   it('every process moves to the new set at one cutover: exactly once to the plugins, the cache equals the sandbox, nothing restarts', async () => {
-    const s = await createSandbox({
+    const s = await fixture.start('cluster-reshard', {
       seed: { guilds: 8, membersPerGuild: 2, seed: 17 },
       gateway: { heartbeatIntervalMs: 5_000, recommendedShards: 2, maxConcurrency: 2, identifyWindowMs: 200 },
     });
-    sandbox = s;
-    scope = redisScope('cluster-reshard');
+    const scope = fixture.scope;
     const identifies: Array<{ shard: [number, number]; at: number }> = [];
     const rejected: string[] = [];
     s.gatewayEvents.on('identify', (e) => identifies.push({ shard: e.shard, at: e.at }));
     s.gatewayEvents.on('identifyRejected', (e) => rejected.push(e.reason));
-    const env = {
-      DISCORD_TOKEN: s.botToken,
-      DISCORD_API_URL: s.restUrl,
-      REDIS_URL,
-      GATEHOUSE_CLUSTER_PREFIX: scope.prefix,
-      FIXTURE_CACHE_PREFIX: `${scope.prefix}:cache`,
+    const env = fixture.botEnv({
       // With presences, GUILD_CREATE lists every member of a small guild: the cache can hold the sandbox's state.
       GATEHOUSE_INTENTS: 'GUILDS,GUILD_MEMBERS,GUILD_PRESENCES',
       GATEHOUSE_CLUSTER_LEASE_MS: '3000',
@@ -52,8 +36,7 @@ describeWithRedis('live resharding of a fleet (three processes, 2 -> 4 shards)',
       GATEHOUSE_RESHARD_SETTLE_MS: '300',
       GATEHOUSE_RESHARD_DEDUPE_MS: '10000',
       FIXTURE_IDENTIFY_WINDOW_MS: '300',
-      LOG_LEVEL: 'warn',
-    };
+    });
     const bots = ['a', 'b', 'c'].map((name) => new BotProcess(name, env));
     await Promise.all(bots.map((b) => b.waitFor(() => b.started() !== undefined, 'start', START_TIMEOUT)));
     await waitUntil(() => bots.flatMap((b) => b.readyShards()).sort().join() === '0,1', 'the two shards live', 20_000);

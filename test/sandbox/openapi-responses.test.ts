@@ -149,8 +149,14 @@ async function send(s: Session, step: Step): Promise<{ status: number; body: Jso
   if (auth === 'bot') headers.authorization = `Bot ${s.sb.botToken}`;
   else if (auth === 'client') headers.authorization = `Basic ${Buffer.from(`${s.sb.clientId}:${s.sb.clientSecret}`).toString('base64')}`;
   else if (auth !== 'none') headers.authorization = `Bearer ${s.sb.issueBearerToken([...auth.bearer], fill(`{${auth.as ?? 'owner'}}`, s))}`;
-  let body: string | undefined;
-  if (step.form !== undefined) {
+  let body: string | FormData | undefined;
+  if (step.multipart !== undefined) {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(step.multipart.fields)) form.set(k, fill(v, s));
+    const f = step.multipart.file;
+    form.set(f.field, new Blob([new Uint8Array(f.bytes)], { type: f.type }), f.name);
+    body = form;
+  } else if (step.form !== undefined) {
     headers['content-type'] = 'application/x-www-form-urlencoded';
     body = new URLSearchParams(fillValue(step.form, s) as Record<string, string>).toString();
   } else if (step.body !== undefined) {

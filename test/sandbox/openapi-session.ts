@@ -12,6 +12,8 @@
 import type { Sandbox } from '../../src/sandbox/index.js';
 import type { RawGatewayClient } from './helpers.js';
 import { GUILD_STEPS } from './openapi-session-guild.js';
+import { HOOK_STEPS } from './openapi-session-hooks.js';
+import { ASSET_STEPS } from './openapi-session-assets.js';
 import { APP_STEPS } from './openapi-session-app.js';
 
 export type StepAuth =
@@ -43,6 +45,8 @@ export interface Step {
   readonly body?: Value;
   /** A form-encoded body instead (the OAuth2 token endpoint). */
   readonly form?: Readonly<Record<string, string>>;
+  /** A multipart body instead: plain fields and one file (sticker uploads). */
+  readonly multipart?: { readonly fields: Readonly<Record<string, string>>; readonly file: { readonly field: string; readonly name: string; readonly type: string; readonly bytes: number } };
   readonly status: number;
   /** Runs before the request (invoke a command, force a rate limit). */
   readonly before?: (s: Session) => Promise<void> | void;
@@ -266,4 +270,4 @@ const limits: Step[] = [
 ];
 
 /** The session, in order (later groups use what earlier ones created). */
-export const STEPS: readonly Step[] = [...gateway, ...identity, ...guilds, ...moderation, ...messages, ...commands, ...permissions, ...monetization, ...oauth2, ...interactions, ...GUILD_STEPS, ...APP_STEPS, ...refusals, ...limits];
+export const STEPS: readonly Step[] = [...gateway, ...identity, ...guilds, ...moderation, ...messages, ...commands, ...permissions, ...monetization, ...oauth2, ...interactions, ...GUILD_STEPS, ...HOOK_STEPS, ...ASSET_STEPS, ...APP_STEPS, ...refusals, ...limits];

@@ -1,6 +1,6 @@
 /**
  * Admin API entries for channels, threads, overwrites and roles (issue 29's sandbox verbs), over
- * state/channel-verbs.ts:
+ * state/channel-verbs.ts (a route table for ./api.ts):
  *
  *   POST   /_sandbox/guilds/:guild/channels              { name, type?, parentId?, topic?, nsfw?, position?, overwrites? } -> channel
  *   PATCH  /_sandbox/guilds/:guild/roles/:role           { name?, permissions?, position? } -> role   (GUILD_ROLE_UPDATE)
@@ -18,11 +18,7 @@
  */
 import type { ChannelVerbs, OverwriteInput } from '../state/channel-verbs.js';
 import { bad, obj, optNumber, optString, type Json } from './fields.js';
-
-export interface AdminReply {
-  status: number;
-  body?: unknown;
-}
+import { param, type AdminContext, type AdminReply, type AdminRoute } from './types.js';
 
 function optBool(o: Json, key: string): boolean | undefined {
   const v = o[key];
@@ -51,7 +47,10 @@ function pick(o: Json, strings: readonly string[], numbers: readonly string[], b
   return out;
 }
 
-/** A member's reaction or poll vote on a message of the bot. */
+/**
+ * A member's reaction or poll vote on a message of the bot. The body is checked before the verb, so an unknown
+ * verb with a bad body is refused as bad input; null for an unknown verb.
+ */
 function messageVerb(verbs: ChannelVerbs, channelId: string, messageId: string, what: string, o: Json): AdminReply | null {
   const userId = optString(o, 'userId');
   if (userId === undefined) throw bad('userId is required');
@@ -70,36 +69,54 @@ function messageVerb(verbs: ChannelVerbs, channelId: string, messageId: string, 
   return null;
 }
 
-/** The entries above; null when the path is not one of them. */
-export function channelAdmin(verbs: ChannelVerbs, method: string, parts: readonly string[], body: unknown): AdminReply | null {
-  const [a, b, c, d] = parts;
-  const is = (m: string, n: number): boolean => method === m && parts.length === n;
-  if (a === 'guilds' && c === 'channels' && is('POST', 3)) {
-    const o = obj(body);
-    const name = optString(o, 'name');
-    if (name === undefined) throw bad('name is required');
-    const input = { ...pick(o, ['parentId', 'topic'], ['type', 'position'], ['nsfw']), name } as Parameters<ChannelVerbs['createChannel']>[1];
-    if (o.overwrites !== undefined) {
-      if (!Array.isArray(o.overwrites)) throw bad('overwrites must be an array');
-      input.overwrites = o.overwrites.map((x) => overwriteOf(x));
-    }
-    return { status: 201, body: verbs.createChannel(b!, input) };
+function createChannel(verbs: ChannelVerbs, guildId: string, body: unknown): AdminReply {
+  const o = obj(body);
+  const name = optString(o, 'name');
+  if (name === undefined) throw bad('name is required');
+  const input = { ...pick(o, ['parentId', 'topic'], ['type', 'position'], ['nsfw']), name } as Parameters<ChannelVerbs['createChannel']>[1];
+  if (o.overwrites !== undefined) {
+    if (!Array.isArray(o.overwrites)) throw bad('overwrites must be an array');
+    input.overwrites = o.overwrites.map((x) => overwriteOf(x));
   }
-  if (a === 'guilds' && c === 'roles' && is('PATCH', 4)) {
-    return { status: 200, body: verbs.updateRole(b!, d!, pick(obj(body), ['name', 'permissions'], ['position'], [])) };
-  }
-  if (a !== 'channels' || b === undefined) return null;
-  if (is('PATCH', 2)) return { status: 200, body: verbs.updateChannel(b, pick(obj(body), ['name', 'parentId', 'topic'], ['position'], ['nsfw', 'archived', 'locked'])) };
-  if (is('DELETE', 2)) return (verbs.deleteChannel(b), { status: 204 });
-  if (c === 'overwrites' && is('PUT', 4)) return (verbs.setOverwrite(b, overwriteOf(body, d)), { status: 204 });
-  if (c === 'overwrites' && is('DELETE', 4)) return (verbs.deleteOverwrite(b, d!), { status: 204 });
-  if (c === 'threads' && is('POST', 3)) {
-    const o = obj(body);
-    const name = optString(o, 'name');
-    if (name === undefined) throw bad('name is required');
-    return { status: 201, body: verbs.createThread(b, { ...pick(o, ['ownerId'], ['type'], []), name }) };
-  }
-  if (c === 'members' && (is('PUT', 4) || is('DELETE', 4))) return (verbs.setThreadMember(b, d!, method === 'PUT'), { status: 204 });
-  if (c === 'messages' && is('POST', 5)) return messageVerb(verbs, b, d!, parts[4]!, obj(body));
-  return null;
+  return { status: 201, body: verbs.createChannel(guildId, input) };
+}
+
+function createThread(verbs: ChannelVerbs, channelId: string, body: unknown): AdminReply {
+  const o = obj(body);
+  const name = optString(o, 'name');
+  if (name === undefined) throw bad('name is required');
+  return { status: 201, body: verbs.createThread(channelId, { ...pick(o, ['ownerId'], ['type'], []), name }) };
+}
+
+/** The entries above. */
+export function channelAdminRoutes(verbs: ChannelVerbs): AdminRoute[] {
+  const channel = (ctx: AdminContext): string => param(ctx, 'channel');
+  const threadMember = (add: boolean) => (ctx: AdminContext): AdminReply => {
+    verbs.setThreadMember(channel(ctx), param(ctx, 'user'), add);
+    return { status: 204 };
+  };
+  return [
+    { method: 'POST', path: '/guilds/:guild/channels', handler: (ctx) => createChannel(verbs, param(ctx, 'guild'), ctx.body) },
+    {
+      method: 'PATCH',
+      path: '/guilds/:guild/roles/:role',
+      handler: (ctx) => ({ status: 200, body: verbs.updateRole(param(ctx, 'guild'), param(ctx, 'role'), pick(obj(ctx.body), ['name', 'permissions'], ['position'], [])) }),
+    },
+    {
+      method: 'PATCH',
+      path: '/channels/:channel',
+      handler: (ctx) => ({ status: 200, body: verbs.updateChannel(channel(ctx), pick(obj(ctx.body), ['name', 'parentId', 'topic'], ['position'], ['nsfw', 'archived', 'locked'])) }),
+    },
+    { method: 'DELETE', path: '/channels/:channel', handler: (ctx) => (verbs.deleteChannel(channel(ctx)), { status: 204 }) },
+    { method: 'PUT', path: '/channels/:channel/overwrites/:id', handler: (ctx) => (verbs.setOverwrite(channel(ctx), overwriteOf(ctx.body, param(ctx, 'id'))), { status: 204 }) },
+    { method: 'DELETE', path: '/channels/:channel/overwrites/:id', handler: (ctx) => (verbs.deleteOverwrite(channel(ctx), param(ctx, 'id')), { status: 204 }) },
+    { method: 'POST', path: '/channels/:channel/threads', handler: (ctx) => createThread(verbs, channel(ctx), ctx.body) },
+    { method: 'PUT', path: '/channels/:channel/members/:user', handler: threadMember(true) },
+    { method: 'DELETE', path: '/channels/:channel/members/:user', handler: threadMember(false) },
+    {
+      method: 'POST',
+      path: '/channels/:channel/messages/:message/:verb',
+      handler: (ctx) => messageVerb(verbs, channel(ctx), param(ctx, 'message'), param(ctx, 'verb'), obj(ctx.body)),
+    },
+  ];
 }

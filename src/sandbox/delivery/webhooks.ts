@@ -44,7 +44,7 @@ export interface WebhookDeliveryDeps {
   options?: SandboxWebhookOptions;
 }
 
-/** Applies an inline interaction response as the callback endpoint would; throws the service's ApiError. */
+/** Applies an inline interaction response as the callback endpoint would; throws the service's SandboxApiError. */
 export type CallbackApplier = (record: SandboxInteraction, body: unknown) => Promise<unknown> | unknown;
 
 class DeliveryRecord implements WebhookDeliveryRecord {

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { EventEmitter } from 'node:events';
 import type { SandboxCounters, SandboxRestEvents, SandboxRestFaults } from '../contract.js';
-import { ApiError, Errors, SandboxError, UNMODELLED, unmodelled } from '../errors.js';
+import { SandboxApiError, Errors, SandboxError, UNMODELLED, unmodelled } from '../errors.js';
 import { requesterLocale } from '../locales.js';
 import type { ResolvedRestOptions } from '../options.js';
 import { bucketHeaders, type RateLimiter } from '../ratelimit.js';
@@ -81,7 +81,7 @@ export class RestApi {
       result = await this.dispatch(req, url, headers, raw, seen);
     } catch (err) {
       result = this.errorResult(err);
-      if (err instanceof ApiError && err.extraHeaders) Object.assign(headers, err.extraHeaders);
+      if (err instanceof SandboxApiError && err.extraHeaders) Object.assign(headers, err.extraHeaders);
     }
     refuseRestOfBody(req, headers);
     if (result.status === 429) this.deps.counters.rest429s++;
@@ -121,7 +121,7 @@ export class RestApi {
   }
 
   private errorResult(err: unknown): RestResult {
-    if (err instanceof ApiError) return { status: err.status, body: err.body() };
+    if (err instanceof SandboxApiError) return { status: err.status, body: err.body() };
     this.log.error({ err }, 'sandbox REST handler failed');
     return { status: 500, body: { message: '500: Internal Server Error', code: 0 } };
   }

@@ -1,7 +1,7 @@
 /** Request bodies: size cap, JSON / form / multipart parsing with the service's errors. */
 import type { IncomingMessage } from 'node:http';
 import { requestHasBody } from '../../util/http-body.js';
-import { ApiError, Errors } from '../errors.js';
+import { SandboxApiError, Errors } from '../errors.js';
 import type { Body } from './types.js';
 
 /** Larger bodies get 413 / 40005 (the service's default upload cap is 10 MiB per file, plus the JSON). */
@@ -47,8 +47,8 @@ export function readRaw(req: IncomingMessage, limit = MAX_BODY_BYTES, tooLarge: 
   });
 }
 
-function restTooLarge(): ApiError {
-  return new ApiError(413, 40005, 'Request entity too large');
+function restTooLarge(): SandboxApiError {
+  return new SandboxApiError(413, 40005, 'Request entity too large');
 }
 
 /**
@@ -78,13 +78,15 @@ export async function parseBody(raw: Buffer, contentType: string | undefined): P
     try {
       form = await new Response(raw, { headers: { 'content-type': contentType! } }).formData();
     } catch {
-      throw new ApiError(400, 50035, 'Invalid Form Body', { _errors: [{ code: 'MULTIPART_INVALID', message: 'Invalid multipart body' }] });
+      throw new SandboxApiError(400, 50035, 'Invalid Form Body', { _errors: [{ code: 'MULTIPART_INVALID', message: 'Invalid multipart body' }] });
     }
     let value: unknown = undefined;
     const files: Array<{ field: string; filename: string; size: number; contentType: string }> = [];
+    const fields = new Map<string, string>();
     for (const [field, entry] of form.entries()) {
       if (typeof entry === 'string') {
-        if (field === 'payload_json') {
+        if (field !== 'payload_json') fields.set(field, entry);
+        else {
           try {
             value = JSON.parse(entry) as unknown;
           } catch {
@@ -95,10 +97,10 @@ export async function parseBody(raw: Buffer, contentType: string | undefined): P
         files.push({ field, filename: entry.name, size: entry.size, contentType: entry.type });
       }
     }
-    return { kind: 'multipart', value, files };
+    return { kind: 'multipart', value, files, fields };
   }
   // A body the service cannot read: invalid Content-Type (protocol §2.2).
-  throw new ApiError(400, 50035, 'Invalid Form Body', {
+  throw new SandboxApiError(400, 50035, 'Invalid Form Body', {
     _errors: [{ code: 'CONTENT_TYPE_INVALID', message: `Expected "Content-Type" header to be one of {'application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'}.` }],
   });
 }

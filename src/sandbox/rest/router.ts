@@ -1,22 +1,31 @@
-/** Path-template routing: `/applications/:applicationId/commands/:commandId`. */
+/**
+ * Path-template routing: `/applications/:applicationId/commands/:commandId`. The REST surface routes its
+ * RouteDefs with it, the admin API (../admin/api.ts) its own entries.
+ */
 import type { HttpMethod, RouteDef } from './types.js';
 
-interface Compiled {
-  route: RouteDef;
+/** What the router needs of an entry: a method and a path template. */
+export interface RouteShape {
+  readonly method: string;
+  readonly path: string;
+}
+
+interface Compiled<R extends RouteShape> {
+  route: R;
   segments: Array<{ literal: string } | { param: string }>;
 }
 
-export type Match =
-  | { kind: 'found'; route: RouteDef; params: Record<string, string> }
+export type Match<R extends RouteShape = RouteDef> =
+  | { kind: 'found'; route: R; params: Record<string, string> }
   | { kind: 'method-not-allowed' }
   | { kind: 'not-found' }
   /** A segment is not valid percent-encoding: it names nothing. */
   | { kind: 'undecodable' };
 
-export class Router {
-  private readonly bySize = new Map<number, Compiled[]>();
+export class Router<R extends RouteShape = RouteDef> {
+  private readonly bySize = new Map<number, Array<Compiled<R>>>();
 
-  add(routes: readonly RouteDef[]): void {
+  add(routes: readonly R[]): void {
     for (const route of routes) {
       const segments = route.path
         .split('/')
@@ -30,9 +39,14 @@ export class Router {
     }
   }
 
-  match(method: HttpMethod | string, path: string): Match {
+  match(method: HttpMethod | string, path: string): Match<R> {
     const parts = decodeSegments(path);
     if (parts === null) return { kind: 'undecodable' };
+    return this.matchParts(method, parts);
+  }
+
+  /** Routes path segments as they are (the caller split them, and decoded them if it decodes). */
+  matchParts(method: HttpMethod | string, parts: readonly string[]): Match<R> {
     const candidates = this.bySize.get(parts.length) ?? [];
     let pathMatched = false;
     for (const c of candidates) {
@@ -45,7 +59,7 @@ export class Router {
   }
 }
 
-function literalScore(c: Compiled): number {
+function literalScore(c: Compiled<RouteShape>): number {
   let score = 0;
   for (let i = 0; i < c.segments.length; i++) if ('literal' in c.segments[i]!) score += 1 << (c.segments.length - i);
   return score;
@@ -69,7 +83,7 @@ export function decodeSegments(path: string): string[] | null {
   return out;
 }
 
-function matchSegments(segments: Compiled['segments'], parts: string[]): Record<string, string> | null {
+function matchSegments(segments: Compiled<RouteShape>['segments'], parts: readonly string[]): Record<string, string> | null {
   // Params come from outside: a null-prototype object, never a plain one.
   const params = Object.create(null) as Record<string, string>;
   for (let i = 0; i < segments.length; i++) {

@@ -16,7 +16,13 @@ export type Body =
   | { kind: 'none' }
   | { kind: 'json'; value: unknown }
   | { kind: 'form'; fields: URLSearchParams }
-  | { kind: 'multipart'; value: unknown; files: Array<{ field: string; filename: string; size: number; contentType: string }> };
+  | {
+      kind: 'multipart';
+      value: unknown;
+      files: Array<{ field: string; filename: string; size: number; contentType: string }>;
+      /** Plain form fields other than payload_json (sticker uploads send name, tags, description so). */
+      fields?: ReadonlyMap<string, string>;
+    };
 
 export interface RestContext {
   method: HttpMethod;

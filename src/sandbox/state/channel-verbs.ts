@@ -116,7 +116,10 @@ export class ChannelVerbs {
     const record = this.message(channelId, messageId);
     this.requireParticipant(record, userId);
     const e = parseEmoji(emoji);
-    if (e === null || e.id !== null) throw new SandboxError('INVALID', 'a reaction is a unicode emoji (the sandbox has no custom emojis)');
+    const guild = record.guildId === null ? undefined : this.store.guild(record.guildId);
+    const custom = e?.id == null ? undefined : guild?.emojis?.get(e.id);
+    if (e === null || (e.id !== null && custom === undefined)) throw new SandboxError('INVALID', "a reaction is a unicode emoji or a custom emoji of the message's guild");
+    if (custom !== undefined) Object.assign(e, { name: custom.name }, custom.animated ? { animated: true } : {});
     if (on) addReaction(this.store, record, userId, e);
     else removeReaction(this.store, record, userId, e);
   }

@@ -21,7 +21,7 @@ import {
 } from '../../commands/index.js';
 import type { SnowflakeGenerator } from '../../api/snowflake.js';
 import { commandErrorTree } from '../command-errors.js';
-import { addTreeError, ApiError, emptyErrorTree, Errors, formError, invalidFormBody } from '../errors.js';
+import { addTreeError, SandboxApiError, emptyErrorTree, Errors, formError, invalidFormBody } from '../errors.js';
 import { pickLocalization } from '../locales.js';
 import { isObject } from '../../util/is-object.js';
 
@@ -73,7 +73,7 @@ function pickBody(input: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** A 50035 in the service's words, with the validator's detail beside them (see ../command-errors.ts). */
-function problemsError(problems: readonly Problem[], body: unknown): ApiError {
+function problemsError(problems: readonly Problem[], body: unknown): SandboxApiError {
   return invalidFormBody(commandErrorTree(problems, body));
 }
 

@@ -1,3 +1,4 @@
+import type { EmojiRecord, ScheduledEventRecord, StageInstanceRecord, StickerRecord } from './assets-model.js';
 import type { OverwriteRecord } from './permissions.js';
 
 /**
@@ -107,6 +108,11 @@ export interface GuildRecord {
   threads?: ChannelRecord[];
   /** Bans by user id, made on first ban. */
   bans?: Map<string, BanRecord>;
+  /** Custom emojis, stickers, scheduled events and stage instances by id (assets-model.ts), made on first use. */
+  emojis?: Map<string, EmojiRecord>;
+  stickers?: Map<string, StickerRecord>;
+  scheduledEvents?: Map<string, ScheduledEventRecord>;
+  stageInstances?: Map<string, StageInstanceRecord>;
   /** Guild fields PATCH /guilds/{id} set (keys as the service writes them), over the defaults of a guild object. */
   settings?: Map<string, unknown>;
 }

@@ -15,6 +15,8 @@ export type Json = Record<string, unknown>;
 export interface ReactionEmoji {
   id: string | null;
   name: string;
+  /** Custom animated emojis say so in reactions and their events. */
+  animated?: true;
 }
 
 interface ReactionState {

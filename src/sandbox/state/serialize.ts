@@ -4,6 +4,7 @@
  */
 import type { ChannelRecord, EntitlementRecord, GuildRecord, MemberRecord, RoleRecord, SkuRecord, ThreadState, UserRecord } from './model.js';
 import type { OverwriteRecord } from './permissions.js';
+import { emojiObject, stickerObject } from './assets-serialize.js';
 
 export function userObject(u: UserRecord): Record<string, unknown> {
   const o: Record<string, unknown> = {
@@ -203,7 +204,7 @@ export function guildObject(g: GuildRecord): Record<string, unknown> {
     default_message_notifications: 0,
     explicit_content_filter: 0,
     roles: g.roles.map(roleObject),
-    emojis: [],
+    emojis: [...(g.emojis?.values() ?? [])].map((e) => emojiObject(e)),
     features: [],
     mfa_level: 0,
     application_id: null,
@@ -222,7 +223,7 @@ export function guildObject(g: GuildRecord): Record<string, unknown> {
     max_video_channel_users: 25,
     max_stage_video_channel_users: 50,
     nsfw_level: 0,
-    stickers: [],
+    stickers: [...(g.stickers?.values() ?? [])].map((st) => stickerObject(st)),
     premium_progress_bar_enabled: false,
     safety_alerts_channel_id: null,
     incidents_data: null,

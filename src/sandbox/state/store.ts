@@ -19,6 +19,7 @@ import {
   userJson,
   userObject,
 } from './serialize.js';
+import { scheduledEventObject, stageInstanceObject } from './assets-serialize.js';
 
 /** Where state changes go out as gateway dispatches. `d` is serialized JSON. */
 export interface DispatchSink {
@@ -414,11 +415,13 @@ export class SandboxStore {
     });
     // Active threads only, as GUILD_CREATE lists them (archived ones are fetched with the archived-thread routes).
     const threads = (guild.threads ?? []).filter((t) => t.thread?.archived === false).map((t) => channelObject(t, guild.id));
+    const stages = JSON.stringify([...(guild.stageInstances?.values() ?? [])].map(stageInstanceObject));
+    const events = JSON.stringify([...(guild.scheduledEvents?.values() ?? [])].map((e) => scheduledEventObject(e, undefined)));
     const json =
       `${base.slice(0, -1)},"joined_at":"${guild.joinedAt}","large":${large},"unavailable":false,` +
       `"member_count":${count},"voice_states":[],"members":[${parts.join(',')}],` +
-      `"channels":${JSON.stringify(channels)},"threads":${JSON.stringify(threads)},"presences":[],"stage_instances":[],` +
-      `"guild_scheduled_events":[],"soundboard_sounds":[],"lazy":true,"application_command_counts":{}}`;
+      `"channels":${JSON.stringify(channels)},"threads":${JSON.stringify(threads)},"presences":[],"stage_instances":${stages},` +
+      `"guild_scheduled_events":${events},"soundboard_sounds":[],"lazy":true,"application_command_counts":{}}`;
     const payload = Buffer.from(json);
     guild.payloadCache.set(key, payload);
     return payload;

@@ -5,7 +5,7 @@
  * GUILD_BAN_REMOVE (`{guild_id, user}`) and, for a member, GUILD_MEMBER_REMOVE.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, Errors } from '../../errors.js';
+import { SandboxApiError, Errors } from '../../errors.js';
 import type { BanRecord, GuildRecord } from '../../state/model.js';
 import { P } from '../../state/permissions.js';
 import { userObject } from '../../state/serialize.js';
@@ -14,7 +14,7 @@ import { compareSnowflakes, queryParams } from '../params.js';
 import type { RestContext, RouteDef } from '../types.js';
 import { auditReason, FormErrors, guildOf, objectBody, requireAbove, requireGuildPermission, type Json } from './guild-access.js';
 
-const unknownBan = (): ApiError => new ApiError(404, 10026, 'Unknown Ban');
+const unknownBan = (): SandboxApiError => new SandboxApiError(404, 10026, 'Unknown Ban');
 const MAX_DELETE_SECONDS = 604_800;
 const MAX_BULK = 200;
 
@@ -27,14 +27,14 @@ function banObject(store: SandboxStore, ban: BanRecord): Json {
 }
 
 /** Why the bot may not ban this user, or null when it may: nobody (10013), the owner or a member above it (50013). */
-function banRefusal(store: SandboxStore, guild: GuildRecord, userId: string): ApiError | null {
+function banRefusal(store: SandboxStore, guild: GuildRecord, userId: string): SandboxApiError | null {
   if (!store.user(userId)) return Errors.unknownUser();
   if (userId === guild.ownerId || userId === store.applicationId) return Errors.missingPermissions();
   if (store.isMember(guild, userId)) {
     try {
       requireAbove(store, guild, userId);
     } catch (err) {
-      return err as ApiError;
+      return err as SandboxApiError;
     }
   }
   return null;
@@ -117,7 +117,7 @@ export function banRoutes(core: SandboxCore): RouteDef[] {
         banned.push(id);
       }
     }
-    if (banned.length === 0) throw new ApiError(400, 500000, 'Failed to ban users');
+    if (banned.length === 0) throw new SandboxApiError(400, 500000, 'Failed to ban users');
     return { banned_users: banned, failed_users: failed };
   };
 

@@ -6,7 +6,7 @@
  * thread (and it is not locked). State changes and their dispatches live in state/channels.ts.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, Errors, SandboxError } from '../../errors.js';
+import { SandboxApiError, Errors, SandboxError } from '../../errors.js';
 import { createChannel, CREATABLE_TYPES, deleteChannel, deleteOverwrite, MAX_GUILD_CHANNELS, setOverwrite, updateChannel, channelJson, type ChannelPatch } from '../../state/channels.js';
 import type { ChannelRecord, GuildRecord } from '../../state/model.js';
 import { P } from '../../state/permissions.js';
@@ -16,8 +16,8 @@ import type { RestContext, RouteDef } from '../types.js';
 import { channelPatchOf, overwriteOf } from './channel-body.js';
 import { FormErrors, guildChannelOf, guildOf, objectBody, requireChannelPermission, requireGrantable, requireGuildPermission, type Json } from './guild-access.js';
 
-const unknownOverwrite = (): ApiError => new ApiError(404, 10009, 'Unknown Overwrite');
-const maxChannels = (): ApiError => new ApiError(400, 30013, `Maximum number of guild channels reached (${MAX_GUILD_CHANNELS})`);
+const unknownOverwrite = (): SandboxApiError => new SandboxApiError(404, 10009, 'Unknown Overwrite');
+const maxChannels = (): SandboxApiError => new SandboxApiError(400, 30013, `Maximum number of guild channels reached (${MAX_GUILD_CHANNELS})`);
 
 /** Overwrites in a body need MANAGE_ROLES, and only bits the bot holds may be allowed or denied. */
 function checkOverwrites(store: SandboxStore, guild: GuildRecord, channel: ChannelRecord | null, patch: ChannelPatch): void {

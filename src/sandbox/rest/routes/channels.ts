@@ -7,7 +7,7 @@
  * admin API and the CLI. Only the bot's own messages exist: other users do not post in the sandbox.
  */
 import type { SandboxCore } from '../../core.js';
-import { addTreeError, ApiError, emptyErrorTree, Errors, invalidFormBody } from '../../errors.js';
+import { addTreeError, SandboxApiError, emptyErrorTree, Errors, invalidFormBody } from '../../errors.js';
 import { updateChannel } from '../../state/channels.js';
 import { attachmentObjects, baseMessage, checkMessage, editableFlags, editMessage, flagsOf, keptAttachments, MessageFlags, type UploadedFile } from '../../interactions/messages.js';
 import type { MessageRecord } from '../../state/messages.js';
@@ -76,7 +76,7 @@ export function channelRoutes(core: SandboxCore): RouteDef[] {
    */
   const sendableThread = (place: Place & { kind: 'guild' }): void => {
     const t = place.channel.thread!;
-    if (t.locked && (store.channelPermissionsOf(place.guild, place.channel, botId) & P.MANAGE_THREADS) === 0n) throw new ApiError(403, 160005, 'Thread is locked');
+    if (t.locked && (store.channelPermissionsOf(place.guild, place.channel, botId) & P.MANAGE_THREADS) === 0n) throw new SandboxApiError(403, 160005, 'Thread is locked');
     if (t.archived) updateChannel(store, place.guild, place.channel, { archived: false });
     t.messageCount++;
     t.totalMessageSent++;

@@ -3,7 +3,7 @@
  * No bot auth needed; exempt from the global limit; limited per interaction / per webhook token.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, Errors } from '../../errors.js';
+import { SandboxApiError, Errors } from '../../errors.js';
 import { attachmentObjects, type EditUploads, type MessageContext, type UploadedFile } from '../../interactions/messages.js';
 import type { SandboxInteraction } from '../../interactions/store.js';
 import { userObject } from '../../state/serialize.js';
@@ -22,7 +22,7 @@ export function uploadsOf(ctx: RestContext): UploadedFile[] {
     const n = /^files\[(\d+)\]$/.exec(f.field);
     return { filename: f.filename, size: f.size, contentType: f.contentType, index: n ? Number(n[1]) : i };
   });
-  if (files.some((f) => f.size > MAX_ATTACHMENT_BYTES)) throw new ApiError(413, 40005, 'Request entity too large');
+  if (files.some((f) => f.size > MAX_ATTACHMENT_BYTES)) throw new SandboxApiError(413, 40005, 'Request entity too large');
   return files;
 }
 

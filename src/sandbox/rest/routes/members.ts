@@ -5,7 +5,7 @@
  * GUILD_MEMBER_UPDATE for a change, GUILD_MEMBER_REMOVE for a kick.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, Errors } from '../../errors.js';
+import { SandboxApiError, Errors } from '../../errors.js';
 import type { GuildRecord, MemberRecord } from '../../state/model.js';
 import { P } from '../../state/permissions.js';
 import { memberObject } from '../../state/serialize.js';
@@ -19,7 +19,7 @@ const MAX_TIMEOUT_MS = 28 * 86_400_000;
 /** Member flags a bot may set: BYPASSES_VERIFICATION (discord-api-docs "Guild Member Flags"). */
 const EDITABLE_MEMBER_FLAGS = 1 << 2;
 
-const notInVoice = (): ApiError => new ApiError(400, 40032, 'Target user is not connected to voice');
+const notInVoice = (): SandboxApiError => new SandboxApiError(400, 40032, 'Target user is not connected to voice');
 
 /** A member of the guild (10013 for an id that is nobody's, 10007 for a user not in the guild). */
 export function memberOf(store: SandboxStore, guild: GuildRecord, userId: string): MemberRecord {

@@ -9,7 +9,7 @@
  * voters of an answer (`after`, `limit` 1-100, default 25).
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, Errors } from '../../errors.js';
+import { SandboxApiError, Errors } from '../../errors.js';
 import type { MessageRecord } from '../../state/messages.js';
 import { P } from '../../state/permissions.js';
 import { expirePoll, pinTime, pollOpen, setPinned, votesOf } from '../../state/polls.js';
@@ -46,7 +46,7 @@ function setPin(store: SandboxStore, ctx: RestContext, pin: boolean): void {
   const { place, record } = messageAt(store, ctx);
   requirePerms(place, P.PIN_MESSAGES);
   if (pin === (pinTime(record) !== undefined)) return;
-  if (pin && pinned(store, place.channelId).length >= MAX_PINS) throw new ApiError(400, 30003, `Maximum number of pins reached for the channel (${MAX_PINS})`);
+  if (pin && pinned(store, place.channelId).length >= MAX_PINS) throw new SandboxApiError(400, 30003, `Maximum number of pins reached for the channel (${MAX_PINS})`);
   setPinned(record, pin);
   pinsUpdate(store, place);
   if (!pin) return;
@@ -81,7 +81,7 @@ function bulkDelete(store: SandboxStore, ctx: RestContext): void {
   else ids.forEach((id: unknown, i) => (typeof id !== 'string' || !/^\d{1,20}$/.test(id) ? form.add(['messages', i], 'NUMBER_TYPE_COERCE', `Value "${String(id)}" is not snowflake.`) : undefined));
   form.throwIfAny();
   const unique = [...new Set(ids as string[])];
-  if (unique.some((id) => Number((BigInt(id) >> 22n) + EPOCH) < Date.now() - TWO_WEEKS_MS)) throw new ApiError(400, 50034, 'You can only bulk delete messages that are under 14 days old.');
+  if (unique.some((id) => Number((BigInt(id) >> 22n) + EPOCH) < Date.now() - TWO_WEEKS_MS)) throw new SandboxApiError(400, 50034, 'You can only bulk delete messages that are under 14 days old.');
   // Ids that name no message count toward the limits and are otherwise ignored, as on the service.
   const found = unique.map((id) => store.messages.get(place.channelId, id)).filter((r): r is MessageRecord => r !== undefined);
   for (const r of found) store.messages.delete(r);
@@ -93,9 +93,9 @@ function bulkDelete(store: SandboxStore, ctx: RestContext): void {
 
 function endPoll(store: SandboxStore, ctx: RestContext): Json {
   const { place, record } = messageAt(store, ctx);
-  if (record.message.poll === undefined) throw new ApiError(400, 520006, 'Cannot expire a non-poll message');
+  if (record.message.poll === undefined) throw new SandboxApiError(400, 520006, 'Cannot expire a non-poll message');
   if ((record.message.author as { id?: string }).id !== store.applicationId) throw Errors.cannotEditOthersMessage();
-  if (!pollOpen(record)) throw new ApiError(400, 520001, 'Poll expired');
+  if (!pollOpen(record)) throw new SandboxApiError(400, 520001, 'Poll expired');
   expirePoll(store, record);
   dispatchMessage(store, place, 'MESSAGE_UPDATE', record.message);
   return record.message;

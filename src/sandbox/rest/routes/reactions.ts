@@ -1,25 +1,32 @@
 /**
  * Reactions (discord-api-docs "Message" resource): add and remove the bot's own, remove a user's, one emoji's or
  * all (MANAGE_MESSAGES), and list who reacted (`after`, `limit` 1-100, default 25). Adding needs
- * READ_MESSAGE_HISTORY, and ADD_REACTIONS when nobody has reacted with that emoji yet. The sandbox has no custom
- * emojis, so a `name:id` emoji is unknown to it (10014), as one the bot cannot use is on the service.
+ * READ_MESSAGE_HISTORY, and ADD_REACTIONS when nobody has reacted with that emoji yet. A custom `name:id` emoji
+ * must be one the bot can use there (the guild's own or the application's, state/expressions.ts), or already be
+ * on the message; any other is unknown (10014), as one the bot cannot use is on the service.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError } from '../../errors.js';
+import { SandboxApiError } from '../../errors.js';
 import { P } from '../../state/permissions.js';
 import { addReaction, clearReactions, parseEmoji, reactionsOf, reactors, removeReaction, emojiKey, type ReactionEmoji } from '../../state/reactions.js';
 import { userObject } from '../../state/serialize.js';
+import { usableEmoji } from '../../state/expressions.js';
+import type { MessageRecord } from '../../state/messages.js';
+import type { SandboxStore } from '../../state/store.js';
 import { compareSnowflakes, queryParams } from '../params.js';
 import type { RestContext, RouteDef } from '../types.js';
 import { messageAt, requirePerms } from './message-access.js';
 import { memberOf } from './members.js';
 
-const unknownEmoji = (): ApiError => new ApiError(400, 10014, 'Unknown Emoji');
+const unknownEmoji = (): SandboxApiError => new SandboxApiError(400, 10014, 'Unknown Emoji');
 
-function emojiOf(ctx: RestContext): ReactionEmoji {
+function emojiOf(store: SandboxStore, ctx: RestContext, record: MessageRecord): ReactionEmoji {
   const emoji = parseEmoji(ctx.params.emoji!);
-  if (emoji === null || emoji.id !== null) throw unknownEmoji();
-  return emoji;
+  if (emoji === null) throw unknownEmoji();
+  if (emoji.id === null || reactionsOf(record).has(emojiKey(emoji))) return emoji;
+  const custom = usableEmoji(store, record.guildId === null ? null : (store.guild(record.guildId) ?? null), emoji.id);
+  if (custom === undefined) throw unknownEmoji();
+  return custom.animated ? { id: custom.id, name: custom.name, animated: true } : { id: custom.id, name: custom.name };
 }
 
 export function reactionRoutes(core: SandboxCore): RouteDef[] {
@@ -28,7 +35,7 @@ export function reactionRoutes(core: SandboxCore): RouteDef[] {
 
   const addOwn = (ctx: RestContext): void => {
     const { place, record } = messageAt(store, ctx);
-    const emoji = emojiOf(ctx);
+    const emoji = emojiOf(store, ctx, record);
     const fresh = !reactionsOf(record).has(emojiKey(emoji));
     requirePerms(place, P.READ_MESSAGE_HISTORY | (fresh ? P.ADD_REACTIONS : 0n));
     addReaction(store, record, botId, emoji);
@@ -36,7 +43,7 @@ export function reactionRoutes(core: SandboxCore): RouteDef[] {
 
   const removeOne = (ctx: RestContext, own: boolean): void => {
     const { place, record } = messageAt(store, ctx);
-    const emoji = emojiOf(ctx);
+    const emoji = emojiOf(store, ctx, record);
     if (!own) {
       requirePerms(place, P.MANAGE_MESSAGES);
       if (place.guild) memberOf(store, place.guild, ctx.params.userId!);
@@ -46,7 +53,7 @@ export function reactionRoutes(core: SandboxCore): RouteDef[] {
 
   const clear = (ctx: RestContext, oneEmoji: boolean): void => {
     const { place, record } = messageAt(store, ctx);
-    const emoji = oneEmoji ? emojiOf(ctx) : undefined;
+    const emoji = oneEmoji ? emojiOf(store, ctx, record) : undefined;
     requirePerms(place, P.MANAGE_MESSAGES);
     clearReactions(store, record, emoji);
   };
@@ -54,7 +61,7 @@ export function reactionRoutes(core: SandboxCore): RouteDef[] {
   const list = (ctx: RestContext): unknown[] => {
     const { place, record } = messageAt(store, ctx);
     requirePerms(place, P.READ_MESSAGE_HISTORY);
-    const emoji = emojiOf(ctx);
+    const emoji = emojiOf(store, ctx, record);
     const q = queryParams(ctx, { limit: { min: 1, max: 100, fallback: 25 }, type: { min: 0, max: 1, fallback: 0 } }, ['after']);
     // Super reactions (type 1) are not modelled: nobody has any.
     if (q.ints.get('type') === 1) return [];

@@ -5,7 +5,7 @@
  * role_id}`); a deleted role leaves every member that had it, as on the service (no member event is sent).
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, Errors } from '../../errors.js';
+import { SandboxApiError, Errors } from '../../errors.js';
 import type { GuildRecord, RoleRecord } from '../../state/model.js';
 import { P } from '../../state/permissions.js';
 import { roleObject } from '../../state/serialize.js';
@@ -15,8 +15,8 @@ import type { RestContext, RouteDef } from '../types.js';
 import { FormErrors, guildOf, objectBody, requireGrantable, requireGuildPermission, requireRoleBelow, roleOf, type Json } from './guild-access.js';
 
 const MAX_ROLES = 250;
-const invalidRole = (): ApiError => new ApiError(400, 50028, 'Invalid Role');
-const maxRoles = (): ApiError => new ApiError(400, 30005, `Maximum number of guild roles reached (${MAX_ROLES})`);
+const invalidRole = (): SandboxApiError => new SandboxApiError(400, 50028, 'Invalid Role');
+const maxRoles = (): SandboxApiError => new SandboxApiError(400, 30005, `Maximum number of guild roles reached (${MAX_ROLES})`);
 
 /** Fields of a role body (create and modify take the same ones). */
 function roleFields(body: Json): Partial<Pick<RoleRecord, 'name' | 'permissions' | 'color' | 'hoist' | 'mentionable'>> {

@@ -7,7 +7,7 @@
  * an archived thread refuses member changes (50083).
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, Errors } from '../../errors.js';
+import { SandboxApiError, Errors } from '../../errors.js';
 import { addThreadMember, channelJson, createThread, removeThreadMember, threadMemberObject } from '../../state/channels.js';
 import type { ChannelRecord, GuildRecord } from '../../state/model.js';
 import { P } from '../../state/permissions.js';
@@ -20,8 +20,8 @@ import { FormErrors, guildChannelOf, guildOf, objectBody, requireChannelPermissi
 import { memberOf } from './members.js';
 import { queryBool } from './commands.js';
 
-const archivedThread = (): ApiError => new ApiError(400, 50083, 'Thread is archived');
-const threadExists = (): ApiError => new ApiError(400, 160004, 'A thread has already been created for this message');
+const archivedThread = (): SandboxApiError => new SandboxApiError(400, 50083, 'Thread is archived');
+const threadExists = (): SandboxApiError => new SandboxApiError(400, 160004, 'A thread has already been created for this message');
 /** Text and announcement channels hold threads (forums and media channels start theirs with a message body). */
 const THREAD_PARENTS: ReadonlySet<number> = new Set([0, 5]);
 
