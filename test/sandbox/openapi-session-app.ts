@@ -50,4 +50,28 @@ const settings: Step[] = [
   { name: 'edit the application by id, badly', method: 'PATCH', path: '/applications/{app}', body: { explicit_content_filter: 7 }, status: 400 },
 ];
 
-export const APP_STEPS: readonly Step[] = [...membership, ...settings];
+const keywordRule = { name: 'No spam', event_type: 1, trigger_type: 1, trigger_metadata: { keyword_filter: ['spam*'] }, actions: [{ type: 1, metadata: { custom_message: 'No spam' } }], enabled: true };
+
+function keepRule(body: Record<string, unknown>, s: Session): void {
+  s.ids.set('rule', String(body.id));
+}
+
+const autoModeration: Step[] = [
+  { name: 'auto moderation rules without the permission', method: 'GET', path: '/guilds/{guild}/auto-moderation/rules', before: withModerator(false), status: 403 },
+  { name: 'create an auto moderation rule', method: 'POST', path: '/guilds/{guild}/auto-moderation/rules', before: withModerator(true), body: keywordRule, status: 200, keep: keepRule },
+  { name: 'create a mention-spam rule', method: 'POST', path: '/guilds/{guild}/auto-moderation/rules', body: { name: 'Mentions', event_type: 1, trigger_type: 5, trigger_metadata: { mention_total_limit: 5 }, actions: [{ type: 2, metadata: { channel_id: '{channel}' } }, { type: 3, metadata: { duration_seconds: 60 } }] }, status: 200 },
+  { name: 'create a preset rule', method: 'POST', path: '/guilds/{guild}/auto-moderation/rules', body: { name: 'Presets', event_type: 1, trigger_type: 4, trigger_metadata: { presets: [1, 2] } }, status: 200 },
+  { name: 'create a spam rule', method: 'POST', path: '/guilds/{guild}/auto-moderation/rules', body: { name: 'Spam', event_type: 1, trigger_type: 3, actions: [{ type: 1 }] }, status: 200 },
+  { name: 'create a member profile rule', method: 'POST', path: '/guilds/{guild}/auto-moderation/rules', body: { name: 'Names', event_type: 2, trigger_type: 6, trigger_metadata: { keyword_filter: ['admin'] }, actions: [{ type: 4 }] }, status: 200 },
+  { name: 'a second mention-spam rule', method: 'POST', path: '/guilds/{guild}/auto-moderation/rules', body: { name: 'Again', event_type: 1, trigger_type: 5 }, status: 400 },
+  { name: 'create a rule, badly', method: 'POST', path: '/guilds/{guild}/auto-moderation/rules', body: { name: 'x', event_type: 1, trigger_type: 1, trigger_metadata: { keyword_filter: ['y'.repeat(61)] } }, status: 400 },
+  { name: 'list auto moderation rules', method: 'GET', path: '/guilds/{guild}/auto-moderation/rules', status: 200 },
+  { name: 'an auto moderation rule', method: 'GET', path: '/guilds/{guild}/auto-moderation/rules/{rule}', status: 200 },
+  { name: 'an unknown auto moderation rule', method: 'GET', path: `/guilds/{guild}/auto-moderation/rules/${UNKNOWN}`, status: 404 },
+  { name: 'edit an auto moderation rule', method: 'PATCH', path: '/guilds/{guild}/auto-moderation/rules/{rule}', body: { name: 'Spam filter', exempt_channels: ['{channel}'] }, status: 200 },
+  { name: 'edit an auto moderation rule, badly', method: 'PATCH', path: '/guilds/{guild}/auto-moderation/rules/{rule}', body: { event_type: 2 }, status: 400 },
+  { name: 'delete an auto moderation rule', method: 'DELETE', path: '/guilds/{guild}/auto-moderation/rules/{rule}', status: 204 },
+  { name: 'delete it again', method: 'DELETE', path: '/guilds/{guild}/auto-moderation/rules/{rule}', status: 404 },
+];
+
+export const APP_STEPS: readonly Step[] = [...membership, ...settings, ...autoModeration];

@@ -6,9 +6,10 @@
 import type { SandboxCore } from '../../core.js';
 import type { RouteDef } from '../types.js';
 import { applicationByIdRoutes } from './application-by-id.js';
+import { autoModerationRoutes } from './auto-moderation.js';
 import { guildMembershipRoutes } from './guild-membership.js';
 import { guildSettingsRoutes } from './guild-settings.js';
 
 export function appGuildAdminRoutes(core: SandboxCore): RouteDef[] {
-  return [...guildMembershipRoutes(core), ...guildSettingsRoutes(core), ...applicationByIdRoutes(core)];
+  return [...guildMembershipRoutes(core), ...guildSettingsRoutes(core), ...applicationByIdRoutes(core), ...autoModerationRoutes(core)];
 }
