@@ -33,6 +33,9 @@
  *          --budget=<seconds> (stop starting runs after this long; default 1800)
  *          --baseline=<dir> (an earlier checkout's Runtime as one more subject)  --node-flags="<flags>" (the Runtime
  *          once more with these node flags; NAME=value words set, NAME= unsets, an environment variable)  --compiled (tsc output run by plain node, as the Docker image does)
+ *          --rest-transport=undici (the Runtime once more, its REST client on undici: CPU per answered interaction of
+ *          each)  --interaction-share=P (P percent of the live events are slash commands to answer; default 1)
+ *          --answer-window=N (with --interaction-share=100: at most N events sent and not yet answered)
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -68,6 +71,8 @@ interface Entry {
   nodeEnv?: Record<string, string>;
   /** gatehouse with `cache.channels: false` (--channel-bytes). */
   noChannels?: boolean;
+  /** gatehouse's REST client on undici (--rest-transport=undici). */
+  restTransport?: 'undici';
 }
 
 const ENTRIES: Record<Transport, Entry[]> = {
@@ -173,6 +178,22 @@ if (baseline !== undefined) addVariants('baseline', 'baseline', { root: baseline
  */
 const channelBytes = process.argv.includes('--channel-bytes');
 if (channelBytes) addVariants('nochannels', 'cache.channels off', { noChannels: true });
+/**
+ * --rest-transport=undici: gatehouse once more with its REST client on undici (bench/lib/undici-transport.ts), so
+ * the answers' cost over node:http and over undici is measured in one run; the report gives the CPU per answered
+ * interaction of each, per round. Weigh the answers with --interaction-share.
+ */
+const restTransport = arg('rest-transport');
+if (restTransport !== undefined && restTransport !== 'undici') throw new Error('--rest-transport=undici (node:http is the default subject)');
+if (restTransport === 'undici') addVariants('undici', 'REST over undici', { restTransport: 'undici' });
+/** --interaction-share=P: P percent of the live events are slash commands to answer (default 1; 100: nothing else). */
+const interactionShare = arg('interaction-share');
+/**
+ * --answer-window=N (with --interaction-share=100): the service sends a live event only while fewer than N are
+ * unanswered, so the answers are measured at the subject's pace rather than thousands behind (see server.ts).
+ */
+const answerWindow = arg('answer-window') === undefined ? null : Number(arg('answer-window'));
+if (answerWindow !== null && (interactionShare !== '100' || !(answerWindow >= 1))) throw new Error('--answer-window=N (N >= 1) needs --interaction-share=100');
 /** --channels-per-guild=N, --threads-per-guild=N: the guilds' channel lists (default 6 and 2). */
 const channelsPerGuild = arg('channels-per-guild');
 const threadsPerGuild = arg('threads-per-guild');
@@ -214,6 +235,7 @@ async function runOne(
       : {}),
     ...(entry.subject === 'gatehouse-redis' ? { redisUrl, redisPrefix } : {}),
     ...(entry.noChannels === true ? { cacheChannels: false } : {}),
+    ...(entry.restTransport !== undefined ? { restTransport: entry.restTransport } : {}),
   };
   const redis = entry.subject === 'gatehouse-redis' ? new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 }) : null;
   await redis?.connect();
@@ -422,6 +444,30 @@ interface Row {
   redisBytesPerMember: number;
 }
 
+/**
+ * --rest-transport=undici: the answers' cost over node:http and over undici, per round (the two ran back to back).
+ * CPU per answer is all the live events' CPU over the answers: the whole path of an answered command (decode,
+ * route, handler, REST) when every live event is one (--interaction-share=100), an upper bound otherwise. The
+ * difference per answer is the transports' difference whatever the share.
+ */
+function reportRestTransports(
+  t: Transport,
+  http: Row,
+  und: Row,
+  perRound: (a: Row, b: Row, f: (x: RunResult, y: RunResult) => number) => number[],
+  spread: (values: number[], digits?: number) => string,
+): void {
+  const perAnswer = (r: RunResult): number => (r.done.eventsCpuMs + r.redisCpuMs) * 1000 / Math.max(1, r.done.counts.answered);
+  const requestsPerAnswer = (r: RunResult): number => r.trace.callbacks / Math.max(1, r.done.counts.answered);
+  console.log(`\nREST transport over ${t}, ${http.entry.key}: node:http (src/rest/transport.ts) against undici (bench/lib/undici-transport.ts), ${fmtInt(http.runs[0]!.done.counts.answered)} answers a run:`);
+  console.log(`  µs CPU per answered interaction: node:http ${spread(http.runs.map(perAnswer), 1)}, undici ${spread(und.runs.map(perAnswer), 1)}`);
+  console.log(`  undici - node:http per answer (same round): ${spread(perRound(und, http, (x, y) => perAnswer(x) - perAnswer(y)), 1)} µs; ratio ${spread(perRound(und, http, (x, y) => perAnswer(x) / perAnswer(y)), 3)}`);
+  console.log(
+    `  answer requests per interaction (above 1: deferred and edited, the client fell behind): node:http ${spread(http.runs.map(requestsPerAnswer), 2)}, undici ${spread(und.runs.map(requestsPerAnswer), 2)}; ` +
+      `connections opened: node:http ${spread(http.runs.map((r) => r.trace.connections))}, undici ${spread(und.runs.map((r) => r.trace.connections))}`,
+  );
+}
+
 function rowOf(runs: RunResult[], liveEvents: number): Row {
   const m = (f: (r: RunResult) => number): number => median(runs.map(f));
   const first = runs[0]!;
@@ -453,6 +499,7 @@ async function main(): Promise<void> {
     ...(quick ? QUICK_INGEST_WORKLOAD : {}),
     ...(channelsPerGuild !== undefined ? { channelsPerGuild: Number(channelsPerGuild) } : {}),
     ...(threadsPerGuild !== undefined ? { threadsPerGuild: Number(threadsPerGuild) } : {}),
+    ...(interactionShare !== undefined ? { interactionPercent: Number(interactionShare) } : {}),
   });
   const o = workload.options;
   const wantedTransports = (arg('transports')?.split(',') ?? [...TRANSPORTS]) as Transport[];
@@ -477,7 +524,7 @@ async function main(): Promise<void> {
   const tamper = process.env.INGEST_BENCH_TAMPER === '1';
   console.log(
     `- workload: ${o.guilds} guilds x ${fmtInt(o.membersPerGuild)} members in GUILD_CREATE, then ${fmtInt(liveEventsPlanned)} live events ` +
-      `(member update/add/remove, entitlement create/update, slash commands answered over REST); ${rounds} interleaved round(s), medians`,
+      `(member update/add/remove, entitlement create/update, slash commands answered over REST${interactionShare !== undefined ? `: ${interactionShare}% of them` : ''}${answerWindow !== null ? `, at most ${answerWindow} unanswered at a time` : ''}); ${rounds} interleaved round(s), medians`,
   );
   console.log(
     compiled
@@ -506,7 +553,7 @@ async function main(): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   const dir = workloadDir(workload);
   const frames = new Map<Transport, TransportFrames>(transports.map((t) => [t, load(dir, t)]));
-  const server = new IngestServer();
+  const server = new IngestServer(answerWindow);
   await server.listen();
 
   const results: RunResult[] = [];
@@ -633,6 +680,11 @@ async function main(): Promise<void> {
       console.log(`\nthis checkout against --baseline over ${t} (ratio per round, same workload):`);
       console.log(`  heap B / member: this ${spread(on.runs.map(heapPerMember), 1)}, baseline ${spread(base.runs.map(heapPerMember), 1)}, ratio ${spread(heap, 3)}`);
       console.log(`  events / CPU-s: this ${spread(on.runs.map(rate))}, baseline ${spread(base.runs.map(rate))}, ratio ${spread(speed, 3)}`);
+    }
+    for (const [httpKey, undiciKey] of [['gatehouse', 'gatehouse-undici'], ['gatehouse-redis', 'gatehouse-redis-undici']] as const) {
+      const http = find(t, httpKey);
+      const und = find(t, undiciKey);
+      if (http && und) reportRestTransports(t, http, und, perRound, spread);
     }
   }
 

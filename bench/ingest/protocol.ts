@@ -26,6 +26,8 @@ export interface ChildConfig {
   allocProfile?: { phase: 'startup' | 'live'; path: string };
   /** gatehouse with `cache.channels: false` (the --channel-bytes variant). */
   cacheChannels?: boolean;
+  /** gatehouse's REST client on bench/lib/undici-transport.ts instead of node:http (the --rest-transport=undici variant). */
+  restTransport?: 'undici';
   /** Redis subject: URL and a private key prefix. */
   redisUrl?: string;
   redisPrefix?: string;

@@ -60,13 +60,21 @@ export class IngestServer {
   private cursor = 0;
   private limit = 0;
   private pendingAcks = 0;
+  /** POSTs to an interaction's callback route in this run (the first answer of each). */
+  private interactionCallbacks = 0;
   private waitingDrain = false;
   trace: RunTrace = freshTrace();
   private port = 0;
   /** Set once the subject reported the end: it may close the connection from then on. */
   private finishing = false;
 
-  constructor() {
+  /**
+   * At most this many live events sent and not yet answered by an interaction callback (null: no limit, the
+   * events go out as fast as the socket takes them). Only meaningful when every live event is an interaction
+   * (--interaction-share=100): it keeps the subject at its pace instead of thousands of answers behind, where
+   * the answers would time out waiting for a socket.
+   */
+  constructor(private readonly answerWindow: number | null = null) {
     this.server = http.createServer((req, res) => this.rest(req, res));
     // Node closes idle keep-alive sockets after 5 s; a client whose event loop is that far behind (a slow
     // subject on a busy machine) would then reuse a closed socket and lose a POST ("socket hang up"), which
@@ -102,6 +110,7 @@ export class IngestServer {
     this.cursor = 0;
     this.limit = 0;
     this.pendingAcks = 0;
+    this.interactionCallbacks = 0;
     this.finishing = false;
     this.trace = freshTrace();
   }
@@ -209,6 +218,9 @@ export class IngestServer {
     if (frames === null || ws === null || socket === null) return;
     const binary = { binary: frames.binary };
     while (this.cursor < this.limit) {
+      if (this.answerWindow !== null && this.cursor > frames.startupCount && this.cursor - frames.startupCount - 1 - this.interactionCallbacks >= this.answerWindow) {
+        return; // a callback pumps again
+      }
       if (socket.writableLength > HIGH_WATER) {
         if (!this.waitingDrain) {
           this.waitingDrain = true;
@@ -269,6 +281,8 @@ export class IngestServer {
       };
       if (/^\/interactions\/\d+\/[^/]+\/callback$/.test(path) && method === 'POST') {
         this.trace.callbacks++;
+        this.interactionCallbacks++;
+        if (this.answerWindow !== null && !this.waitingDrain) this.pump();
         if (url.searchParams.get('with_response') === 'true') {
           json(200, { interaction: { id: path.split('/')[2], type: 2 }, resource: { type: 4 } });
         } else {

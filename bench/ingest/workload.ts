@@ -33,6 +33,11 @@ export interface IngestWorkloadOptions {
   /** Members sampled per guild for the final-state check. */
   samplePerGuild: number;
   seed: number;
+  /**
+   * Percent of live events that are INTERACTION_CREATE (1 to 100; the other kinds keep their proportions).
+   * Unset: EVENT_MIX's 1%. Raised to weigh the REST answer path (100: every event is a command to answer).
+   */
+  interactionPercent?: number;
 }
 
 export const DEFAULT_INGEST_WORKLOAD: IngestWorkloadOptions = {
@@ -67,6 +72,16 @@ export const EVENT_MIX = {
 } as const;
 export type LiveEvent = keyof typeof EVENT_MIX;
 export const LIVE_EVENTS = Object.keys(EVENT_MIX) as LiveEvent[];
+
+/** EVENT_MIX with INTERACTION_CREATE at `percent` and the other kinds scaled to the rest (shares may be fractional). */
+export function eventMix(percent: number | undefined): Record<LiveEvent, number> {
+  if (percent === undefined) return { ...EVENT_MIX };
+  if (!(percent >= 1 && percent <= 100)) throw new Error(`interaction percent must be 1 to 100, not ${percent}`);
+  const others = 100 - EVENT_MIX.INTERACTION_CREATE;
+  const mix = {} as Record<LiveEvent, number>;
+  for (const e of LIVE_EVENTS) mix[e] = e === 'INTERACTION_CREATE' ? percent : (EVENT_MIX[e] * (100 - percent)) / others;
+  return mix;
+}
 
 /** The slash command every interaction invokes; subjects answer it with one callback. */
 export const BENCH_COMMAND = { type: 1, name: 'ping', description: 'Answers pong (ingest benchmark)' } as const;
@@ -435,8 +450,11 @@ export class IngestWorkload {
     const openEntitlements: number[] = [];
     const counts = Object.fromEntries(LIVE_EVENTS.map((e) => [e, 0])) as Record<LiveEvent, number>;
     const thresholds: Array<[number, LiveEvent]> = [];
+    const mix = eventMix(o.interactionPercent);
     let acc = 0;
-    for (const e of LIVE_EVENTS) thresholds.push([(acc += EVENT_MIX[e]), e]);
+    for (const e of LIVE_EVENTS) thresholds.push([(acc += mix[e]), e]);
+    // Rounding of fractional shares must not leave a roll past the last threshold.
+    thresholds[thresholds.length - 1]![0] = 100;
 
     const rng = new Prng(o.seed);
     const events: string[] = [];

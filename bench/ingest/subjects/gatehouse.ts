@@ -12,6 +12,7 @@ import type { Cache } from '../../../src/cache/index.js';
 import { ingestCounters } from '../counters.js';
 import type { ChildConfig, EventCounts, StateMessage, VerifyRequest } from '../protocol.js';
 import { whenCounted, type IngestSubject } from './types.js';
+import type { RestTransport } from '../../lib/undici-transport.js';
 
 /** The checkout's root (where package.json and config/ are), whether this file runs from bench/ or dist-bench/. */
 function findRoot(from: string): string {
@@ -22,6 +23,22 @@ function findRoot(from: string): string {
 const ROOT = findRoot(import.meta.dirname);
 /** The counting plugin next to this file: bench/ingest/plugin, or its compiled copy under dist-bench/. */
 const PLUGIN_DIR = relative(ROOT, join(import.meta.dirname, '..', 'plugin'));
+
+/**
+ * The --rest-transport=undici variant: the started Runtime's REST client sends from now on through undici (the
+ * live events' answers; the startup's few requests went over node:http). RestClient builds its transport itself,
+ * so the bench swaps its private field; a renamed field fails the run here rather than measuring node:http.
+ */
+async function useUndiciTransport(runtime: Runtime): Promise<void> {
+  const { UndiciTransport } = await import('../../lib/undici-transport.js');
+  const client = runtime.rest as unknown as { transport?: RestTransport };
+  const previous = client.transport;
+  if (typeof previous?.send !== 'function' || typeof previous.close !== 'function') {
+    throw new Error('RestClient has no `transport` field with send/close any more: update bench/ingest/subjects/gatehouse.ts');
+  }
+  client.transport = new UndiciTransport(runtime.rest.baseUrl, { keepAliveIdleMs: runtime.config.rest.keepAliveIdleMs });
+  previous.close();
+}
 
 export class GatehouseSubject implements IngestSubject {
   private readonly runtime: Runtime;
@@ -62,6 +79,7 @@ export class GatehouseSubject implements IngestSubject {
     const guilds = this.cfg.guilds;
     const allGuilds = whenCounted((hook) => (c.onCount = hook), () => c.guildCreates >= guilds);
     await this.runtime.start();
+    if (this.cfg.restTransport === 'undici') await useUndiciTransport(this.runtime);
     await allGuilds;
   }
 

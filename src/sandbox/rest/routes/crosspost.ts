@@ -6,7 +6,7 @@
  * a channel in the sandbox, so no copy is posted anywhere.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, Errors } from '../../errors.js';
+import { SandboxApiError, Errors } from '../../errors.js';
 import { P } from '../../state/permissions.js';
 import { messageDispatchJson } from '../../state/serialize.js';
 import type { RestContext, RouteDef } from '../types.js';
@@ -27,7 +27,7 @@ export function crosspostRoutes(core: SandboxCore): RouteDef[] {
     const own = (record.message.author as { id?: unknown } | undefined)?.id === store.applicationId;
     requireChannelPermission(store, guild, channel, own ? P.SEND_MESSAGES : P.SEND_MESSAGES | P.MANAGE_MESSAGES);
     const flags = typeof record.message.flags === 'number' ? record.message.flags : 0;
-    if ((flags & CROSSPOSTED) !== 0) throw new ApiError(400, 40033, 'This message has already been crossposted');
+    if ((flags & CROSSPOSTED) !== 0) throw new SandboxApiError(400, 40033, 'This message has already been crossposted');
     // A crosspost is not an edit: edited_timestamp stays as it was.
     record.message = { ...record.message, flags: flags | CROSSPOSTED };
     const bot = own ? store.members(guild).get(store.applicationId) : undefined;

@@ -7,7 +7,7 @@
  * an application 2000 (protocol §8 "Application emojis"), each name once. Guild changes send GUILD_EMOJIS_UPDATE.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, Errors } from '../../errors.js';
+import { SandboxApiError, Errors } from '../../errors.js';
 import type { EmojiRecord } from '../../state/assets-model.js';
 import { emojiObject } from '../../state/assets-serialize.js';
 import { applicationEmojis, emitEmojis, guildEmojis } from '../../state/expressions.js';
@@ -24,7 +24,7 @@ const MAX_APPLICATION_EMOJIS = 2000;
 const GUILD_SLOTS = [50, 100, 150, 250] as const;
 const NAME = /^[A-Za-z0-9_]+$/;
 
-const unknownEmoji = (): ApiError => new ApiError(404, 10014, 'Unknown Emoji');
+const unknownEmoji = (): SandboxApiError => new SandboxApiError(404, 10014, 'Unknown Emoji');
 
 /** The name at `name` (required on create): 2-32 characters of letters, digits and underscores. */
 function nameField(form: FormErrors, body: Json, required: boolean): string | undefined {
@@ -84,7 +84,7 @@ export function emojiRoutes(core: SandboxCore): RouteDef[] {
     const animated = image!.type === 'gif';
     const slots = GUILD_SLOTS[Math.min(Math.max(guild.premiumTier, 0), 3)]!;
     const same = [...guildEmojis(guild).values()].filter((e) => e.animated === animated).length;
-    if (same >= slots) throw animated ? new ApiError(400, 30018, `Maximum number of animated emojis reached (${slots})`) : new ApiError(400, 30008, `Maximum number of emojis reached (${slots})`);
+    if (same >= slots) throw animated ? new SandboxApiError(400, 30018, `Maximum number of animated emojis reached (${slots})`) : new SandboxApiError(400, 30008, `Maximum number of emojis reached (${slots})`);
     const emoji: EmojiRecord = { id: store.ids.next(), name: name!, roles: roles ?? [], animated, userId: store.applicationId };
     guildEmojis(guild).set(emoji.id, emoji);
     emitEmojis(store, guild);
@@ -160,7 +160,7 @@ function applicationEmojiRoutes(core: SandboxCore): RouteDef[] {
     const image = imageField(form, body, 'image', MAX_IMAGE_BYTES);
     nameTaken(form, name);
     form.throwIfAny();
-    if (emojis().size >= MAX_APPLICATION_EMOJIS) throw new ApiError(400, 30008, `Maximum number of emojis reached (${MAX_APPLICATION_EMOJIS})`);
+    if (emojis().size >= MAX_APPLICATION_EMOJIS) throw new SandboxApiError(400, 30008, `Maximum number of emojis reached (${MAX_APPLICATION_EMOJIS})`);
     const emoji: EmojiRecord = { id: store.ids.next(), name: name!, roles: [], animated: image!.type === 'gif', userId: store.applicationId };
     emojis().set(emoji.id, emoji);
     return shown(emoji);

@@ -8,7 +8,7 @@
  * Every change sends GUILD_STICKERS_UPDATE with the guild's whole list.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError } from '../../errors.js';
+import { SandboxApiError } from '../../errors.js';
 import type { StickerRecord } from '../../state/assets-model.js';
 import { stickerObject } from '../../state/assets-serialize.js';
 import { emitStickers, findSticker, guildStickers } from '../../state/expressions.js';
@@ -28,8 +28,8 @@ const FORMATS = new Map([
   ['image/gif', 4],
 ]);
 
-const unknownSticker = (): ApiError => new ApiError(404, 10060, 'Unknown Sticker');
-const invalidAsset = (): ApiError => new ApiError(400, 50046, 'Invalid Asset');
+const unknownSticker = (): SandboxApiError => new SandboxApiError(404, 10060, 'Unknown Sticker');
+const invalidAsset = (): SandboxApiError => new SandboxApiError(400, 50046, 'Invalid Asset');
 
 /** name, tags, description of a create (all of them) or a modify (any of them). */
 function stickerFields(form: FormErrors, body: Json, create: boolean): Partial<Pick<StickerRecord, 'name' | 'tags' | 'description'>> {
@@ -76,7 +76,7 @@ export function stickerRoutes(core: SandboxCore): RouteDef[] {
     const formatType = FORMATS.get(file!.contentType.split(';')[0]!.trim().toLowerCase());
     if (formatType === undefined) throw invalidAsset();
     const slots = SLOTS[Math.min(Math.max(guild.premiumTier, 0), 3)]!;
-    if (guildStickers(guild).size >= slots) throw new ApiError(400, 30039, `Maximum number of stickers reached (${slots})`);
+    if (guildStickers(guild).size >= slots) throw new SandboxApiError(400, 30039, `Maximum number of stickers reached (${slots})`);
     const sticker: StickerRecord = { id: store.ids.next(), guildId: guild.id, name: fields.name!, tags: fields.tags!, description: fields.description ?? '', formatType, userId: store.applicationId };
     guildStickers(guild).set(sticker.id, sticker);
     emitStickers(store, guild);

@@ -10,7 +10,7 @@
  * unchanged, bucket and all.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, Errors, unmodelled } from '../../errors.js';
+import { SandboxApiError, Errors, unmodelled } from '../../errors.js';
 import { baseMessage, checkMessage, editableFlags, editMessage, flagsOf, keptAttachments, attachmentObjects, MessageFlags } from '../../interactions/messages.js';
 import { updateChannel } from '../../state/channels.js';
 import type { MessageRecord } from '../../state/messages.js';
@@ -57,7 +57,7 @@ export function webhookMessageRoutes(core: SandboxCore, interactions: readonly R
   const intoThread = (target: Target): void => {
     const t = target.channel.thread;
     if (t === undefined) return;
-    if (t.locked) throw new ApiError(403, 160005, 'Thread is locked');
+    if (t.locked) throw new SandboxApiError(403, 160005, 'Thread is locked');
     if (t.archived) updateChannel(store, target.guild, target.channel, { archived: false });
     t.messageCount++;
     t.totalMessageSent++;
@@ -72,7 +72,7 @@ export function webhookMessageRoutes(core: SandboxCore, interactions: readonly R
     form.throwIfAny();
     if (FORUM_TYPES.has(target.channel.type)) {
       if (typeof data.thread_name === 'string') throw unmodelled(ctx.method, ctx.path, 'creating a forum post through a webhook (thread_name)');
-      throw new ApiError(400, 220001, 'Webhooks posted to forum channels must have a thread_name or thread_id');
+      throw new SandboxApiError(400, 220001, 'Webhooks posted to forum channels must have a thread_name or thread_id');
     }
     intoThread(target);
     const id = store.ids.next();

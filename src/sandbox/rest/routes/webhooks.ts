@@ -7,7 +7,7 @@
  * recorded in the guild's audit log. Executing a webhook and its messages are in webhook-messages.ts.
  */
 import type { SandboxCore } from '../../core.js';
-import { ApiError, emptyErrorTree, Errors } from '../../errors.js';
+import { SandboxApiError, emptyErrorTree, Errors } from '../../errors.js';
 import { AuditAction, changesOf, recordAudit } from '../../state/audit-log.js';
 import type { ChannelRecord, GuildRecord } from '../../state/model.js';
 import { P } from '../../state/permissions.js';
@@ -112,8 +112,8 @@ export function webhookRoutes(core: SandboxCore): RouteDef[] {
     const name = checkWebhookName(form, body, 'name', true);
     const avatar = avatarOf(form, body);
     form.throwIfAny();
-    if (hooks.list({ channelId: channel.id }).length >= MAX_WEBHOOKS_PER_CHANNEL) throw new ApiError(400, 30007, `Maximum number of webhooks reached (${MAX_WEBHOOKS_PER_CHANNEL})`);
-    if (hooks.list({ guildId: guild.id }).length >= MAX_WEBHOOKS_PER_GUILD) throw new ApiError(400, 30058, `Maximum number of webhooks per guild reached (${MAX_WEBHOOKS_PER_GUILD})`);
+    if (hooks.list({ channelId: channel.id }).length >= MAX_WEBHOOKS_PER_CHANNEL) throw new SandboxApiError(400, 30007, `Maximum number of webhooks reached (${MAX_WEBHOOKS_PER_CHANNEL})`);
+    if (hooks.list({ guildId: guild.id }).length >= MAX_WEBHOOKS_PER_GUILD) throw new SandboxApiError(400, 30058, `Maximum number of webhooks per guild reached (${MAX_WEBHOOKS_PER_GUILD})`);
     const hook = hooks.create({ guildId: guild.id, channelId: channel.id, name: name!, avatar: avatar ?? null, creatorId: store.applicationId });
     updated(guild.id, channel.id);
     recordAudit(store, guild.id, { action: AuditAction.WEBHOOK_CREATE, targetId: hook.id, reason: auditReason(ctx), changes: changesOf(null, { name: hook.name, channel_id: hook.channelId, type: 1 }, ['name', 'channel_id', 'type']) });
