@@ -74,4 +74,21 @@ const autoModeration: Step[] = [
   { name: 'delete it again', method: 'DELETE', path: '/guilds/{guild}/auto-moderation/rules/{rule}', status: 404 },
 ];
 
-export const APP_STEPS: readonly Step[] = [...membership, ...settings, ...autoModeration];
+const ROLE_CONNECTION = '/users/@me/applications/{app}/role-connection';
+const WRITE = { bearer: ['role_connections.write'] } as const;
+
+const oauth2User: Step[] = [
+  { name: "a user's connections", method: 'GET', path: '/users/@me/connections', auth: { bearer: ['connections'] }, status: 200 },
+  { name: "a user's connections without the scope", method: 'GET', path: '/users/@me/connections', auth: { bearer: ['identify'] }, status: 401 },
+  { name: "the bot's connections", method: 'GET', path: '/users/@me/connections', status: 200 },
+  { name: 'a role connection not set yet', method: 'GET', path: ROLE_CONNECTION, auth: WRITE, status: 200 },
+  { name: 'set a role connection', method: 'PUT', path: ROLE_CONNECTION, auth: WRITE, body: { platform_name: 'Chess', platform_username: 'knight42', metadata: { elo: '1800' } }, status: 200 },
+  { name: 'the role connection', method: 'GET', path: ROLE_CONNECTION, auth: WRITE, status: 200 },
+  { name: 'set a role connection, badly', method: 'PUT', path: ROLE_CONNECTION, auth: WRITE, body: { platform_name: 'x'.repeat(51) }, status: 400 },
+  { name: 'a role connection with the bot token', method: 'GET', path: ROLE_CONNECTION, status: 403 },
+  { name: 'remove the role connection', method: 'DELETE', path: ROLE_CONNECTION, auth: WRITE, status: 204 },
+  { name: "a user's entitlements", method: 'GET', path: '/users/@me/applications/{app}/entitlements', auth: { bearer: ['identify', 'applications.entitlements'] }, status: 200 },
+  { name: "a user's entitlements with the bot token", method: 'GET', path: '/users/@me/applications/{app}/entitlements', status: 403 },
+];
+
+export const APP_STEPS: readonly Step[] = [...membership, ...settings, ...autoModeration, ...oauth2User];

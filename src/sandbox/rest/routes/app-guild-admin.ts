@@ -9,7 +9,8 @@ import { applicationByIdRoutes } from './application-by-id.js';
 import { autoModerationRoutes } from './auto-moderation.js';
 import { guildMembershipRoutes } from './guild-membership.js';
 import { guildSettingsRoutes } from './guild-settings.js';
+import { oauth2UserRoutes } from './oauth2-user.js';
 
 export function appGuildAdminRoutes(core: SandboxCore): RouteDef[] {
-  return [...guildMembershipRoutes(core), ...guildSettingsRoutes(core), ...applicationByIdRoutes(core), ...autoModerationRoutes(core)];
+  return [...guildMembershipRoutes(core), ...guildSettingsRoutes(core), ...applicationByIdRoutes(core), ...autoModerationRoutes(core), ...oauth2UserRoutes(core)];
 }
