@@ -91,4 +91,18 @@ const oauth2User: Step[] = [
   { name: "a user's entitlements with the bot token", method: 'GET', path: '/users/@me/applications/{app}/entitlements', status: 403 },
 ];
 
-export const APP_STEPS: readonly Step[] = [...membership, ...settings, ...autoModeration, ...oauth2User];
+/** The seeded subscription (user 2 subscribes to the second SKU). */
+function subscriber(s: Session): void {
+  s.ids.set('sub_sku', s.sb.state.skuIds[1]!);
+  s.ids.set('subscriber', s.sb.state.memberIds(s.ids.get('guild')!).filter((id) => id !== s.sb.applicationId)[2]!);
+}
+
+const subscriptions: Step[] = [
+  { name: "a user's subscriptions of a SKU", method: 'GET', path: '/skus/{sub_sku}/subscriptions?user_id={subscriber}', before: subscriber, status: 200, keep: (body, s) => s.ids.set('subscription', String((body as unknown as Array<{ id: string }>)[0]!.id)) },
+  { name: 'subscriptions without user_id', method: 'GET', path: '/skus/{sub_sku}/subscriptions', status: 400 },
+  { name: 'subscriptions of an unknown SKU', method: 'GET', path: `/skus/${UNKNOWN}/subscriptions?user_id={subscriber}`, status: 404 },
+  { name: 'a subscription', method: 'GET', path: '/skus/{sub_sku}/subscriptions/{subscription}', status: 200 },
+  { name: 'an unknown subscription', method: 'GET', path: `/skus/{sub_sku}/subscriptions/${UNKNOWN}`, status: 404 },
+];
+
+export const APP_STEPS: readonly Step[] = [...membership, ...settings, ...autoModeration, ...oauth2User, ...subscriptions];

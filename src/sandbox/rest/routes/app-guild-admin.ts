@@ -10,7 +10,8 @@ import { autoModerationRoutes } from './auto-moderation.js';
 import { guildMembershipRoutes } from './guild-membership.js';
 import { guildSettingsRoutes } from './guild-settings.js';
 import { oauth2UserRoutes } from './oauth2-user.js';
+import { subscriptionRoutes } from './subscriptions.js';
 
 export function appGuildAdminRoutes(core: SandboxCore): RouteDef[] {
-  return [...guildMembershipRoutes(core), ...guildSettingsRoutes(core), ...applicationByIdRoutes(core), ...autoModerationRoutes(core), ...oauth2UserRoutes(core)];
+  return [...guildMembershipRoutes(core), ...guildSettingsRoutes(core), ...applicationByIdRoutes(core), ...autoModerationRoutes(core), ...oauth2UserRoutes(core), ...subscriptionRoutes(core)];
 }
