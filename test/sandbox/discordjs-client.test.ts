@@ -196,7 +196,7 @@ describe('discord.js Client against the sandbox', () => {
     const { client, guild } = await start();
     const markers: Array<string | null> = [];
     client.rest.on('response', (_req, res) => markers.push(res.headers.get('x-sandbox-unmodelled')));
-    const err = await rejection(client.rest.get(Routes.guildEmojis(guild.id)));
+    const err = await rejection(client.rest.get(Routes.guildOnboarding(guild.id)));
     // @discordjs/rest treats a 5xx as the server's trouble (HTTPError, no body): never a DiscordAPIError code.
     expect(err).toBeInstanceOf(HTTPError);
     expect((err as HTTPError).status).toBe(501);

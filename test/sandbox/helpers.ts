@@ -3,7 +3,9 @@
  * that tests await on. Deliberately not our own gateway client: the sandbox is tested against the protocol.
  */
 import { constants, createInflate, type Inflate } from 'node:zlib';
+import { afterEach } from 'vitest';
 import WebSocket from 'ws';
+import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 export interface GatewayPayload {
   op: number;
@@ -185,4 +187,44 @@ export async function api(
     }
   }
   return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/** The sandboxes and raw gateway clients of a test file, each closed after the test it was made in. */
+export interface SandboxSuite {
+  /** A sandbox with `options`. */
+  start(options?: SandboxOptions): Promise<Sandbox>;
+  /** A raw client on the sandbox's gateway, identified as the bot with `intents`. */
+  connect(sb: Sandbox, intents: number): Promise<RawGatewayClient>;
+  /** A client made otherwise, to be terminated with the others. */
+  keep(client: RawGatewayClient): RawGatewayClient;
+}
+
+/** Registers the afterEach of a REST suite: its clients are terminated, then its sandboxes closed. */
+export function useSandboxSuite(): SandboxSuite {
+  const sandboxes: Sandbox[] = [];
+  const clients: RawGatewayClient[] = [];
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.terminate();
+    for (const sb of sandboxes.splice(0)) await sb.close();
+  });
+  const keep = (client: RawGatewayClient): RawGatewayClient => {
+    clients.push(client);
+    return client;
+  };
+  return {
+    async start(options = {}) {
+      const sb = await createSandbox(options);
+      sandboxes.push(sb);
+      return sb;
+    },
+    async connect(sb, intents) {
+      return keep((await identified(sb.gatewayUrl, sb.botToken, { intents })).client);
+    },
+    keep,
+  };
+}
+
+/** A REST request to the sandbox as its bot. */
+export function botCall(sb: Sandbox, method: string, path: string, body?: unknown, headers?: Record<string, string>): ReturnType<typeof api> {
+  return api(sb.restUrl, method, path, { token: sb.botToken, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
 }

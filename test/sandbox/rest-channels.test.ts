@@ -3,17 +3,11 @@
  * overwrites taking effect on its own requests), the CHANNEL_* / THREAD_* events with the state kept, and the
  * sandbox's own verbs (programmatic and admin API) that set the scene.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { api, identified, type RawGatewayClient } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { api, botCall as call, useSandboxSuite } from './helpers.js';
 
-const sandboxes: Sandbox[] = [];
-const clients: RawGatewayClient[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.terminate();
-  for (const sb of sandboxes.splice(0)) await sb.close();
-});
+const suite = useSandboxSuite();
+const { connect } = suite;
 
 const GUILDS = 1;
 const GUILD_MEMBERS = 1 << 1;
@@ -24,8 +18,7 @@ const MANAGE_CHANNELS = 1n << 4n;
 const THREADS = (1n << 34n) | (1n << 35n) | (1n << 36n) | (1n << 38n);
 
 async function start() {
-  const sb = await createSandbox({ seed: { guilds: 1, membersPerGuild: 8 }, gateway: { identifyWindowMs: 0 } });
-  sandboxes.push(sb);
+  const sb = await suite.start({ seed: { guilds: 1, membersPerGuild: 8 }, gateway: { identifyWindowMs: 0 } });
   const g = sb.state.guildIds[0]!;
   const roles = sb.state.roleIds(g);
   const botRole = roles[roles.length - 1]!;
@@ -37,16 +30,6 @@ async function start() {
   };
   const members = sb.state.memberIds(g).filter((id) => id !== sb.applicationId);
   return { sb, g, botRole, general, grant, plain: members[4]! };
-}
-
-function call(sb: Sandbox, method: string, path: string, body?: unknown) {
-  return api(sb.restUrl, method, path, { token: sb.botToken, ...(body !== undefined ? { body } : {}) });
-}
-
-async function connect(sb: Sandbox, intents: number) {
-  const r = await identified(sb.gatewayUrl, sb.botToken, { intents });
-  clients.push(r.client);
-  return r.client;
 }
 
 const MISSING_PERMISSIONS = { message: 'Missing Permissions', code: 50013 };

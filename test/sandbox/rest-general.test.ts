@@ -77,7 +77,7 @@ describe('errors and routing', () => {
     const sb = await start();
     for (const [method, path] of [
       ['GET', '/nope'],
-      ['GET', `/guilds/${sb.state.guildIds[0]!}/emojis`],
+      ['GET', `/guilds/${sb.state.guildIds[0]!}/onboarding`],
       // A modelled path with a method the sandbox does not model.
       ['DELETE', '/gateway/bot'],
       ['PATCH', `/applications/${sb.applicationId}/commands`],

@@ -3,17 +3,11 @@
  * CHANNEL_PINS_UPDATE, MESSAGE_DELETE_BULK and MESSAGE_POLL_VOTE_* events, the bot's permission checks, and a
  * poll built as the service builds it.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { createSandbox, DEFAULT_BUCKETS, type Sandbox } from '../../src/sandbox/index.js';
-import { api, identified, type RawGatewayClient } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_BUCKETS, type Sandbox } from '../../src/sandbox/index.js';
+import { botCall as call, useSandboxSuite } from './helpers.js';
 
-const sandboxes: Sandbox[] = [];
-const clients: RawGatewayClient[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.terminate();
-  for (const sb of sandboxes.splice(0)) await sb.close();
-});
+const suite = useSandboxSuite();
 
 const GUILDS = 1;
 const GUILD_MESSAGES = 1 << 9;
@@ -25,8 +19,7 @@ const PIN_MESSAGES = 1n << 51n;
 async function start() {
   // Buckets wide enough that the test's bursts are not limited (limits are tested in rest-faults / general).
   const buckets = Object.fromEntries(Object.keys(DEFAULT_BUCKETS).map((n) => [n, { limit: 1000, windowMs: 1000 }]));
-  const sb = await createSandbox({ seed: { guilds: 1, membersPerGuild: 8 }, gateway: { identifyWindowMs: 0 }, rest: { buckets } });
-  sandboxes.push(sb);
+  const sb = await suite.start({ seed: { guilds: 1, membersPerGuild: 8 }, gateway: { identifyWindowMs: 0 }, rest: { buckets } });
   const g = sb.state.guildIds[0]!;
   const roles = sb.state.roleIds(g);
   const botRole = roles[roles.length - 1]!;
@@ -35,13 +28,8 @@ async function start() {
     sb.state.channels.updateRole(g, botRole, { permissions: (BigInt(role.permissions) | bits).toString() });
   };
   const members = sb.state.memberIds(g).filter((id) => id !== sb.applicationId);
-  const client = (await identified(sb.gatewayUrl, sb.botToken, { intents: GUILDS | GUILD_MESSAGES | GUILD_MESSAGE_REACTIONS | GUILD_MESSAGE_POLLS })).client;
-  clients.push(client);
+  const client = await suite.connect(sb, GUILDS | GUILD_MESSAGES | GUILD_MESSAGE_REACTIONS | GUILD_MESSAGE_POLLS);
   return { sb, g, channel: sb.state.channelIds(g)[0]!, grant, client, alice: members[3]!, bob: members[4]! };
-}
-
-function call(sb: Sandbox, method: string, path: string, body?: unknown) {
-  return api(sb.restUrl, method, path, { token: sb.botToken, ...(body !== undefined ? { body } : {}) });
 }
 
 async function post(sb: Sandbox, channel: string, body: unknown): Promise<string> {
@@ -118,8 +106,7 @@ describe('pins and bulk delete', () => {
 
   it('typing: 204 and TYPING_START with the bot as the typer', async () => {
     const { sb, g, channel } = await start();
-    const typingClient = (await identified(sb.gatewayUrl, sb.botToken, { intents: GUILDS | (1 << 11) })).client;
-    clients.push(typingClient);
+    const typingClient = await suite.connect(sb, GUILDS | (1 << 11));
     expect((await call(sb, 'POST', `/channels/${channel}/typing`)).status).toBe(204);
     expect((await typingClient.nextDispatch('TYPING_START')).d).toMatchObject({ channel_id: channel, guild_id: g, user_id: sb.applicationId, member: { user: { id: sb.applicationId } } });
   });

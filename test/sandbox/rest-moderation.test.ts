@@ -3,17 +3,11 @@
  * reorder, delete) and bans (get, list, create, remove, bulk), with the bot's own permission and hierarchy checks
  * (50013 / 50001 in the service's error shape) and the gateway events the service sends.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { api, identified, type RawGatewayClient } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { botCall as call, useSandboxSuite } from './helpers.js';
 
-const sandboxes: Sandbox[] = [];
-const clients: RawGatewayClient[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.terminate();
-  for (const sb of sandboxes.splice(0)) await sb.close();
-});
+const suite = useSandboxSuite();
+const { connect } = suite;
 
 const GUILDS = 1;
 const GUILD_MEMBERS = 1 << 1;
@@ -21,24 +15,13 @@ const GUILD_MODERATION = 1 << 2;
 
 /** A sandbox with one guild; `moderator` gives the bot the seeded Moderator role besides its own. */
 async function start(opts: { moderator?: boolean } = {}) {
-  const sb = await createSandbox({ seed: { guilds: 1, membersPerGuild: 12 }, gateway: { identifyWindowMs: 0 } });
-  sandboxes.push(sb);
+  const sb = await suite.start({ seed: { guilds: 1, membersPerGuild: 12 }, gateway: { identifyWindowMs: 0 } });
   const g = sb.state.guildIds[0]!;
   const roles = sb.state.roleIds(g);
   const ids = { g, everyone: roles[0]!, moderator: roles[roles.length - 3]!, admin: roles[roles.length - 2]!, botRole: roles[roles.length - 1]! };
   if (opts.moderator) sb.state.updateMember(g, sb.applicationId, { roles: [ids.botRole, ids.moderator] });
   const members = sb.state.memberIds(g).filter((id) => id !== sb.applicationId);
   return { sb, ...ids, owner: members[0]!, mod: members[1]!, plain: members[5]! };
-}
-
-function call(sb: Sandbox, method: string, path: string, body?: unknown, headers?: Record<string, string>) {
-  return api(sb.restUrl, method, path, { token: sb.botToken, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
-}
-
-async function connect(sb: Sandbox, intents: number) {
-  const r = await identified(sb.gatewayUrl, sb.botToken, { intents });
-  clients.push(r.client);
-  return r.client;
 }
 
 const MISSING_PERMISSIONS = { message: 'Missing Permissions', code: 50013 };

@@ -4,9 +4,9 @@
  * A precondition slower than the deadline guard is deferred in time, and its denial then replaces the public
  * "thinking" message with an ephemeral one.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defineCommand, definePlugin } from '../../../src/index.js';
-import { startBot, type TestBot } from '../../../src/testing/index.js';
+import { useTestBot } from '../../helpers/test-bot.js';
 
 describe('a denial over the HTTP transport', () => {
   const ran: string[] = [];
@@ -38,23 +38,16 @@ describe('a denial over the HTTP transport', () => {
       }),
     ],
   });
-  let bot: TestBot;
-
-  beforeAll(async () => {
-    // The guard defers after 500 ms: three times shorter than the slow rule, six times shorter than the deadline.
-    bot = await startBot({ plugins: [plugin], config: { transport: 'http', endpoint: { port: 0 } }, deferAfterMs: 500 });
-  });
-  afterAll(async () => {
-    await bot?.close();
-  });
+  // The guard defers after 500 ms: three times shorter than the slow rule, six times shorter than the deadline.
+  const bot = useTestBot({ plugins: [plugin], config: { transport: 'http', endpoint: { port: 0 } }, deferAfterMs: 500 });
 
   it('is the inline answer to the signed request', async () => {
-    expect((await bot.invoke('daily')).content).toBe('reward');
-    const denied = await bot.invoke('daily');
+    expect((await bot().invoke('daily')).content).toBe('reward');
+    const denied = await bot().invoke('daily');
     expect(denied.type).toBe(4);
     expect(denied.ephemeral).toBe(true);
     expect(denied.content).toMatch(/Try again <t:\d+:R>/);
-    const delivery = bot.sandbox.webhooks.deliveryOf(denied.record.id)!;
+    const delivery = bot().sandbox.webhooks.deliveryOf(denied.record.id)!;
     expect(delivery.answer).toEqual({ kind: 'inline', status: 200 });
     expect(delivery.state).toBe('delivered');
     expect(delivery.attempts).toHaveLength(1);
@@ -62,8 +55,8 @@ describe('a denial over the HTTP transport', () => {
   });
 
   it('a slow precondition is deferred in time, then answered ephemerally', async () => {
-    const reply = await bot.invoke('slowcheck');
-    const delivery = bot.sandbox.webhooks.deliveryOf(reply.record.id)!;
+    const reply = await bot().invoke('slowcheck');
+    const delivery = bot().sandbox.webhooks.deliveryOf(reply.record.id)!;
     expect(delivery.answer).toEqual({ kind: 'inline', status: 200 });
     expect(reply.initial?.type).toBe(5);
     await reply.waitFor(() => reply.followups.some((f) => f.content === 'Not today.'), 'the ephemeral denial');

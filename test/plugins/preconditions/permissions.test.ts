@@ -4,10 +4,11 @@
  * permission's name, the handler not run; the cache's permission calculator decides (the overwrite reaches it as
  * the CHANNEL_UPDATE the bot's gateway session receives).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PermissionFlagsBits, type APIChannel } from 'discord-api-types/v10';
 import { defineCommand, definePlugin } from '../../../src/index.js';
-import { startBot, type TestBot, type TestMember } from '../../../src/testing/index.js';
+import type { TestMember } from '../../../src/testing/index.js';
+import { useTestBot } from '../../helpers/test-bot.js';
 import { until } from '../helpers.js';
 
 describe('permission preconditions', () => {
@@ -44,27 +45,22 @@ describe('permission preconditions', () => {
       }),
     ],
   });
-  let bot: TestBot;
   let plain: TestMember;
   let admin: TestMember;
   let quiet: string;
 
-  beforeAll(async () => {
-    bot = await startBot({ plugins: [plugin] });
-    plain = await bot.join({ username: 'plain' });
-    admin = await bot.join({ username: 'boss', roles: ['Admin'] });
+  const bot = useTestBot({ plugins: [plugin] }, async (started) => {
+    plain = await started.join({ username: 'plain' });
+    admin = await started.join({ username: 'boss', roles: ['Admin'] });
     // A channel whose @everyone overwrite denies Send Messages, as the bot's cache learns it (CHANNEL_UPDATE).
     const channels = await Promise.all(
-      bot.guild.channelIds.map((id) => bot.runtime.rest.request<APIChannel>({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: id } })),
+      started.guild.channelIds.map((id) => started.runtime.rest.request<APIChannel>({ method: 'GET', route: '/channels/{channel_id}', params: { channel_id: id } })),
     );
-    const text = channels.find((c) => c.type === 0 && c.id !== bot.guild.channelId)!;
+    const text = channels.find((c) => c.type === 0 && c.id !== started.guild.channelId)!;
     quiet = text.id;
-    const deny = { id: bot.guild.id, type: 0, allow: '0', deny: String(PermissionFlagsBits.SendMessages) };
-    bot.sandbox.faults.dispatch(0, 'CHANNEL_UPDATE', { ...text, guild_id: bot.guild.id, permission_overwrites: [deny] });
-    await until(async () => ((await bot.runtime.parts.cache!.getChannel(quiet))?.permissionOverwrites.length ?? 0) === 1, 'the overwrite in the cache');
-  });
-  afterAll(async () => {
-    await bot?.close();
+    const deny = { id: started.guild.id, type: 0, allow: '0', deny: String(PermissionFlagsBits.SendMessages) };
+    started.sandbox.faults.dispatch(0, 'CHANNEL_UPDATE', { ...text, guild_id: started.guild.id, permission_overwrites: [deny] });
+    await until(async () => ((await started.runtime.parts.cache!.getChannel(quiet))?.permissionOverwrites.length ?? 0) === 1, 'the overwrite in the cache');
   });
 
   const cases: Array<{ name: string; command: string; who: () => TestMember; channel?: () => string; answer: string | null }> = [
@@ -80,7 +76,7 @@ describe('permission preconditions', () => {
     it(`${c.name}: ${c.answer ?? 'runs'}`, async () => {
       ran.length = 0;
       const who = c.who();
-      const reply = await bot.invoke(c.command, { user: who, ...(c.channel !== undefined ? { channel: c.channel() } : {}) });
+      const reply = await bot().invoke(c.command, { user: who, ...(c.channel !== undefined ? { channel: c.channel() } : {}) });
       if (c.answer === null) {
         expect(ran).toEqual([`${c.command} ${who.username}`]);
         return;
@@ -101,25 +97,18 @@ describe('permission preconditions when the cache lacks the channel', () => {
       defineCommand({ name: 'ban', description: 'the bot needs Ban Members', preconditions: { permissions: { bot: ['BanMembers'] } }, async run(ctx) { ran.push('ban'); await ctx.reply('banned'); } }),
     ],
   });
-  let bot: TestBot;
-
-  beforeAll(async () => {
-    // No channels in the cache: the interaction's own member.permissions and app_permissions decide.
-    bot = await startBot({ plugins: [plugin], config: { cache: { channels: false } } });
-  });
-  afterAll(async () => {
-    await bot?.close();
-  });
+  // No channels in the cache: the interaction's own member.permissions and app_permissions decide.
+  const bot = useTestBot({ plugins: [plugin], config: { cache: { channels: false } } });
 
   it('reads the member and the bot from the interaction', async () => {
-    expect(await bot.runtime.parts.cache!.getChannel(bot.guild.channelId)).toBeUndefined();
-    const plain = await bot.join({ username: 'plain' });
-    const admin = await bot.join({ username: 'boss', roles: ['Admin'] });
-    const denied = await bot.invoke('purge', { user: plain });
+    expect(await bot().runtime.parts.cache!.getChannel(bot().guild.channelId)).toBeUndefined();
+    const plain = await bot().join({ username: 'plain' });
+    const admin = await bot().join({ username: 'boss', roles: ['Admin'] });
+    const denied = await bot().invoke('purge', { user: plain });
     expect(denied.content).toBe('You need these permissions here: ManageMessages.');
     expect(denied.ephemeral).toBe(true);
-    expect((await bot.invoke('ban', { user: admin })).content).toBe('I need these permissions here: BanMembers.');
-    expect((await bot.invoke('purge', { user: admin })).content).toBe('purged');
+    expect((await bot().invoke('ban', { user: admin })).content).toBe('I need these permissions here: BanMembers.');
+    expect((await bot().invoke('purge', { user: admin })).content).toBe('purged');
     expect(ran).toEqual(['purge boss']);
   });
 });
