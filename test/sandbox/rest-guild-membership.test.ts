@@ -94,6 +94,21 @@ describe('the bot leaves a guild and joins it again', () => {
   });
 });
 
+describe('a guild install brings the bot back to a guild it left', () => {
+  it('webhooks.install({ guildId }) with the bot scope: GUILD_CREATE, the guild known again', async () => {
+    const { sb, rest, g1 } = await start();
+    const client = await connect(sb, GUILDS);
+    await leaveGuild(rest, g1);
+    await client.nextDispatch('GUILD_DELETE');
+    expect(() => sb.webhooks.install({ guildId: g1, scopes: ['applications.commands'] })).toThrow(/unknown guild/);
+    expect(sb.state.leftGuildIds).toEqual([g1]);
+    sb.webhooks.install({ guildId: g1 });
+    expect((await client.nextDispatch('GUILD_CREATE')).d).toMatchObject({ id: g1 });
+    expect(sb.state.leftGuildIds).toEqual([]);
+    expect((await getGuild(rest, g1)).id).toBe(g1);
+  });
+});
+
 describe('PUT /guilds/{id}/members/{user}: a user added with their access token', () => {
   /** A user of the second guild only. */
   function outsider(sb: Sandbox, g1: string, g2: string): string {
