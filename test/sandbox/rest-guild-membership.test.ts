@@ -4,7 +4,7 @@
  * OAuth2 token (PUT /guilds/{id}/members/{user}), and a user reading their own member with a bearer token.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, RestClient, addMember, getCurrentUserGuildMember, getCurrentUserGuilds, getGuild, leaveGuild } from '../../src/rest/index.js';
+import { ApiError, RestClient, addMember, getCurrentUserGuildMember, getCurrentUserGuilds, getGuild, getMember, leaveGuild } from '../../src/rest/index.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { identified, type RawGatewayClient } from './helpers.js';
 
@@ -84,6 +84,11 @@ describe('the bot leaves a guild and joins it again', () => {
     expect((await getCurrentUserGuilds(rest)).map((g) => g.id).sort()).toEqual([g1, g2].sort());
     expect((await getGuild(rest, g1)).id).toBe(g1);
     expect(sb.state.leftGuildIds).toEqual([]);
+    // The other members are as the seed makes them (a sandbox that never left agrees); only the bot joined anew.
+    const same = await start();
+    const owner = same.sb.state.memberIds(g1).find((id) => id !== sb.applicationId)!;
+    expect(await getMember(rest, g1, owner)).toEqual(await getMember(same.rest, g1, owner));
+    expect(Date.parse((await getMember(rest, g1, sb.applicationId)).joined_at ?? '')).toBeGreaterThanOrEqual(before - 1000);
     expect(() => sb.state.joinGuild(g1)).toThrow(/is in guild/);
     const fresh = await identified(sb.gatewayUrl, sb.botToken, { intents: GUILDS });
     clients.push(fresh.client);
