@@ -36,6 +36,7 @@
  *          --rest-transport=undici (the Runtime once more, its REST client on undici: CPU per answered interaction of
  *          each)  --interaction-share=P (P percent of the live events are slash commands to answer; default 1)
  *          --answer-window=N (with --interaction-share=100: at most N events sent and not yet answered)
+ *          --events=N (live events; default 100,000, --quick 10,000)
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -194,6 +195,9 @@ const interactionShare = arg('interaction-share');
  */
 const answerWindow = arg('answer-window') === undefined ? null : Number(arg('answer-window'));
 if (answerWindow !== null && (interactionShare !== '100' || !(answerWindow >= 1))) throw new Error('--answer-window=N (N >= 1) needs --interaction-share=100');
+/** --events=N: live events of the workload (default 100,000; --quick 10,000). */
+const liveEventCount = arg('events');
+if (liveEventCount !== undefined && !(Number(liveEventCount) >= 1 && Number(liveEventCount) <= 1_000_000)) throw new Error('--events=N, 1 to 1,000,000');
 /** --channels-per-guild=N, --threads-per-guild=N: the guilds' channel lists (default 6 and 2). */
 const channelsPerGuild = arg('channels-per-guild');
 const threadsPerGuild = arg('threads-per-guild');
@@ -500,6 +504,7 @@ async function main(): Promise<void> {
     ...(channelsPerGuild !== undefined ? { channelsPerGuild: Number(channelsPerGuild) } : {}),
     ...(threadsPerGuild !== undefined ? { threadsPerGuild: Number(threadsPerGuild) } : {}),
     ...(interactionShare !== undefined ? { interactionPercent: Number(interactionShare) } : {}),
+    ...(liveEventCount !== undefined ? { events: Number(liveEventCount) } : {}),
   });
   const o = workload.options;
   const wantedTransports = (arg('transports')?.split(',') ?? [...TRANSPORTS]) as Transport[];

@@ -1,6 +1,8 @@
 /**
  * A part measurement (issue 33): the CPU an interaction answer costs the bot over the REST transport, node:http
- * (src/rest/transport.ts, what the client uses) beside undici's Pool (what @discordjs/rest uses), on keep-alive
+ * (src/rest/transport.ts, what the client uses) beside undici's Pool (what @discordjs/rest uses) and beside
+ * bench/lib/undici-transport.ts (that Pool behind HttpTransport's interface and timeout, as the ingest bench's
+ * --rest-transport=undici runs it), on keep-alive
  * loopback against a Node http.Server answering 204. 20,000 POSTs of a callback-sized body, 16 at a time, after
  * 2,000 of warm-up; CPU time of this process (user + system) per answer, and wall time. Not part of `npm run bench`
  * (no .bench.ts): run it by hand.
@@ -11,6 +13,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { HttpTransport } from '../src/rest/transport.js';
+import { UndiciTransport } from './lib/undici-transport.js';
 
 const N = 20_000;
 const WARMUP = 2_000;
@@ -44,6 +47,7 @@ async function run(name: string, send: () => Promise<void>): Promise<void> {
 
 const transport = new HttpTransport(`http://127.0.0.1:${port}`, { maxSockets: CONCURRENCY });
 const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY, keepAliveTimeout: 4_000 });
+const undiciTransport = new UndiciTransport(`http://127.0.0.1:${port}`, { maxSockets: CONCURRENCY });
 for (let round = 0; round < 2; round++) {
   await run('node:http (HttpTransport)', async () => {
     await transport.send({ method: 'POST', path, headers, body, timeoutMs: 10_000 });
@@ -52,7 +56,11 @@ for (let round = 0; round < 2; round++) {
     const res = await pool.request({ method: 'POST', path, headers, body });
     await res.body.dump();
   });
+  await run('undici UndiciTransport (bench/lib)', async () => {
+    await undiciTransport.send({ method: 'POST', path, headers, body, timeoutMs: 10_000 });
+  });
 }
 transport.close();
 await pool.close();
+undiciTransport.close();
 server.close();

@@ -3,9 +3,9 @@
  * in a child process so that its heap is measured alone) and the test (test/runtime/soak.test.ts: thousands, in
  * CI). Each cycle: members join, leave and change; entitlements are granted and deleted (3% of the events are
  * deletions, so the cache keeps tombstones); roles are created, changed and deleted by the bot over REST; 1% are
- * commands the bot answers over REST. A cycle ends with a RESUME, every third with a fresh IDENTIFY, and then the
- * bot's cache must equal the sandbox's state: every guild's member ids and role ids, and the number of live
- * entitlements.
+ * commands the bot answers over REST; one in 2,000 is the bot leaving a guild or joining it again. A cycle ends with a RESUME, every third with a fresh IDENTIFY, and then the
+ * bot's cache must equal the sandbox's state: the guilds the bot is in, every guild's member ids and role ids
+ * (none of a guild it left), and the number of live entitlements.
  */
 import type { CacheReader } from '../../src/cache/types.js';
 import { RestClient, createRole, deleteRole, editRole, listRoles } from '../../src/rest/index.js';
@@ -27,9 +27,13 @@ const MANAGE_ROLES = 1n << 28n;
  * (about 600 after 1.4 M events), and the cache's rightful growth with them would read as a slope.
  */
 const LIVE_MAX = 100;
+/** One event in this many is the bot leaving a guild or joining the one it left again. */
+const GUILD_FLIP_ODDS = 2_000;
 
 /** What the bot's cache holds, as the churn compares it with the sandbox. */
 export interface CacheView {
+  /** The guilds (of those asked about) the cache holds. */
+  readonly guilds: readonly string[];
   /** guild id -> member ids, and guild id -> role ids (null-prototype records: ids come from outside). */
   readonly members: Readonly<Record<string, readonly string[]>>;
   readonly roles: Readonly<Record<string, readonly string[]>>;
@@ -66,6 +70,8 @@ export interface ChurnResult {
   readonly cycles: readonly CycleEnd[];
   readonly invoked: number;
   readonly answered: number;
+  /** Times the bot left a guild or joined it again. */
+  readonly guildFlips: number;
   /** Why commands went unanswered (the first few). */
   readonly unanswered: readonly string[];
 }
@@ -90,7 +96,9 @@ export function soakSandboxOptions(): SandboxOptions {
 export async function cacheView(cache: CacheReader, guildIds: readonly string[]): Promise<CacheView> {
   const members = Object.create(null) as Record<string, string[]>;
   const roles = Object.create(null) as Record<string, string[]>;
+  const guilds: string[] = [];
   for (const guildId of guildIds) {
+    if ((await cache.getGuild(guildId)) !== undefined) guilds.push(guildId);
     const ids: string[] = [];
     let after: string | undefined;
     for (let page = 0; page < 1_000; page++) {
@@ -102,7 +110,7 @@ export async function cacheView(cache: CacheReader, guildIds: readonly string[])
     members[guildId] = ids;
     roles[guildId] = (await cache.getRoles(guildId)).map((r) => r.id);
   }
-  return { members, roles, entitlements: (await cache.sizes()).entitlements };
+  return { guilds, members, roles, entitlements: (await cache.sizes()).entitlements };
 }
 
 /** Ids in one list and not the other, both ways, each named in `into` as `what +id` (missing) or `what -id` (extra). */
@@ -114,12 +122,15 @@ function difference(what: string, truth: readonly string[], cached: readonly str
 }
 
 /** Every difference between the cache's view and the sandbox's state, one line each. */
-function mismatchesOf(sandbox: Sandbox, view: CacheView, liveEntitlements: number): string[] {
+function mismatchesOf(sandbox: Sandbox, allGuilds: readonly string[], view: CacheView, liveEntitlements: number): string[] {
   const out: string[] = [];
   for (let n = view.entitlements - liveEntitlements; n !== 0; n -= Math.sign(n)) out.push(`entitlements ${view.entitlements} for ${liveEntitlements}`);
-  for (const guildId of sandbox.state.guildIds) {
-    difference(`guild ${guildId} member`, sandbox.state.memberIds(guildId), view.members[guildId] ?? [], out);
-    difference(`guild ${guildId} role`, sandbox.state.roleIds(guildId), view.roles[guildId] ?? [], out);
+  const left = new Set(sandbox.state.leftGuildIds);
+  difference('guild', allGuilds.filter((g) => !left.has(g)), view.guilds, out);
+  for (const guildId of allGuilds) {
+    // A guild the bot left: nothing of it stays in the cache.
+    difference(`guild ${guildId} member`, left.has(guildId) ? [] : sandbox.state.memberIds(guildId), view.members[guildId] ?? [], out);
+    difference(`guild ${guildId} role`, left.has(guildId) ? [] : sandbox.state.roleIds(guildId), view.roles[guildId] ?? [], out);
   }
   return out;
 }
@@ -147,6 +158,7 @@ export async function runChurn(options: ChurnOptions): Promise<ChurnResult> {
 
 class Churn {
   private readonly sandbox: Sandbox;
+  /** Every guild of the seed, the ones the bot has left included. */
   private readonly guilds: readonly string[];
   private readonly skus: readonly string[];
   private readonly prng: Prng;
@@ -155,6 +167,7 @@ class Churn {
   /** Roles the churn created per guild, oldest first. */
   private readonly churnRoles = new Map<string, string[]>();
   private events = 0;
+  private guildFlips = 0;
   private invoked = 0;
   private answered = 0;
   private readonly unanswered: string[] = [];
@@ -183,13 +196,15 @@ class Churn {
         if (i % 500 === 499) await new Promise((res) => setImmediate(res));
       }
       await Promise.all(answers);
+      // Every other cycle ends with a guild left, so that what a departure leaves behind is compared too.
+      if (cycle % 2 === 0 && this.sandbox.state.leftGuildIds.length === 0) this.flipGuild();
       await this.sessionEnds(cycle % 3 === 2);
       const mismatched = await this.settledMismatches();
       const end: CycleEnd = { cycle, events: this.events, mismatches: mismatched.length, mismatched: mismatched.slice(0, 10), liveEntitlements: this.live.size };
       cycles.push(end);
       await this.options.onCycleEnd?.(end);
     }
-    return { cycles, invoked: this.invoked, answered: this.answered, unanswered: this.unanswered.slice(0, 5) };
+    return { cycles, invoked: this.invoked, answered: this.answered, guildFlips: this.guildFlips, unanswered: this.unanswered.slice(0, 5) };
   }
 
   /**
@@ -223,7 +238,7 @@ class Churn {
     let mismatched: string[] = [];
     for (let tries = 0; tries < 300; tries++) {
       await new Promise((res) => setTimeout(res, 100));
-      mismatched = mismatchesOf(this.sandbox, await this.options.bot.view(), this.live.size + this.seededEntitlements);
+      mismatched = mismatchesOf(this.sandbox, this.guilds, await this.options.bot.view(), this.live.size + this.seededEntitlements);
       if (mismatched.length === 0) break;
     }
     return mismatched;
@@ -238,7 +253,9 @@ class Churn {
   }
 
   private async oneEvent(answers: Array<Promise<unknown>>): Promise<void> {
-    const g = this.guilds[this.rand(this.guilds.length)]!;
+    if (this.rand(GUILD_FLIP_ODDS) === 0) return this.flipGuild();
+    const current = this.sandbox.state.guildIds;
+    const g = current[this.rand(current.length)]!;
     const r = this.rand(100);
     if (r < 3) this.deleteEntitlement(g);
     else if (r < 6) {
@@ -250,6 +267,17 @@ class Churn {
     else if (r < 63) this.leave(g);
     else if (r < 99) this.rename(g);
     else answers.push(this.invoke(g));
+  }
+
+  /** The bot leaves a guild (GUILD_DELETE), or joins the one it left again (GUILD_CREATE). */
+  private flipGuild(): void {
+    this.guildFlips++;
+    const left = this.sandbox.state.leftGuildIds;
+    if (left.length > 0) this.sandbox.state.joinGuild(left[0]!);
+    else {
+      const current = this.sandbox.state.guildIds;
+      this.sandbox.state.leaveGuild(current[this.rand(current.length)]!);
+    }
   }
 
   private grant(g: string): void {

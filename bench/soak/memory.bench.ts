@@ -17,6 +17,7 @@
  *   npm run bench -- soak/memory                  8 cycles of 20,000 events per backend (fill-up only: minutes)
  *   npm run bench -- soak/memory --cycles=48 --events=60000    about 2.9 M events, 20 to 30 min per backend
  *   npm run bench -- soak --quick                 4 cycles of 5,000 (a smoke run; no slope)
+ *   ... --backend=memory | --backend=redis        one backend only
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -146,9 +147,13 @@ async function soak(backend: 'memory' | 'redis'): Promise<{ samples: Sample[]; a
   }
 }
 
-const backends: Array<'memory' | 'redis'> = ['memory'];
-if (await redisAnswers(REDIS_URL)) backends.push('redis');
-else console.log(`(no Redis at ${REDIS_URL}: the Redis backend is skipped)`);
+/** `--backend=memory` or `--backend=redis` runs one (two runs side by side take half the time on two cores). */
+const only = process.argv.find((a) => a.startsWith('--backend='))?.slice('--backend='.length);
+const backends: Array<'memory' | 'redis'> = only === 'redis' ? [] : ['memory'];
+if (only !== 'memory') {
+  if (await redisAnswers(REDIS_URL)) backends.push('redis');
+  else console.log(`(no Redis at ${REDIS_URL}: the Redis backend is skipped)`);
+}
 console.log(
   `soak: ${CYCLES} cycles x ${EVENTS.toLocaleString('en')} events per backend (bench/soak/churn.ts), 3% entitlement deletions; ` +
     `warm-up ${FIXED_WARMUP !== null ? `${FIXED_WARMUP} cycles` : `until ${FILL_EVENTS.toLocaleString('en')} events and ${FILL_MS / 60_000} min`}`,

@@ -294,6 +294,8 @@ export interface SandboxState {
    * (to set a scene), each with the gateway event the service sends (CHANNEL_*, THREAD_*, GUILD_ROLE_UPDATE).
    */
   readonly channels: SandboxChannelVerbs;
+  /** Extension: a member marks themselves interested in a scheduled event, or not (GUILD_SCHEDULED_EVENT_USER_*). */
+  setEventInterest(guildId: string, eventId: string, userId: string, interested?: boolean): void;
   /**
    * Extension: the bot leaves a guild, or is removed from it (GUILD_DELETE without `unavailable`); the guild is
    * then unknown to REST (10004) and to new sessions until `joinGuild`.

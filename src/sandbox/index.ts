@@ -53,8 +53,11 @@ import { threadRoutes } from './rest/routes/threads.js';
 import { reactionRoutes } from './rest/routes/reactions.js';
 import { pinRoutes } from './rest/routes/pins.js';
 import { crosspostRoutes } from './rest/routes/crosspost.js';
+import { inviteRoutes } from './rest/routes/invites.js';
+import { auditLogRoutes } from './rest/routes/audit-logs.js';
 import { incomingWebhookRoutes } from './rest/routes/webhook-messages.js';
 import { assetRoutes } from './rest/routes/assets.js';
+import { setEventInterest } from './state/scheduled-events.js';
 import { appGuildAdminRoutes } from './rest/routes/app-guild-admin.js';
 import { userRoutes } from './rest/routes/users.js';
 import { CommandPermissionStore } from './state/command-permissions.js';
@@ -186,6 +189,7 @@ function stateView(store: SandboxStore, commands: CommandRegistry): SandboxState
     roleIds: (guildId) => store.requireGuild(guildId).roles.map((r) => r.id),
     commands: (guildId) => commands.list(guildId ?? null),
     channels: new ChannelVerbs(store),
+    setEventInterest: (guildId, eventId, userId, interested = true) => setEventInterest(store, guildId, eventId, userId, interested),
     leaveGuild: (guildId) => store.leaveGuild(guildId),
     joinGuild: (guildId) => store.joinGuild(guildId),
     get leftGuildIds() {
@@ -244,6 +248,8 @@ function addRoutes(rest: RestApi, core: SandboxCore, delivery: WebhookDelivery):
   rest.add(crosspostRoutes(core));
   rest.add(assetRoutes(core));
   rest.add(appGuildAdminRoutes(core));
+  rest.add(inviteRoutes(core));
+  rest.add(auditLogRoutes(core));
 }
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

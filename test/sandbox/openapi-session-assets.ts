@@ -58,5 +58,56 @@ const stickers: Step[] = [
   { name: 'a deleted guild sticker', method: 'GET', path: '/guilds/{guild}/stickers/{sticker}', status: 404 },
 ];
 
+const inDays = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString();
+const external = () => ({ name: 'Meetup', privacy_level: 2, entity_type: 3, scheduled_start_time: inDays(1), scheduled_end_time: inDays(2), entity_metadata: { location: 'The park' } });
+
+const events: Step[] = [
+  { name: 'create an event without the permission', method: 'POST', path: '/guilds/{guild}/scheduled-events', before: ownRoleOnly, get body() { return external(); }, status: 403 },
+  { name: 'create an external event', method: 'POST', path: '/guilds/{guild}/scheduled-events', before: withAdmin, get body() { return external(); }, status: 200, keep: keepId('event') },
+  { name: 'create an external event without a place or end', method: 'POST', path: '/guilds/{guild}/scheduled-events', get body() { return { ...external(), entity_metadata: {}, scheduled_end_time: null }; }, status: 400 },
+  {
+    name: 'create a voice event',
+    method: 'POST',
+    path: '/guilds/{guild}/scheduled-events',
+    before: (s) => void s.ids.set('voice', s.sb.state.channelIds(s.ids.get('guild')!)[2]!),
+    get body() { return { name: 'Voice hangout', privacy_level: 2, entity_type: 2, channel_id: '{voice}', scheduled_start_time: inDays(1), description: 'Come and talk' }; },
+    status: 200,
+    keep: keepId('voice_event'),
+  },
+  { name: "a guild's events with user counts", method: 'GET', path: '/guilds/{guild}/scheduled-events?with_user_count=true', status: 200 },
+  { name: 'an event', method: 'GET', path: '/guilds/{guild}/scheduled-events/{event}?with_user_count=true', status: 200 },
+  { name: 'an unknown event', method: 'GET', path: `/guilds/{guild}/scheduled-events/${UNKNOWN}`, status: 404 },
+  { name: "an event's users", method: 'GET', path: '/guilds/{guild}/scheduled-events/{event}/users?with_member=true&limit=10', before: (s) => s.sb.state.setEventInterest(s.ids.get('guild')!, s.ids.get('event')!, s.ids.get('owner')!), status: 200 },
+  { name: "an event's users, badly", method: 'GET', path: '/guilds/{guild}/scheduled-events/{event}/users?limit=500', status: 400 },
+  { name: "an occurrence's users", method: 'GET', path: `/guilds/{guild}/scheduled-events/{event}/${UNKNOWN}/users`, status: 200 },
+  { name: 'start an event', method: 'PATCH', path: '/guilds/{guild}/scheduled-events/{voice_event}', body: { status: 2 }, status: 200 },
+  { name: 'put a started event back', method: 'PATCH', path: '/guilds/{guild}/scheduled-events/{voice_event}', body: { status: 1 }, status: 400 },
+  { name: 'end an event', method: 'PATCH', path: '/guilds/{guild}/scheduled-events/{voice_event}', body: { status: 3 }, status: 200 },
+  { name: 'edit an ended event', method: 'PATCH', path: '/guilds/{guild}/scheduled-events/{voice_event}', body: { name: 'Again' }, status: 400 },
+  { name: 'delete an event', method: 'DELETE', path: '/guilds/{guild}/scheduled-events/{event}', status: 204 },
+];
+
+const stages: Step[] = [
+  { name: 'a stage channel', method: 'POST', path: '/guilds/{guild}/channels', body: { name: 'Town hall', type: 13 }, status: 201, keep: keepId('stage_channel') },
+  { name: 'open a stage without the permission', method: 'POST', path: '/stage-instances', before: ownRoleOnly, body: { channel_id: '{stage_channel}', topic: 'Q&A' }, status: 403 },
+  { name: 'open a stage', method: 'POST', path: '/stage-instances', before: withAdmin, body: { channel_id: '{stage_channel}', topic: 'Q&A', privacy_level: 2 }, status: 200 },
+  { name: 'open it again', method: 'POST', path: '/stage-instances', body: { channel_id: '{stage_channel}', topic: 'Q&A' }, status: 400 },
+  { name: 'a stage instance', method: 'GET', path: '/stage-instances/{stage_channel}', status: 200 },
+  { name: 'change the topic', method: 'PATCH', path: '/stage-instances/{stage_channel}', body: { topic: 'AMA' }, status: 200 },
+  { name: 'change the topic, badly', method: 'PATCH', path: '/stage-instances/{stage_channel}', body: { topic: '' }, status: 400 },
+  { name: 'close the stage', method: 'DELETE', path: '/stage-instances/{stage_channel}', status: 204 },
+  { name: 'a closed stage', method: 'GET', path: '/stage-instances/{stage_channel}', status: 404 },
+];
+
+const voice: Step[] = [
+  { name: "the bot's voice state (not in voice)", method: 'GET', path: '/guilds/{guild}/voice-states/@me', status: 404 },
+  { name: "a member's voice state (not in voice)", method: 'GET', path: '/guilds/{guild}/voice-states/{owner}', status: 404 },
+  { name: 'suppress the bot (not in voice)', method: 'PATCH', path: '/guilds/{guild}/voice-states/@me', body: { channel_id: '{stage_channel}', suppress: true }, status: 404 },
+  { name: 'suppress the bot, badly', method: 'PATCH', path: '/guilds/{guild}/voice-states/@me', body: { suppress: 'yes' }, status: 400 },
+  { name: 'suppress a member (not in voice)', method: 'PATCH', path: '/guilds/{guild}/voice-states/{owner}', body: { channel_id: '{stage_channel}', suppress: true }, status: 404 },
+  { name: 'set a voice channel status', method: 'PUT', path: '/channels/{voice}/voice-status', body: { status: 'Playing chess' }, status: 204 },
+  { name: 'set a text channel status', method: 'PUT', path: '/channels/{channel}/voice-status', body: { status: 'x' }, status: 400 },
+];
+
 /** In order; the bot is left with its own role only. */
-export const ASSET_STEPS: readonly Step[] = [...emojis, ...stickers, { name: 'back to the own role', method: 'GET', path: '/guilds/{guild}/emojis', before: ownRoleOnly, status: 200 }];
+export const ASSET_STEPS: readonly Step[] = [...emojis, ...stickers, ...events, ...stages, ...voice, { name: 'back to the own role', method: 'GET', path: '/guilds/{guild}/emojis', before: ownRoleOnly, status: 200 }];

@@ -1,6 +1,7 @@
 /**
  * Steps of the scripted session (openapi-session.ts) for incoming webhooks, crossposting, invites and the audit
- * log. The first step is refused (the bot has only its own role); then the bot is given the seeded Admin role.
+ * log. The first step is refused (the bot has only its own role); then the bot is given the seeded Admin role,
+ * which the last step takes away again.
  */
 import type { Session, Step } from './openapi-session.js';
 
@@ -59,5 +60,28 @@ const crosspost: Step[] = [
   { name: 'publish an unknown message', method: 'POST', path: `/channels/{news}/messages/${UNKNOWN}/crosspost`, status: 404 },
 ];
 
+function keepCode(name: string): (body: Record<string, unknown>, s: Session) => void {
+  return (body, s) => s.ids.set(name, String(body.code));
+}
+
+const invites: Step[] = [
+  { name: 'create an invite', method: 'POST', path: '/channels/{channel}/invites', body: { max_age: 3600, max_uses: 10, unique: true }, status: 200, keep: keepCode('invite') },
+  { name: 'create an invite with defaults', method: 'POST', path: '/channels/{channel}/invites', body: {}, status: 200 },
+  { name: 'create an invite, badly', method: 'POST', path: '/channels/{channel}/invites', body: { max_age: -1 }, status: 400 },
+  { name: "a channel's invites", method: 'GET', path: '/channels/{channel}/invites', status: 200 },
+  { name: "a guild's invites", method: 'GET', path: '/guilds/{guild}/invites', status: 200 },
+  { name: 'an invite', method: 'GET', path: '/invites/{invite}?with_counts=true', auth: 'none', status: 200 },
+  { name: 'an unknown invite', method: 'GET', path: '/invites/nothing', auth: 'none', status: 404 },
+  { name: 'revoke an invite', method: 'DELETE', path: '/invites/{invite}', status: 200 },
+  { name: 'revoke it again', method: 'DELETE', path: '/invites/{invite}', status: 404 },
+];
+
+const auditLog: Step[] = [
+  { name: 'the audit log', method: 'GET', path: '/guilds/{guild}/audit-logs', status: 200 },
+  { name: 'the audit log, filtered', method: 'GET', path: '/guilds/{guild}/audit-logs?action_type=50&limit=5', status: 200 },
+  { name: 'the audit log with too high a limit', method: 'GET', path: '/guilds/{guild}/audit-logs?limit=500', status: 400 },
+  { name: 'the audit log without the permission', method: 'GET', path: '/guilds/{guild}/audit-logs', before: (s) => botRoles(s, false), status: 403 },
+];
+
 /** In order: the refused step first, then everything as a bot with Admin. */
-export const HOOK_STEPS: readonly Step[] = [...webhooks, ...crosspost];
+export const HOOK_STEPS: readonly Step[] = [...webhooks, ...crosspost, ...invites, ...auditLog];

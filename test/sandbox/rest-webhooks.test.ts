@@ -122,6 +122,19 @@ describe('managing webhooks with the bot token', () => {
     expect([gone.status, gone.code]).toEqual([404, 10015]);
   });
 
+  it('15 per channel (400 / 30007); a deleted channel takes its webhooks with it', async () => {
+    const { sb, g, channel, grant, rest } = await start();
+    await grant(MANAGE_WEBHOOKS);
+    for (let i = 0; i < 15; i++) await createWebhook(rest, channel, { name: `hook ${i}` });
+    const full = await refusal(createWebhook(rest, channel, { name: 'one more' }));
+    expect([full.status, full.code]).toEqual([400, 30007]);
+    const made = sb.state.channels.createChannel(g, { name: 'temp' }) as { id: string };
+    const hook = await createWebhook(rest, made.id, { name: 'Temp' });
+    sb.state.channels.deleteChannel(made.id);
+    expect((await refusal(getWebhook(rest, hook.id))).code).toBe(10015);
+    expect((await listGuildWebhooks(rest, g)).map((w) => w.channel_id)).toEqual(Array.from({ length: 15 }, () => channel));
+  });
+
   it('without GUILD_WEBHOOKS no WEBHOOKS_UPDATE arrives', async () => {
     const { channel, grant, rest, client } = await start(GUILDS | GUILD_MESSAGES);
     await grant(MANAGE_WEBHOOKS);

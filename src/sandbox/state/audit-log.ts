@@ -1,9 +1,11 @@
 /**
  * The audit log of each guild (discord-api-docs "Audit Log" resource): what the sandbox's modelled changes
  * record, one line per change from the route that made it. Each entry also goes out as
- * GUILD_AUDIT_LOG_ENTRY_CREATE (intent GUILD_MODERATION, protocol §9). Bounded: the newest MAX_AUDIT_ENTRIES per
+ * GUILD_AUDIT_LOG_ENTRY_CREATE (intent GUILD_MODERATION, and only to a bot with VIEW_AUDIT_LOG: protocol §9). Bounded: the newest MAX_AUDIT_ENTRIES per
  * guild are kept (the service keeps 45 days; a sandbox that runs for long keeps the last ones).
  */
+import type { GuildRecord } from './model.js';
+import { P } from './permissions.js';
 import type { SandboxStore } from './store.js';
 
 export const MAX_AUDIT_ENTRIES = 1000;
@@ -87,6 +89,8 @@ export function recordAudit(store: SandboxStore, guildId: string, input: AuditIn
   };
   list.push(entry);
   if (list.length > MAX_AUDIT_ENTRIES) list.splice(0, list.length - MAX_AUDIT_ENTRIES);
+  const guild = store.guild(guildId);
+  if (guild === undefined || (store.permissionsOf(guild, store.applicationId) & P.VIEW_AUDIT_LOG) === 0n) return;
   store.emit(guildId, 'GUILD_AUDIT_LOG_ENTRY_CREATE', JSON.stringify({ ...auditEntryObject(entry), guild_id: guildId }));
 }
 
@@ -102,5 +106,16 @@ export function changesOf(before: Record<string, unknown> | null, after: Record<
     if (now !== undefined) change.new_value = now;
     out.push(change);
   }
+  return out;
+}
+
+/** MEMBER_ROLE_UPDATE changes: `$add` / `$remove` with the roles' ids and names (only the keys that apply). */
+export function roleChanges(guild: GuildRecord, before: readonly string[], after: readonly string[]): AuditChange[] {
+  const named = (ids: string[]): Array<{ id: string; name: string }> => ids.map((id) => ({ id, name: guild.roles.find((r) => r.id === id)?.name ?? '' }));
+  const added = after.filter((id) => !before.includes(id));
+  const removed = before.filter((id) => !after.includes(id));
+  const out: AuditChange[] = [];
+  if (added.length > 0) out.push({ key: '$add', new_value: named(added) });
+  if (removed.length > 0) out.push({ key: '$remove', new_value: named(removed) });
   return out;
 }

@@ -5,6 +5,7 @@
  * the bot's own membership and THREAD_MEMBERS_UPDATE for everyone's). The REST routes check permissions and
  * bodies before calling these; the admin API calls them directly (issue 29's sandbox verbs).
  */
+import { stageInstanceObject } from './assets-serialize.js';
 import { SandboxError } from '../errors.js';
 import type { ChannelRecord, GuildRecord, ThreadState } from './model.js';
 import type { OverwriteRecord } from './permissions.js';
@@ -93,6 +94,9 @@ export function deleteChannel(store: SandboxStore, guild: GuildRecord, c: Channe
   guild.threads = (guild.threads ?? []).filter((x) => x.parentId !== c.id);
   store.channelsChanged(guild);
   emitChannel(store, guild, 'CHANNEL_DELETE', c);
+  // A stage channel's live stage instance ends with it.
+  const stage = guild.stageInstances?.get(c.id);
+  if (stage !== undefined && guild.stageInstances!.delete(c.id)) store.emit(guild.id, 'STAGE_INSTANCE_DELETE', JSON.stringify(stageInstanceObject(stage)));
   for (const child of guild.channels.filter((x) => x.parentId === c.id)) updateChannel(store, guild, child, { parentId: null });
 }
 

@@ -7,6 +7,7 @@
 import type { SandboxCore } from '../../core.js';
 import { SandboxApiError, Errors } from '../../errors.js';
 import type { BanRecord, GuildRecord } from '../../state/model.js';
+import { AuditAction, recordAudit } from '../../state/audit-log.js';
 import { P } from '../../state/permissions.js';
 import { userObject } from '../../state/serialize.js';
 import type { SandboxStore } from '../../state/store.js';
@@ -43,6 +44,7 @@ function banRefusal(store: SandboxStore, guild: GuildRecord, userId: string): Sa
 /** Ban a user: record it, GUILD_BAN_ADD, then the member leaves (GUILD_MEMBER_REMOVE). */
 export function banUser(store: SandboxStore, guild: GuildRecord, userId: string, reason: string | null): void {
   bansOf(guild).set(userId, { userId, reason });
+  recordAudit(store, guild.id, { action: AuditAction.MEMBER_BAN_ADD, targetId: userId, reason });
   store.emit(guild.id, 'GUILD_BAN_ADD', JSON.stringify({ guild_id: guild.id, user: userObject(store.user(userId)!) }), userId);
   if (store.isMember(guild, userId)) store.removeMember(guild.id, userId);
 }
@@ -93,6 +95,7 @@ export function banRoutes(core: SandboxCore): RouteDef[] {
     const ban = bansOf(guild).get(ctx.params.userId!);
     if (!ban) throw unknownBan();
     bansOf(guild).delete(ban.userId);
+    recordAudit(store, guild.id, { action: AuditAction.MEMBER_BAN_REMOVE, targetId: ban.userId, reason: auditReason(ctx) });
     store.emit(guild.id, 'GUILD_BAN_REMOVE', JSON.stringify({ guild_id: guild.id, user: userObject(store.user(ban.userId)!) }), ban.userId);
   };
 

@@ -9,13 +9,16 @@ import type { SandboxCore } from '../../core.js';
 import { SandboxApiError, Errors, SandboxError } from '../../errors.js';
 import { createChannel, CREATABLE_TYPES, deleteChannel, deleteOverwrite, MAX_GUILD_CHANNELS, setOverwrite, updateChannel, channelJson, type ChannelPatch } from '../../state/channels.js';
 import type { ChannelRecord, GuildRecord } from '../../state/model.js';
+import { AuditAction, changesOf, recordAudit } from '../../state/audit-log.js';
 import { P } from '../../state/permissions.js';
 import type { SandboxStore } from '../../state/store.js';
 import { jsonValue } from '../body.js';
 import type { RestContext, RouteDef } from '../types.js';
 import { channelPatchOf, overwriteOf } from './channel-body.js';
-import { FormErrors, guildChannelOf, guildOf, objectBody, requireChannelPermission, requireGrantable, requireGuildPermission, type Json } from './guild-access.js';
+import { auditReason, FormErrors, guildChannelOf, guildOf, objectBody, requireChannelPermission, requireGrantable, requireGuildPermission, type Json } from './guild-access.js';
 
+/** Channel fields an audit entry shows the change of. */
+const AUDITED_CHANNEL_KEYS = ['name', 'type', 'topic', 'nsfw', 'rate_limit_per_user', 'parent_id', 'bitrate', 'user_limit'] as const;
 const unknownOverwrite = (): SandboxApiError => new SandboxApiError(404, 10009, 'Unknown Overwrite');
 const maxChannels = (): SandboxApiError => new SandboxApiError(400, 30013, `Maximum number of guild channels reached (${MAX_GUILD_CHANNELS})`);
 
@@ -60,6 +63,7 @@ function createFromBody(store: SandboxStore, ctx: RestContext): Json {
       ...(patch.bitrate !== undefined ? { bitrate: patch.bitrate } : {}),
       ...(patch.userLimit !== undefined ? { userLimit: patch.userLimit } : {}),
     });
+    recordAudit(store, guild.id, { action: AuditAction.CHANNEL_CREATE, targetId: channel.id, reason: auditReason(ctx), changes: changesOf(null, channelJson(guild, channel), AUDITED_CHANNEL_KEYS) });
     return channelJson(guild, channel);
   } catch (err) {
     if (err instanceof SandboxError) throw maxChannels();
@@ -100,7 +104,10 @@ export function channelWriteRoutes(core: SandboxCore): RouteDef[] {
       requireChannelPermission(store, guild, channel, P.MANAGE_CHANNELS);
       checkOverwrites(store, guild, channel, patch);
     }
-    return channelJson(guild, updateChannel(store, guild, channel, patch));
+    const was = channelJson(guild, channel);
+    const now = channelJson(guild, updateChannel(store, guild, channel, patch));
+    if (channel.thread === undefined) recordAudit(store, guild.id, { action: AuditAction.CHANNEL_UPDATE, targetId: channel.id, reason: auditReason(ctx), changes: changesOf(was, now, AUDITED_CHANNEL_KEYS) });
+    return now;
   };
 
   const remove = (ctx: RestContext): Json => {
@@ -108,6 +115,7 @@ export function channelWriteRoutes(core: SandboxCore): RouteDef[] {
     requireChannelPermission(store, guild, channel, channel.thread !== undefined ? P.MANAGE_THREADS : P.MANAGE_CHANNELS);
     const before = channelJson(guild, channel);
     deleteChannel(store, guild, channel);
+    if (channel.thread === undefined) recordAudit(store, guild.id, { action: AuditAction.CHANNEL_DELETE, targetId: channel.id, reason: auditReason(ctx), changes: changesOf(before, null, AUDITED_CHANNEL_KEYS) });
     return before;
   };
 

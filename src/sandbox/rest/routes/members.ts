@@ -7,12 +7,13 @@
 import type { SandboxCore } from '../../core.js';
 import { SandboxApiError, Errors } from '../../errors.js';
 import type { GuildRecord, MemberRecord } from '../../state/model.js';
+import { AuditAction, changesOf, recordAudit, roleChanges } from '../../state/audit-log.js';
 import { P } from '../../state/permissions.js';
 import { memberObject } from '../../state/serialize.js';
 import type { MemberPatch, SandboxStore } from '../../state/store.js';
 import { compareSnowflakes, queryParams } from '../params.js';
 import type { RestContext, RouteDef } from '../types.js';
-import { FormErrors, guildOf, objectBody, requireAbove, requireGuildPermission, requireRoleBelow, roleOf, type Json } from './guild-access.js';
+import { auditReason, FormErrors, guildOf, objectBody, requireAbove, requireGuildPermission, requireRoleBelow, roleOf, type Json } from './guild-access.js';
 
 /** A timeout may end at most 28 days ahead (discord-api-docs "Modify Guild Member"). */
 const MAX_TIMEOUT_MS = 28 * 86_400_000;
@@ -139,7 +140,11 @@ export function memberRoutes(core: SandboxCore): RouteDef[] {
     // Nobody is in a voice channel in the sandbox: the service refuses voice changes for such members.
     if (voice) throw notInVoice();
     if (flags !== undefined) target.flags = (target.flags & ~EDITABLE_MEMBER_FLAGS) | (flags & EDITABLE_MEMBER_FLAGS);
+    const rolesBefore = [...target.roles];
+    const was = { nick: target.nick, communication_disabled_until: target.communicationDisabledUntil ?? null };
     store.updateMember(guild.id, target.userId, patch);
+    if (patch.roles !== undefined) recordAudit(store, guild.id, { action: AuditAction.MEMBER_ROLE_UPDATE, targetId: target.userId, reason: auditReason(ctx), changes: roleChanges(guild, rolesBefore, patch.roles) });
+    if (patch.nick !== undefined || patch.communicationDisabledUntil !== undefined) recordAudit(store, guild.id, { action: AuditAction.MEMBER_UPDATE, targetId: target.userId, reason: auditReason(ctx), changes: changesOf(was, { nick: target.nick, communication_disabled_until: target.communicationDisabledUntil ?? null }, ['nick', 'communication_disabled_until']) });
     return memberBody(store, guild, target.userId);
   };
 
@@ -149,6 +154,7 @@ export function memberRoutes(core: SandboxCore): RouteDef[] {
     requireGuildPermission(store, guild, P.KICK_MEMBERS);
     requireAbove(store, guild, target.userId);
     store.removeMember(guild.id, target.userId);
+    recordAudit(store, guild.id, { action: AuditAction.MEMBER_KICK, targetId: target.userId, reason: auditReason(ctx) });
   };
 
   const setRole = (ctx: RestContext, add: boolean): void => {
@@ -162,6 +168,7 @@ export function memberRoutes(core: SandboxCore): RouteDef[] {
     // Adding a role the member has, or removing one it lacks, changes nothing and dispatches nothing.
     if (has === add) return;
     store.updateMember(guild.id, target.userId, { roles: add ? [...target.roles, role.id] : target.roles.filter((id) => id !== role.id) });
+    recordAudit(store, guild.id, { action: AuditAction.MEMBER_ROLE_UPDATE, targetId: target.userId, reason: auditReason(ctx), changes: roleChanges(guild, add ? [] : [role.id], add ? [role.id] : []) });
   };
 
   const base = { major: 'guildId', auth: 'bot' } as const;

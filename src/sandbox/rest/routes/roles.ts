@@ -7,14 +7,17 @@
 import type { SandboxCore } from '../../core.js';
 import { SandboxApiError, Errors } from '../../errors.js';
 import type { GuildRecord, RoleRecord } from '../../state/model.js';
+import { AuditAction, changesOf, recordAudit } from '../../state/audit-log.js';
 import { P } from '../../state/permissions.js';
 import { roleObject } from '../../state/serialize.js';
 import type { SandboxStore } from '../../state/store.js';
 import { jsonValue } from '../body.js';
 import type { RestContext, RouteDef } from '../types.js';
-import { FormErrors, guildOf, objectBody, requireGrantable, requireGuildPermission, requireRoleBelow, roleOf, type Json } from './guild-access.js';
+import { auditReason, FormErrors, guildOf, objectBody, requireGrantable, requireGuildPermission, requireRoleBelow, roleOf, type Json } from './guild-access.js';
 
 const MAX_ROLES = 250;
+/** Role fields an audit entry shows the change of. */
+const AUDITED_ROLE_KEYS = ['name', 'permissions', 'color', 'hoist', 'mentionable'] as const;
 const invalidRole = (): SandboxApiError => new SandboxApiError(400, 50028, 'Invalid Role');
 const maxRoles = (): SandboxApiError => new SandboxApiError(400, 30005, `Maximum number of guild roles reached (${MAX_ROLES})`);
 
@@ -57,6 +60,7 @@ export function roleRoutes(core: SandboxCore): RouteDef[] {
     for (const r of shifted) r.position++;
     guild.roles.push(role);
     emitRole(store, guild, 'GUILD_ROLE_CREATE', role);
+    recordAudit(store, guild.id, { action: AuditAction.ROLE_CREATE, targetId: role.id, reason: auditReason(ctx), changes: changesOf(null, roleObject(role), AUDITED_ROLE_KEYS) });
     for (const r of shifted) emitRole(store, guild, 'GUILD_ROLE_UPDATE', r);
     return roleObject(role);
   };
@@ -69,8 +73,10 @@ export function roleRoutes(core: SandboxCore): RouteDef[] {
     const fields = roleFields(objectBody(ctx));
     if (fields.permissions !== undefined) requireGrantable(store, guild, fields.permissions);
     if (role.id === guild.id) delete fields.name;
+    const was = roleObject(role);
     Object.assign(role, fields);
     emitRole(store, guild, 'GUILD_ROLE_UPDATE', role);
+    recordAudit(store, guild.id, { action: AuditAction.ROLE_UPDATE, targetId: role.id, reason: auditReason(ctx), changes: changesOf(was, roleObject(role), AUDITED_ROLE_KEYS) });
     return roleObject(role);
   };
 
@@ -116,6 +122,7 @@ export function roleRoutes(core: SandboxCore): RouteDef[] {
     for (const m of store.members(guild).values()) if (m.roles.includes(role.id)) m.roles = m.roles.filter((id) => id !== role.id);
     guild.payloadCache.clear();
     store.emit(guild.id, 'GUILD_ROLE_DELETE', JSON.stringify({ guild_id: guild.id, role_id: role.id }));
+    recordAudit(store, guild.id, { action: AuditAction.ROLE_DELETE, targetId: role.id, reason: auditReason(ctx), changes: changesOf(roleObject(role), null, AUDITED_ROLE_KEYS) });
   };
 
   const base = { major: 'guildId', auth: 'bot' } as const;

@@ -29,6 +29,9 @@ import { checkWebhookName, webhookByToken, webhookRoutes } from './webhooks.js';
 const EXECUTE_FLAGS = MessageFlags.SUPPRESS_EMBEDS | MessageFlags.SUPPRESS_NOTIFICATIONS | MessageFlags.IS_COMPONENTS_V2;
 const FORUM_TYPES = new Set([15, 16]);
 
+/** What a route does for an incoming webhook whose token checked out. */
+type WebhookHandler = (ctx: RestContext, hook: WebhookRecord) => RestResult;
+
 interface Target {
   guild: GuildRecord;
   channel: ChannelRecord;
@@ -112,19 +115,21 @@ export function webhookMessageRoutes(core: SandboxCore, interactions: readonly R
     return { status: 204 };
   };
 
-  return [
-    { method: 'POST', path: '/webhooks/:webhookId/:token', handler: execute },
-    { method: 'GET', path: '/webhooks/:webhookId/:token/messages/:messageId', handler: (ctx: RestContext, hook: WebhookRecord) => ({ status: 200, body: messageOf(ctx, hook).record.message }) },
-    { method: 'PATCH', path: '/webhooks/:webhookId/:token/messages/:messageId', handler: edit },
-    { method: 'DELETE', path: '/webhooks/:webhookId/:token/messages/:messageId', handler: remove },
-  ].map((r) => shared(core, interactions, r.method as HttpMethod, r.path, r.handler));
+  const message = '/webhooks/:webhookId/:token/messages/:messageId';
+  const table: Array<[HttpMethod, string, WebhookHandler]> = [
+    ['POST', '/webhooks/:webhookId/:token', execute],
+    ['GET', message, (ctx, hook) => ({ status: 200, body: messageOf(ctx, hook).record.message })],
+    ['PATCH', message, edit],
+    ['DELETE', message, remove],
+  ];
+  return table.map(([method, path, handler]) => shared(core, interactions, method, path, handler));
 }
 
 /**
  * A route of a path the interaction follow-ups share: an incoming webhook's id is answered by `own`, any other
  * id by the interaction route of the same method and path, with its parameters named as it names them.
  */
-function shared(core: SandboxCore, interactions: readonly RouteDef[], method: HttpMethod, path: string, own: (ctx: RestContext, hook: WebhookRecord) => RestResult): RouteDef {
+function shared(core: SandboxCore, interactions: readonly RouteDef[], method: HttpMethod, path: string, own: WebhookHandler): RouteDef {
   const interactionPath = path.replace(':webhookId', ':applicationId');
   const fallback = interactions.find((r) => r.method === method && r.path === interactionPath);
   return {
