@@ -4,7 +4,7 @@
  * OAuth2 token (PUT /guilds/{id}/members/{user}), and a user reading their own member with a bearer token.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, RestClient, addMember, getCurrentUserGuildMember, getCurrentUserGuilds, getGuild, leaveGuild } from '../../src/rest/index.js';
+import { ApiError, RestClient, addMember, getCurrentUserGuildMember, getCurrentUserGuilds, getGuild, getMember, leaveGuild } from '../../src/rest/index.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { identified, type RawGatewayClient } from './helpers.js';
 
@@ -84,6 +84,11 @@ describe('the bot leaves a guild and joins it again', () => {
     expect((await getCurrentUserGuilds(rest)).map((g) => g.id).sort()).toEqual([g1, g2].sort());
     expect((await getGuild(rest, g1)).id).toBe(g1);
     expect(sb.state.leftGuildIds).toEqual([]);
+    // The other members are as the seed makes them (a sandbox that never left agrees); only the bot joined anew.
+    const same = await start();
+    const owner = same.sb.state.memberIds(g1).find((id) => id !== sb.applicationId)!;
+    expect(await getMember(rest, g1, owner)).toEqual(await getMember(same.rest, g1, owner));
+    expect(Date.parse((await getMember(rest, g1, sb.applicationId)).joined_at ?? '')).toBeGreaterThanOrEqual(before - 1000);
     expect(() => sb.state.joinGuild(g1)).toThrow(/is in guild/);
     const fresh = await identified(sb.gatewayUrl, sb.botToken, { intents: GUILDS });
     clients.push(fresh.client);
@@ -91,6 +96,21 @@ describe('the bot leaves a guild and joins it again', () => {
     const id = sb.state.addMember(g1);
     const add = await client.nextDispatch('GUILD_MEMBER_ADD');
     expect(add.d).toMatchObject({ guild_id: g1, user: { id } });
+  });
+});
+
+describe('a guild install brings the bot back to a guild it left', () => {
+  it('webhooks.install({ guildId }) with the bot scope: GUILD_CREATE, the guild known again', async () => {
+    const { sb, rest, g1 } = await start();
+    const client = await connect(sb, GUILDS);
+    await leaveGuild(rest, g1);
+    await client.nextDispatch('GUILD_DELETE');
+    expect(() => sb.webhooks.install({ guildId: g1, scopes: ['applications.commands'] })).toThrow(/unknown guild/);
+    expect(sb.state.leftGuildIds).toEqual([g1]);
+    sb.webhooks.install({ guildId: g1 });
+    expect((await client.nextDispatch('GUILD_CREATE')).d).toMatchObject({ id: g1 });
+    expect(sb.state.leftGuildIds).toEqual([]);
+    expect((await getGuild(rest, g1)).id).toBe(g1);
   });
 });
 

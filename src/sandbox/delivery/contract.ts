@@ -51,7 +51,10 @@ export interface SandboxWebhookOptions {
 }
 
 export interface InstallOptions {
-  /** Install to this guild (integration type 0, with the guild object); otherwise to the user (type 1). */
+  /**
+   * Install to this guild (integration type 0, with the guild object); otherwise to the user (type 1). A guild
+   * the bot left is joined again (GUILD_CREATE) when the scopes include `bot`.
+   */
   guildId?: string;
   /** Who authorized: default the guild's owner (guild install) or the first seeded user. */
   userId?: string;

@@ -368,6 +368,10 @@ export class WebhookDelivery implements SandboxWebhooks {
 
   install(options: InstallOptions = {}): WebhookDeliveryRecord | null {
     const store = this.deps.store;
+    // Installing with the bot scope to a guild the bot left brings it back (GUILD_CREATE), as an install does.
+    const wantsBot = options.scopes === undefined || (Array.isArray(options.scopes) && options.scopes.includes('bot'));
+    const byUser = options.userId === undefined || store.user(options.userId)?.bot === false;
+    if (options.guildId !== undefined && wantsBot && byUser && store.leftGuildIds.includes(options.guildId)) store.joinGuild(options.guildId);
     const guild = options.guildId !== undefined ? store.requireGuild(options.guildId) : null;
     const userId = options.userId ?? (guild !== null ? guild.ownerId : store.fixture.userId(0));
     const user = store.user(userId);

@@ -18,6 +18,8 @@ export interface ApplicationSettings {
   /** 1 disabled, 2 enabled. */
   eventWebhooksStatus: number;
   eventWebhooksTypes: string[];
+  /** 0 INHERIT, 1 ALWAYS (PATCH explicit_content_filter); absent: 0. */
+  explicitContentFilter?: number;
 }
 
 export function defaultApplicationSettings(): ApplicationSettings {

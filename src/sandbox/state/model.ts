@@ -113,6 +113,8 @@ export interface GuildRecord {
   stickers?: Map<string, StickerRecord>;
   scheduledEvents?: Map<string, ScheduledEventRecord>;
   stageInstances?: Map<string, StageInstanceRecord>;
+  /** Guild fields PATCH /guilds/{id} set (keys as the service writes them), over the defaults of a guild object. */
+  settings?: Map<string, unknown>;
 }
 
 export interface SkuRecord {

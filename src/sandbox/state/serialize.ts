@@ -232,6 +232,8 @@ export function guildObject(g: GuildRecord): Record<string, unknown> {
     home_header: null,
     region: 'deprecated',
     nsfw: false,
+    // What PATCH /guilds/{id} changed, over the defaults above.
+    ...(g.settings !== undefined ? Object.fromEntries(g.settings) : {}),
   };
 }
 

@@ -253,8 +253,11 @@ export class SandboxStore {
     }
     this.departed.delete(id);
     const guild = fg.guild;
+    // The seeded members' join times derive from the bot's: build them before the bot's changes.
+    guild.members ??= this.fixture.members(fg);
+    const members = guild.members;
     guild.joinedAt = new Date().toISOString();
-    if (guild.members !== null) guild.members.set(this.applicationId, this.fixture.botMember(fg));
+    members.set(this.applicationId, this.fixture.botMember(fg));
     // Fixture order (ids ascending), so READY lists a rejoined guild where it was.
     const at = this.guildList.findIndex((g) => BigInt(g.id) > BigInt(id));
     this.guildList.splice(at < 0 ? this.guildList.length : at, 0, guild);

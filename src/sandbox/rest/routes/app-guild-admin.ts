@@ -5,8 +5,13 @@
  */
 import type { SandboxCore } from '../../core.js';
 import type { RouteDef } from '../types.js';
+import { applicationByIdRoutes } from './application-by-id.js';
+import { autoModerationRoutes } from './auto-moderation.js';
 import { guildMembershipRoutes } from './guild-membership.js';
+import { guildSettingsRoutes } from './guild-settings.js';
+import { oauth2UserRoutes } from './oauth2-user.js';
+import { subscriptionRoutes } from './subscriptions.js';
 
 export function appGuildAdminRoutes(core: SandboxCore): RouteDef[] {
-  return [...guildMembershipRoutes(core)];
+  return [...guildMembershipRoutes(core), ...guildSettingsRoutes(core), ...applicationByIdRoutes(core), ...autoModerationRoutes(core), ...oauth2UserRoutes(core), ...subscriptionRoutes(core)];
 }

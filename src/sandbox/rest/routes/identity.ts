@@ -85,8 +85,8 @@ export function applicationObject(core: SandboxCore): Record<string, unknown> {
     tags: app.tags,
     install_params: app.installParams,
     integration_types_config: app.integrationTypesConfig,
-    // INHERIT: interactions are scanned as the guild's own content filter says.
-    explicit_content_filter: 0,
+    // 0 INHERIT (the default): interactions are scanned as the guild's own content filter says.
+    explicit_content_filter: app.explicitContentFilter ?? 0,
     eligible_oauth2_scopes: [],
   };
 }
@@ -98,7 +98,7 @@ export function applicationObject(core: SandboxCore): Record<string, unknown> {
  * `event_webhooks_url` are the sandbox's delivery URLs (./delivery): set only after a signed PING is answered
  * and a forged one refused, as the service checks them; an unverifiable URL is a 50035 on that field.
  */
-async function editApplication(core: SandboxCore, ctx: RestContext): Promise<Record<string, unknown>> {
+export async function editApplication(core: SandboxCore, ctx: RestContext): Promise<Record<string, unknown>> {
   const body = jsonValue(ctx.body) ?? {};
   if (!isObject(body)) {
     const tree = emptyErrorTree();
@@ -151,6 +151,11 @@ async function editApplication(core: SandboxCore, ctx: RestContext): Promise<Rec
     if (v === undefined) continue;
     if (!isObject(v)) addTreeError(tree, [field], { code: 'MODEL_TYPE_CONVERT', message: 'Expected an object/dictionary.' });
     else next[key] = structuredClone(v);
+  }
+  if (body.explicit_content_filter !== undefined && body.explicit_content_filter !== null) {
+    const v = body.explicit_content_filter;
+    if (v !== 0 && v !== 1) addTreeError(tree, ['explicit_content_filter'], { code: 'BASE_TYPE_CHOICES', message: 'Value must be one of (0, 1).' });
+    else next.explicitContentFilter = v;
   }
   const icon = imageHash(tree, 'icon', body.icon);
   if (icon !== undefined) next.icon = icon;
