@@ -30,7 +30,7 @@ function cli(...args: string[]): Promise<Run> {
     execFile(
       process.execPath,
       ['--import', 'tsx', '--conditions=gatehouse-source', 'src/cli.ts', 'commands', ...args],
-      { cwd: ROOT, timeout: 30_000, env: { ...process.env, NO_COLOR: '1' } },
+      { cwd: ROOT, timeout: 100_000, env: { ...process.env, NO_COLOR: '1' } },
       (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof err.code === 'number' ? err.code : null;
         if (code === null) reject(err instanceof Error ? err : new Error(String(err)));
@@ -61,7 +61,9 @@ async function file(name: string, content: unknown): Promise<string> {
   return p;
 }
 
-describe('gatehouse commands validate (real process)', () => {
+// Each case starts one or two processes through tsx: 3 s apiece on an idle machine, 15 s when both cores are
+// busy, which made a two-process case pass the default 20 s once in CI. Bounds well past twice the busy case.
+describe('gatehouse commands validate (real process)', { timeout: 120_000 }, () => {
   it('exits 0 with an OK line for a valid list', async () => {
     const r = await cli('validate', join(FIXTURES, 'moderation-global.json'));
     expect(r.code).toBe(0);
